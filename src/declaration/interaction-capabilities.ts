@@ -1,0 +1,31 @@
+/**
+ * Interaction capabilities interface: which caller interactions a tool may request. A request
+ * of an undeclared kind fails with `undeclared_interaction`.
+ */
+export interface InteractionCapabilities {
+  /** May ask for a JSON object described by a schema. */
+  form: boolean;
+  /** Form replies are validated against the schema. */
+  formSchemaValidation: boolean;
+  /** May ask for a line of text. */
+  text: boolean;
+  /** May ask for several lines of text. */
+  multilineText: boolean;
+}
+
+/**
+ * Creates interaction capabilities, every flag not given being `false`.
+ *
+ * @param partial The flags to set.
+ * @returns The capabilities.
+ */
+export function interactionCapabilities(
+  partial: Partial<InteractionCapabilities> = {},
+): InteractionCapabilities {
+  return {
+    form: partial.form === true,
+    formSchemaValidation: partial.formSchemaValidation === true,
+    text: partial.text === true,
+    multilineText: partial.multilineText === true,
+  };
+}

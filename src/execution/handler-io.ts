@@ -1,0 +1,34 @@
+import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
+import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { ToolResult } from "./tool-result.ts";
+
+/**
+ * Handler input type: one transition of a handler. Start with `invoke`, answer the pending
+ * interaction with `interaction`, stop with `cancel` (valid in every state, including while
+ * another step is in flight).
+ */
+export type ToolHandlerInput =
+  | { type: "invoke"; callId?: string; arguments: unknown }
+  | { type: "interaction"; response: ToolInteractionResponse }
+  | { type: "cancel"; reason?: string };
+
+/** Handler output type: completed (terminal) or suspended on a question for the caller. */
+export type ToolHandlerOutput =
+  | { type: "completed"; result: ToolResult }
+  | { type: "interaction"; request: ToolInteractionRequest };
+
+/** Tool progress interface: a progress report from a running tool. */
+export interface ToolProgress {
+  /** Work done so far; increases over a call. */
+  progress: number;
+  /** Total work, when known. */
+  total?: number;
+  /** What is happening now. */
+  message?: string;
+}
+
+/** Step options interface. */
+export interface StepOptions {
+  /** Receives the tool's progress reports while this step runs. */
+  onProgress?(progress: ToolProgress): void;
+}

@@ -1,0 +1,88 @@
+/**
+ * toolwire — tools that run anywhere JavaScript runs.
+ *
+ * The core: define tools, group them into a `Toolset`, and call them with cancellation,
+ * progress and interactions. Agent, MCP and model code live in their own entry points.
+ *
+ * @example
+ * ```ts
+ * import * as v from "valibot";
+ * import { defineTool, Toolset } from "toolwire";
+ *
+ * const add = defineTool({
+ *   name: "add", description: "Adds two numbers", readOnly: true,
+ *   input: v.object({ a: v.number(), b: v.number() }),
+ *   call: ({ a, b }) => String(a + b),
+ * });
+ * const result = await Toolset.local([add]).call("add", { a: 1, b: 2 });
+ * ```
+ *
+ * @module
+ */
+
+export {
+  type Capabilities,
+  capabilities,
+  capabilitiesFromAnnotations,
+} from "./declaration/capabilities.ts";
+export type { CarriedState } from "./declaration/carried-state.ts";
+export {
+  type InteractionCapabilities,
+  interactionCapabilities,
+} from "./declaration/interaction-capabilities.ts";
+export type { ToolAnnotations, ToolIcon } from "./declaration/tool-annotations.ts";
+export { isReadOnly, type ToolInfo } from "./declaration/tool-info.ts";
+export {
+  MAX_TOOL_NAME_BYTES,
+  NAMESPACE_SEPARATOR,
+  namespacedName,
+  type ToolName,
+  toolName,
+} from "./declaration/tool-name.ts";
+export {
+  isToolError,
+  TOOL_ERROR_TYPES,
+  ToolError,
+  type ToolErrorData,
+  type ToolErrorInput,
+  type ToolErrorType,
+  unreachable,
+  type ValidationIssue,
+} from "./errors.ts";
+export type { ToolHandlerBackend, ToolsetBackend } from "./execution/backend.ts";
+export type {
+  StepOptions,
+  ToolHandlerInput,
+  ToolHandlerOutput,
+  ToolProgress,
+} from "./execution/handler-io.ts";
+export type { ToolContent } from "./execution/tool-content.ts";
+export { isToolResult, ToolResult } from "./execution/tool-result.ts";
+export { checkInteractionResponse } from "./interaction/check-interaction-response.ts";
+export {
+  newInteractionId,
+  type ToolInteractionKind,
+  type ToolInteractionRequest,
+} from "./interaction/interaction-request.ts";
+export {
+  InteractionResponse,
+  type ToolInteractionResponse,
+} from "./interaction/interaction-response.ts";
+export { type DefineToolOptions, defineTool, type Tool } from "./local/define-tool.ts";
+export type { ToolContext } from "./local/tool-context.ts";
+export { jsonPointer } from "./schema/json-pointer.ts";
+export { JsonSchema, type SchemaStrictness } from "./schema/json-schema.ts";
+export {
+  isValibotSchema,
+  type PreparedSchema,
+  prepareSchema,
+  type RawJsonSchemaInput,
+  type SchemaInput,
+  type SchemaOutput,
+  type ValibotSchema,
+  type ValidationOutcome,
+} from "./schema/schema-input.ts";
+export type { CallOptions } from "./toolset/call-tool.ts";
+export { cancelledError, raceAbort } from "./toolset/cancelled-error.ts";
+export { ToolHandler } from "./toolset/tool-handler.ts";
+export { Toolset } from "./toolset/toolset.ts";

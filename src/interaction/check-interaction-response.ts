@@ -1,0 +1,43 @@
+import { ToolError } from "../errors.ts";
+import { prepareSchema } from "../schema/schema-input.ts";
+import type { ToolInteractionRequest } from "./interaction-request.ts";
+import type { ToolInteractionResponse } from "./interaction-response.ts";
+
+/**
+ * Checks a reply against the pending request: the id must match exactly, a text reply must be a
+ * string, a form reply an object that, when the request asks for it, satisfies the schema.
+ *
+ * @param request The pending request.
+ * @param response The caller's reply.
+ * @throws ToolError `invalid_interaction` naming what is wrong.
+ */
+export async function checkInteractionResponse(
+  request: ToolInteractionRequest,
+  response: ToolInteractionResponse,
+): Promise<void> {
+  const invalid = (message: string) =>
+    new ToolError({ type: "invalid_interaction", id: String(response?.id), message });
+  if (typeof response !== "object" || response === null)
+    throw invalid("the reply must be an object");
+  if (response.id !== request.id) throw invalid(`the reply must echo the pending id ${request.id}`);
+  if (response.type === "decline" || response.type === "cancel") return;
+  if (response.type !== "submit")
+    throw invalid(`unknown reply type ${JSON.stringify((response as { type: unknown }).type)}`);
+  const { content } = response;
+  const kind = request.kind;
+  if (kind.type === "text") {
+    if (typeof content !== "string") throw invalid("a text reply must be a string");
+    return;
+  }
+  if (typeof content !== "object" || content === null || Array.isArray(content)) {
+    throw invalid("a form reply must be a JSON object");
+  }
+  if (!kind.schemaValidation) return;
+  const outcome = await prepareSchema({ jsonSchema: kind.schema }).validate(content);
+  if (!outcome.ok) {
+    const first = outcome.issues[0];
+    throw invalid(
+      `the form reply does not match its schema: ${first.path || "/"} ${first.message}`,
+    );
+  }
+}

@@ -1,0 +1,29 @@
+import type { ToolName } from "../declaration/tool-name.ts";
+import type { ToolProgress } from "../execution/handler-io.ts";
+
+/**
+ * Tool context interface: what a running local tool can use besides its arguments.
+ */
+export interface ToolContext {
+  /** Aborted when the call is cancelled or its toolset shuts down. */
+  signal: AbortSignal;
+  /** The caller's correlation id for this call. */
+  callId?: string;
+  /** This tool's name. */
+  toolName: ToolName;
+  /** Reports progress to whoever drives the call. */
+  progress(update: ToolProgress): void;
+  /**
+   * Asks the caller for text; needs `interactions: { text: true }` (or `multilineText`).
+   *
+   * @throws ToolError `interaction_declined` when the caller declines, `undeclared_interaction`
+   * when the tool did not declare the kind.
+   */
+  requestText(prompt: string, options?: { multiline?: boolean }): Promise<string>;
+  /**
+   * Asks the caller for a JSON object described by `schema`; needs `interactions: { form: true }`.
+   *
+   * @throws ToolError `interaction_declined` or `undeclared_interaction`.
+   */
+  requestForm(prompt: string, schema: Record<string, unknown>): Promise<Record<string, unknown>>;
+}

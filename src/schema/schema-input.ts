@@ -1,0 +1,100 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import type { ValidationIssue } from "../errors.ts";
+import { jsonPointer } from "./json-pointer.ts";
+import type { JsonSchemaCheck } from "./validate-json-schema.ts";
+
+/** Raw JSON Schema input interface: a schema given as a document rather than a valibot schema. */
+export interface RawJsonSchemaInput {
+  /** The JSON Schema document. */
+  jsonSchema: Record<string, unknown> | boolean;
+}
+
+/** Any valibot schema, sync or async. */
+export type ValibotSchema =
+  | v.BaseSchema<unknown, unknown, v.BaseIssue<unknown>>
+  | v.BaseSchemaAsync<unknown, unknown, v.BaseIssue<unknown>>;
+
+/** Schema input type: a valibot schema or a raw JSON Schema document. */
+export type SchemaInput = ValibotSchema | RawJsonSchemaInput;
+
+/** The value a schema input produces once validated. */
+export type SchemaOutput<S> = S extends ValibotSchema ? v.InferOutput<S> : unknown;
+
+/** Validation outcome type: the (possibly transformed) value, or the issues found. */
+export type ValidationOutcome =
+  | { ok: true; value: unknown }
+  | { ok: false; issues: [ValidationIssue, ...ValidationIssue[]] };
+
+/** Prepared schema interface: the JSON Schema to publish and the check to run. */
+export interface PreparedSchema {
+  /** The JSON Schema a model or MCP client sees. */
+  jsonSchema: Record<string, unknown> | boolean;
+  /** Validates a value, returning the parsed value or JSON-pointer located issues. */
+  validate(value: unknown): Promise<ValidationOutcome>;
+}
+
+/**
+ * Checks whether a value is a valibot schema (recognised by shape, so any valibot 1.x copy works).
+ *
+ * @param value The value to check.
+ * @returns Whether it is.
+ */
+export function isValibotSchema(value: unknown): value is ValibotSchema {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === "schema" &&
+    "~run" in value
+  );
+}
+
+/**
+ * Creates the published JSON Schema and the validator for a schema input, once per tool.
+ *
+ * @param input A valibot schema or `{ jsonSchema }`.
+ * @returns The prepared schema.
+ */
+export function prepareSchema(input: SchemaInput): PreparedSchema {
+  if (isValibotSchema(input)) return prepareValibot(input);
+  return prepareRaw(input.jsonSchema);
+}
+
+function prepareValibot(schema: ValibotSchema): PreparedSchema {
+  const jsonSchema = toJsonSchema(schema as v.GenericSchema, { errorMode: "ignore" }) as Record<
+    string,
+    unknown
+  >;
+  delete jsonSchema.$schema;
+  return {
+    jsonSchema,
+    async validate(value) {
+      const result = schema.async
+        ? await v.safeParseAsync(schema, value)
+        : v.safeParse(schema as v.GenericSchema, value);
+      if (result.success) return { ok: true, value: result.output };
+      const issues = result.issues.map((issue) => ({
+        path: jsonPointer((issue.path ?? []).map((item) => item.key as string | number)),
+        message: issue.message,
+        keyword: issue.type,
+      }));
+      return { ok: false, issues: issues as [ValidationIssue, ...ValidationIssue[]] };
+    },
+  };
+}
+
+function prepareRaw(jsonSchema: Record<string, unknown> | boolean): PreparedSchema {
+  // Hint: loaded on first use so a bundle with only valibot tools never carries the JSON Schema
+  // interpreter; the promise is kept so the schema compiles once.
+  let check: Promise<JsonSchemaCheck> | undefined;
+  return {
+    jsonSchema,
+    async validate(value) {
+      check ??= import("./validate-json-schema.ts").then((m) => m.compileJsonSchema(jsonSchema));
+      const issues = (await check)(value);
+      return issues.length === 0
+        ? { ok: true, value }
+        : { ok: false, issues: issues as [ValidationIssue, ...ValidationIssue[]] };
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { ToolError } from "../errors.ts";
+import type { ToolHandlerBackend } from "../execution/backend.ts";
+import type { ToolProgress } from "../execution/handler-io.ts";
+import type { ToolResult } from "../execution/tool-result.ts";
+import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
+import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import { cancelledError, raceAbort } from "./cancelled-error.ts";
+
+/** Call options interface: how `Toolset.call` is driven. */
+export interface CallOptions {
+  /** Aborting sends `cancel` to the handler and rejects with `cancelled`. */
+  signal?: AbortSignal;
+  /** Caller-owned correlation id, passed to the tool as `ctx.callId`. */
+  callId?: string;
+  /** Receives the tool's progress reports. */
+  onProgress?(progress: ToolProgress): void;
+  /** Answers the tool's questions; without it, a question fails the call with `unsupported`. */
+  onInteraction?(request: ToolInteractionRequest): Promise<ToolInteractionResponse>;
+}
+
+/**
+ * Drives one handler from `invoke` to completion: answers interactions through
+ * `onInteraction`, forwards progress, and turns an abort into `cancel`.
+ *
+ * @param name The tool, for error messages.
+ * @param handler A fresh handler for it.
+ * @param args The arguments.
+ * @param options Signal, call id and listeners.
+ * @returns The completed result.
+ * @throws ToolError whatever the handler throws, or `cancelled` when the signal aborts.
+ */
+export async function driveHandler(
+  name: string,
+  handler: ToolHandlerBackend,
+  args: unknown,
+  options: CallOptions,
+): Promise<ToolResult> {
+  const { signal } = options;
+  if (signal?.aborted) throw cancelledError(name, signal);
+  const onAbort = () => {
+    const reason = cancelledError(name, signal as AbortSignal).reason;
+    handler
+      .step(reason === undefined ? { type: "cancel" } : { type: "cancel", reason })
+      .catch(() => {});
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const stepOptions = options.onProgress ? { onProgress: options.onProgress } : {};
+  try {
+    const invoke =
+      options.callId === undefined
+        ? ({ type: "invoke", arguments: args } as const)
+        : ({ type: "invoke", callId: options.callId, arguments: args } as const);
+    let output = await raceAbort(handler.step(invoke, stepOptions), name, signal);
+    while (output.type === "interaction") {
+      if (!options.onInteraction) {
+        await handler.step({ type: "cancel", reason: "nobody can answer" }).catch(() => {});
+        throw new ToolError({
+          type: "unsupported",
+          operation: `${name} asked for input but the call has no onInteraction`,
+        });
+      }
+      const response = await raceAbort(options.onInteraction(output.request), name, signal);
+      output = await raceAbort(
+        handler.step({ type: "interaction", response }, stepOptions),
+        name,
+        signal,
+      );
+    }
+    return output.result;
+  } catch (error) {
+    // Hint: never leave a tool suspended on a question nobody will answer.
+    handler.step({ type: "cancel", reason: "the call failed" }).catch(() => {});
+    throw error;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
