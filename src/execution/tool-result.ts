@@ -19,8 +19,14 @@ export interface ToolResult {
 // Hint: a registry-wide symbol, so results made by another copy of toolwire are recognised too.
 const MADE = Symbol.for("toolwire.ToolResult");
 
-function brand(result: ToolResult): ToolResult {
-  Object.defineProperty(result, MADE, { value: true });
+// Hint: the brand sits on a shared prototype rather than on each result: defining a property
+// per result is measurably slower, and results must stay cheap to make.
+const BRANDED: object = /* @__PURE__ */ Object.defineProperty({}, MADE, { value: true });
+
+function made(content: ToolContent[], isError: boolean): ToolResult {
+  const result = Object.create(BRANDED) as ToolResult;
+  result.content = content;
+  result.isError = isError;
   return result;
 }
 
@@ -44,12 +50,15 @@ export function isToolResult(value: unknown): value is ToolResult {
  */
 export const ToolResult = {
   /** A successful result with one text item. */
-  text: (text: string): ToolResult => brand({ content: [{ type: "text", text }], isError: false }),
+  text: (text: string): ToolResult => made([{ type: "text", text }], false),
   /** A successful result whose structured content is `value`, also rendered as a JSON item. */
-  json: (value: unknown): ToolResult =>
-    brand({ content: [{ type: "json", value }], structuredContent: value, isError: false }),
+  json: (value: unknown): ToolResult => {
+    const result = made([{ type: "json", value }], false);
+    result.structuredContent = value;
+    return result;
+  },
   /** A failed result with one text item the model can react to. */
-  error: (text: string): ToolResult => brand({ content: [{ type: "text", text }], isError: true }),
+  error: (text: string): ToolResult => made([{ type: "text", text }], true),
   /**
    * A result from explicit content.
    *
@@ -70,9 +79,9 @@ export const ToolResult = {
         issues: [],
       });
     }
-    const result: ToolResult = { content, isError: options.isError === true };
+    const result = made(content, options.isError === true);
     if ("structuredContent" in options) result.structuredContent = options.structuredContent;
     if (options.metadata) result.metadata = options.metadata;
-    return brand(result);
+    return result;
   },
 } as const;

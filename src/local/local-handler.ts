@@ -16,7 +16,7 @@ import {
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import { completeResult } from "./complete-result.ts";
 import type { Tool } from "./define-tool.ts";
-import type { ToolContext } from "./tool-context.ts";
+import { type ContextPort, LocalContext } from "./local-context.ts";
 
 type State = "ready" | "running" | "pending" | "finished";
 
@@ -37,9 +37,10 @@ interface Pending {
  * ready → running ⇄ pending → finished. `cancel` is accepted in every state, even while
  * another step is in flight, and aborts `ctx.signal`.
  */
-export class LocalHandler implements ToolHandlerBackend {
+export class LocalHandler implements ToolHandlerBackend, ContextPort {
   readonly #tool: Tool;
-  readonly #controller = new AbortController();
+  // Hint: created on first use; reading an AbortSignal costs microseconds and most calls never do.
+  #controller: AbortController | undefined;
   #state: State = "ready";
   #busy = false;
   #callId: string | undefined;
@@ -104,7 +105,17 @@ export class LocalHandler implements ToolHandlerBackend {
       });
     }
     Promise.resolve()
-      .then(() => this.#tool.call(outcome.value, this.#context()))
+      .then(() =>
+        this.#tool.call(
+          outcome.value,
+          new LocalContext(
+            this,
+            this.#tool.name,
+            this.#callId,
+            this.#tool.info.interactions.formSchemaValidation,
+          ),
+        ),
+      )
       .then(
         (value) => this.#emit({ type: "done", value }),
         (error: unknown) => this.#emit({ type: "failed", error }),
@@ -175,38 +186,38 @@ export class LocalHandler implements ToolHandlerBackend {
   #fail(error: ToolError): void {
     this.#state = "finished";
     this.#cancelled = error;
-    this.#controller.abort(error);
+    this.#controller?.abort(error);
     this.#waiter?.reject(error);
     this.#pending?.reject(error);
     this.#waiter = undefined;
     this.#pending = undefined;
   }
 
-  #context(): ToolContext {
-    const ctx: ToolContext = {
-      signal: this.#controller.signal,
-      toolName: this.#tool.name,
-      progress: (update) => {
-        try {
-          this.#onProgress?.(update);
-        } catch {
-          // Hint: a faulty progress listener must not break the tool it listens to.
-        }
-      },
-      requestText: (prompt, options) =>
-        this.#ask(prompt, {
-          type: "text",
-          multiline: options?.multiline === true,
-        }) as Promise<string>,
-      requestForm: (prompt, schema) =>
-        this.#ask(prompt, {
-          type: "form",
-          schema,
-          schemaValidation: this.#tool.info.interactions.formSchemaValidation,
-        }) as Promise<Record<string, unknown>>,
-    };
-    if (this.#callId !== undefined) ctx.callId = this.#callId;
-    return ctx;
+  /** Returns the call's signal, creating it on first use. */
+  "~signal"(): AbortSignal {
+    return this.#abortSignal().signal;
+  }
+
+  /** Forwards a progress report to the step in flight; a faulty listener never breaks the tool. */
+  "~progress"(update: ToolProgress): void {
+    try {
+      this.#onProgress?.(update);
+    } catch {
+      // Hint: the listener belongs to the caller; its bug must not fail the call.
+    }
+  }
+
+  /** Suspends the call on a question for the caller. */
+  "~ask"(prompt: string, kind: ToolInteractionKind): Promise<unknown> {
+    return this.#ask(prompt, kind);
+  }
+
+  #abortSignal(): AbortController {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#cancelled) this.#controller.abort(this.#cancelled);
+    }
+    return this.#controller;
   }
 
   #ask(prompt: string, kind: ToolInteractionKind): Promise<unknown> {
@@ -227,7 +238,7 @@ export class LocalHandler implements ToolHandlerBackend {
         kind: name,
       });
       this.#emit({ type: "failed", error });
-      this.#controller.abort(error);
+      this.#abortSignal().abort(error);
       return Promise.reject(error);
     }
     if (this.#pending)

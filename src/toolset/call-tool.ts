@@ -37,14 +37,16 @@ export async function driveHandler(
 ): Promise<ToolResult> {
   const { signal } = options;
   if (signal?.aborted) throw cancelledError(name, signal);
-  const onAbort = () => {
-    const reason = cancelledError(name, signal as AbortSignal).reason;
-    handler
-      .step(reason === undefined ? { type: "cancel" } : { type: "cancel", reason })
-      .catch(() => {});
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const stepOptions = options.onProgress ? { onProgress: options.onProgress } : {};
+  const onAbort =
+    signal &&
+    (() => {
+      const reason = cancelledError(name, signal as AbortSignal).reason;
+      handler
+        .step(reason === undefined ? { type: "cancel" } : { type: "cancel", reason })
+        .catch(() => {});
+    });
+  if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
+  const stepOptions = options.onProgress ? { onProgress: options.onProgress } : undefined;
   try {
     const invoke =
       options.callId === undefined
@@ -72,6 +74,6 @@ export async function driveHandler(
     handler.step({ type: "cancel", reason: "the call failed" }).catch(() => {});
     throw error;
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }

@@ -4,6 +4,10 @@ import { isToolError, ToolError } from "../errors.ts";
 export interface LiveCall {
   /** Rejects the call's in-flight step with `closed` and cancels its backend work. */
   close(): void;
+  /** Links of the lifecycle's list of live calls; owned by the lifecycle. */
+  prev?: LiveCall | undefined;
+  next?: LiveCall | undefined;
+  tracked?: boolean;
 }
 
 /**
@@ -33,30 +37,55 @@ export interface Lifecycle {
 export function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
   let sealed = false;
   let outcome: Promise<void> | undefined;
-  const admitted = new Set<Promise<unknown>>();
-  const live = new Set<LiveCall>();
+  // Hint: a counter, not a set of promises, keeps admission cheap on the per-call hot path.
+  let admitted = 0;
+  let drained: (() => void) | undefined;
+  // Hint: an intrusive list: tracking every call through a Set cost more than the rest of admission.
+  let head: LiveCall | undefined;
   return {
     get sealed() {
       return sealed;
     },
-    admit(operation, run) {
-      if (sealed) return Promise.reject(new ToolError({ type: "closed", operation }));
-      const running = Promise.resolve().then(run);
-      const settled: Promise<unknown> = running.then(
-        () => admitted.delete(settled),
-        () => admitted.delete(settled),
-      );
-      admitted.add(settled);
-      return running;
+    async admit(operation, run) {
+      if (sealed) throw new ToolError({ type: "closed", operation });
+      admitted++;
+      try {
+        return await run();
+      } finally {
+        if (--admitted === 0) drained?.();
+      }
     },
-    track: (call) => void live.add(call),
-    release: (call) => void live.delete(call),
+    track(call) {
+      if (call.tracked) return;
+      call.tracked = true;
+      call.prev = undefined;
+      call.next = head;
+      if (head) head.prev = call;
+      head = call;
+    },
+    release(call) {
+      if (!call.tracked) return;
+      call.tracked = false;
+      if (call.prev) call.prev.next = call.next;
+      else head = call.next;
+      if (call.next) call.next.prev = call.prev;
+      call.prev = undefined;
+      call.next = undefined;
+    },
     shutdown() {
       outcome ??= (async () => {
         sealed = true;
-        for (const call of live) call.close();
-        live.clear();
-        await Promise.all(admitted);
+        let call = head;
+        head = undefined;
+        while (call) {
+          const next: LiveCall | undefined = call.next;
+          call.tracked = false;
+          call.prev = undefined;
+          call.next = undefined;
+          call.close();
+          call = next;
+        }
+        if (admitted > 0) await new Promise<void>((resolve) => (drained = resolve));
         try {
           await cleanup();
         } catch (error) {

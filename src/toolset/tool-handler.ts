@@ -33,25 +33,26 @@ export class ToolHandler implements ToolHandlerBackend {
    * @returns The completed result or the pending interaction.
    * @throws ToolError `closed` after shutdown, else whatever the source's handler throws.
    */
-  async step(input: ToolHandlerInput, options?: StepOptions): Promise<ToolHandlerOutput> {
-    if (this.#lifecycle.sealed) throw new ToolError({ type: "closed", operation: "step" });
+  step(input: ToolHandlerInput, options?: StepOptions): Promise<ToolHandlerOutput> {
+    if (this.#lifecycle.sealed)
+      return Promise.reject(new ToolError({ type: "closed", operation: "step" }));
     if (input?.type === "invoke") this.#lifecycle.track(this.#live);
-    let abandon: ((error: ToolError) => void) | undefined;
-    const closed = new Promise<never>((_, reject) => {
-      abandon = reject;
+    return new Promise<ToolHandlerOutput>((resolve, reject) => {
+      // Hint: shutdown rejects this promise directly, so a source that ignores `cancel` cannot hang the caller.
+      this.#inFlight.add(reject);
+      this.#backend.step(input, options).then(
+        (output) => {
+          this.#inFlight.delete(reject);
+          if (output.type === "completed") this.#lifecycle.release(this.#live);
+          resolve(output);
+        },
+        (error: unknown) => {
+          this.#inFlight.delete(reject);
+          if (!isToolError(error, "invalid_interaction")) this.#lifecycle.release(this.#live);
+          reject(error);
+        },
+      );
     });
-    const reject = abandon as (error: ToolError) => void;
-    this.#inFlight.add(reject);
-    try {
-      const output = await Promise.race([this.#backend.step(input, options), closed]);
-      if (output.type === "completed") this.#lifecycle.release(this.#live);
-      return output;
-    } catch (error) {
-      if (!isToolError(error, "invalid_interaction")) this.#lifecycle.release(this.#live);
-      throw error;
-    } finally {
-      this.#inFlight.delete(reject);
-    }
   }
 
   #close(): void {

@@ -5,6 +5,7 @@ import type { ToolResult } from "../execution/tool-result.ts";
 import type { Tool } from "../local/define-tool.ts";
 import { createLocalBackend } from "../local/local-backend.ts";
 import { type CallOptions, driveHandler } from "./call-tool.ts";
+import { cancelledError } from "./cancelled-error.ts";
 import { createLifecycle, type Lifecycle } from "./lifecycle.ts";
 import { createMergedBackend } from "./merge.ts";
 import { ToolHandler } from "./tool-handler.ts";
@@ -114,6 +115,8 @@ export class Toolset implements ToolsetBackend<ToolHandler> {
    * @throws ToolError `unknown_tool`, `invalid_arguments`, `cancelled`, `closed`, ...
    */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
+    // Hint: a pre-aborted call must not reach the backend at all, not even to create a handler.
+    if (options.signal?.aborted) throw cancelledError(name, options.signal);
     return driveHandler(name, await this.toolHandler(name), args, options);
   }
 

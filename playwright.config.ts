@@ -1,0 +1,27 @@
+import { defineConfig, devices } from "@playwright/test";
+import { chromiumLaunchOptions } from "./scripts/chromium.ts";
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results/playwright",
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  reporter: [["list"], ["json", { outputFile: "test-results/playwright.json" }]],
+  use: { baseURL: "http://127.0.0.1:4173", trace: "off" },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: chromiumLaunchOptions,
+      },
+    },
+  ],
+  webServer: {
+    command: "node_modules/.bin/vite build --logLevel warn && node_modules/.bin/vite preview",
+    url: "http://127.0.0.1:4173",
+    reuseExistingServer: !process.env.CI,
+    timeout: 60_000,
+  },
+});

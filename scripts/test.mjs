@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// `npm test`: runs every step below (none stops the others), prints per-step counts, and ends
+// with exactly one line `N passed, N failed`. Exit code 1 when anything failed.
+//
+// To add a step, append to `steps`: { name, command: [bin, ...args], env?, timeoutMs?, parse? }.
+// `parse({ output, code })` returns { passed, failed, details?: string[] } read from the
+// runner's report, or null for a step that is not a test runner (it then counts as 1 passed or
+// 1 failed by exit code). A non-zero exit with no failed test counted adds 1 failed.
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { stripVTControlCharacters } from "node:util";
+
+// Colours only on a terminal; CI logs stay plain text.
+const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const bin = (name) => `node_modules/.bin/${name}`;
+const readJson = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : null);
+
+const VITEST_JSON = "test-results/vitest.json";
+const VITEST_PROJECTS_JSON = "test-results/vitest-projects.json";
+const PLAYWRIGHT_JSON = "test-results/playwright.json";
+
+/** @type {{name: string, command: string[], env?: Record<string, string>, timeoutMs?: number, clean?: string[], parse?: (r: {output: string, code: number}) => {passed: number, failed: number, details?: string[]} | null}[]} */
+const steps = [
+  { name: "typecheck", command: ["npm", "run", "--silent", "typecheck"] },
+  // Biome ignores NO_COLOR, hence the flag.
+  {
+    name: "lint",
+    command: ["npm", "run", "--silent", "lint", ...(color ? [] : ["--", "--colors=off"])],
+  },
+  {
+    name: "vitest",
+    command: [
+      bin("vitest"),
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${VITEST_JSON}`,
+      "--reporter=./scripts/vitest-projects-reporter.mjs",
+    ],
+    clean: [VITEST_JSON, VITEST_PROJECTS_JSON],
+    parse() {
+      const report = readJson(VITEST_JSON);
+      if (!report) return null;
+      const details = [];
+      const projects = readJson(VITEST_PROJECTS_JSON) ?? {};
+      const order = (name) => ["node", "browser", "workerd"].findIndex((p) => name.startsWith(p));
+      const entries = Object.entries(projects).sort(([a], [b]) => order(a) - order(b));
+      for (const [project, p] of entries) {
+        const files = Object.keys(p.files).length;
+        const portable = p.files["test/runtimes/portable.test.ts"] ?? 0;
+        details.push(
+          `vitest[${project}]: ${p.passed} passed, ${p.failed} failed (${files} files; portable suite: ${portable} tests)`,
+        );
+      }
+      return { passed: report.numPassedTests, failed: report.numFailedTests, details };
+    },
+  },
+  {
+    name: "deno",
+    command: [
+      bin("deno"),
+      "test",
+      "--no-remote",
+      "--cached-only",
+      "--allow-read",
+      "--allow-env",
+      "test/portable/deno.test.ts",
+    ],
+    env: { DENO_DIR: ".deno-cache", RUST_BACKTRACE: "0" },
+    parse({ output }) {
+      const m = /\b(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/.exec(output);
+      return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
+    },
+  },
+  {
+    name: "playwright",
+    command: [bin("playwright"), "test"],
+    clean: [PLAYWRIGHT_JSON],
+    parse({ output }) {
+      const report = readJson(PLAYWRIGHT_JSON);
+      if (report?.stats) {
+        const { expected, unexpected, flaky } = report.stats;
+        return { passed: expected + flaky, failed: unexpected };
+      }
+      const passed = /(\d+) passed/.exec(output);
+      const failed = /(\d+) failed/.exec(output);
+      if (!passed && !failed) return null;
+      return { passed: Number(passed?.[1] ?? 0), failed: Number(failed?.[1] ?? 0) };
+    },
+  },
+];
+
+let current = null;
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    if (current?.pid) killGroup(current.pid);
+    process.exit(130);
+  });
+}
+
+function killGroup(pid) {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+function run(step) {
+  return new Promise((resolvePromise) => {
+    const [command, ...args] = step.command;
+    const env = { ...process.env, ...step.env };
+    if (color) env.FORCE_COLOR ??= "1";
+    else if (!env.FORCE_COLOR) env.NO_COLOR = "1";
+    // Own process group, so a timeout or Ctrl-C also ends grandchildren (browsers, servers).
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    current = child;
+    const chunks = [];
+    const onData = (stream) => (chunk) => {
+      chunks.push(chunk);
+      stream.write(chunk);
+    };
+    child.stdout.on("data", onData(process.stdout));
+    child.stderr.on("data", onData(process.stderr));
+    const timer = setTimeout(
+      () => {
+        process.stderr.write(`\n[test] ${step.name}: timed out after ${step.timeoutMs} ms\n`);
+        killGroup(child.pid);
+      },
+      step.timeoutMs ?? 15 * 60_000,
+    );
+    child.on("error", (error) => {
+      chunks.push(Buffer.from(String(error)));
+      process.stderr.write(`[test] ${step.name}: ${error.message}\n`);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      current = null;
+      const output = stripVTControlCharacters(Buffer.concat(chunks).toString("utf8"));
+      resolvePromise({ code: code ?? (signal ? 1 : 0), output });
+    });
+  });
+}
+
+const results = [];
+for (const step of steps) {
+  for (const path of step.clean ?? []) rmSync(path, { force: true });
+  console.log(`\n===== ${step.name}: ${step.command.join(" ")}`);
+  const started = Date.now();
+  const { code, output } = await run(step);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  let counts = null;
+  if (step.parse) {
+    try {
+      counts = step.parse({ output, code });
+    } catch (error) {
+      console.error(`[test] ${step.name}: could not read the report: ${error}`);
+    }
+  }
+  let line;
+  let passed = 0;
+  let failed = 0;
+  if (counts) {
+    passed = counts.passed;
+    failed = counts.failed;
+    if (code !== 0 && failed === 0) failed = 1; // crashed, failed to type-check, no tests, …
+    line = `${step.name}: ${passed} passed, ${failed} failed`;
+  } else {
+    if (code === 0 && !step.parse) passed = 1;
+    else if (code !== 0) failed = 1;
+    line = `${step.name}: ${code === 0 ? "ok" : `FAILED (exit ${code})`}`;
+  }
+  results.push({ line: `${line} (${seconds}s)`, details: counts?.details ?? [], passed, failed });
+}
+
+console.log("\n===== summary");
+let passed = 0;
+let failed = 0;
+for (const r of results) {
+  console.log(r.line);
+  for (const d of r.details) console.log(`  ${d}`);
+  passed += r.passed;
+  failed += r.failed;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed > 0 ? 1 : 0;

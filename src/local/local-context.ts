@@ -1,0 +1,68 @@
+import type { ToolName } from "../declaration/tool-name.ts";
+import type { ToolProgress } from "../execution/handler-io.ts";
+import type { ToolInteractionKind } from "../interaction/interaction-request.ts";
+import type { ToolContext } from "./tool-context.ts";
+
+/** Context port interface: what a context asks of the handler that runs its tool. */
+export interface ContextPort {
+  /** Returns the call's signal, creating it on first use. */
+  "~signal"(): AbortSignal;
+  /** Forwards a progress report to the step in flight. */
+  "~progress"(update: ToolProgress): void;
+  /** Suspends the call on a question for the caller. */
+  "~ask"(prompt: string, kind: ToolInteractionKind): Promise<unknown>;
+}
+
+/**
+ * The context a local tool receives. Its functions are own properties, so a tool may
+ * destructure them (`call: (input, { progress, signal }) => …`).
+ */
+export class LocalContext implements ToolContext {
+  readonly toolName: ToolName;
+  declare readonly callId?: string;
+  readonly #port: ContextPort;
+  readonly #formSchemaValidation: boolean;
+
+  /**
+   * Creates the context of one call.
+   *
+   * @param port The handler running the call.
+   * @param toolName The tool's name.
+   * @param callId The caller's correlation id.
+   * @param formSchemaValidation Whether form replies are validated against their schema.
+   */
+  constructor(
+    port: ContextPort,
+    toolName: ToolName,
+    callId: string | undefined,
+    formSchemaValidation: boolean,
+  ) {
+    this.#port = port;
+    this.toolName = toolName;
+    if (callId !== undefined) (this as { callId?: string }).callId = callId;
+    this.#formSchemaValidation = formSchemaValidation;
+  }
+
+  /** Aborted when the call is cancelled or its toolset shuts down. */
+  get signal(): AbortSignal {
+    return this.#port["~signal"]();
+  }
+
+  readonly progress = (update: ToolProgress): void => this.#port["~progress"](update);
+
+  readonly requestText = (prompt: string, options?: { multiline?: boolean }): Promise<string> =>
+    this.#port["~ask"](prompt, {
+      type: "text",
+      multiline: options?.multiline === true,
+    }) as Promise<string>;
+
+  readonly requestForm = (
+    prompt: string,
+    schema: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> =>
+    this.#port["~ask"](prompt, {
+      type: "form",
+      schema,
+      schemaValidation: this.#formSchemaValidation,
+    }) as Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,10 @@
+/**
+ * Every portable case file, listed explicitly (Deno and workerd cannot glob).
+ * Add a line here for each new `test/portable/*.cases.ts` file.
+ */
+import type { PortableCase } from "./harness.ts";
+import { cases as smoke } from "./smoke.cases.ts";
+
+export const allCases: { file: string; cases: PortableCase[] }[] = [
+  { file: "smoke.cases.ts", cases: smoke },
+];
