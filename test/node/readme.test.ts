@@ -13,10 +13,18 @@ test("the README usage example runs and prints what its comments say", async () 
   const dir = join(root, "test-results", "readme");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "example.ts");
-  writeFileSync(file, (example as string).replaceAll('from "toolwire"', `from ${JSON.stringify(join(root, "src/index.ts"))}`));
+  writeFileSync(
+    file,
+    (example as string).replaceAll(
+      'from "toolwire"',
+      `from ${JSON.stringify(join(root, "src/index.ts"))}`,
+    ),
+  );
   const lines: unknown[][] = [];
   vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args));
   await import(/* @vite-ignore */ file);
-  const expected = [...(example as string).matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => JSON.parse(m[1] as string));
+  const expected = [...(example as string).matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) =>
+    JSON.parse(m[1] as string),
+  );
   expect(lines.map((args) => args[0])).toEqual(expected);
 });
