@@ -2,9 +2,12 @@
  * Every portable case file, listed explicitly (Deno and workerd cannot glob).
  * Add a line here for each new `test/portable/*.cases.ts` file.
  */
+
+import { cases as core } from "./core.cases.ts";
 import type { PortableCase } from "./harness.ts";
 import { cases as smoke } from "./smoke.cases.ts";
 
 export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "smoke.cases.ts", cases: smoke },
+  { file: "core.cases.ts", cases: core },
 ];

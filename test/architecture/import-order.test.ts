@@ -1,0 +1,124 @@
+/// <reference types="vite/client" />
+import { describe, expect, test } from "vitest";
+
+// Hint: read through Vite's glob import, so this test needs no `node:` module.
+const sources = import.meta.glob<string>("../../src/**/*.ts", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+
+// The import order of the common context: a file may import from its own folder or earlier ones.
+const ORDER = [
+  "errors.ts",
+  "schema",
+  "declaration",
+  "interaction",
+  "execution",
+  "local",
+  "toolset",
+  "mcp",
+  "models",
+  "compaction",
+  "agent",
+  "node",
+];
+
+const files = Object.entries(sources).map(([path, text]) => ({
+  path: path.replace("../../src/", ""),
+  text,
+}));
+
+function rank(path: string): number {
+  const top = path.split("/")[0] ?? path;
+  return ORDER.indexOf(top);
+}
+
+function resolve(from: string, specifier: string): string {
+  const parts = from.split("/").slice(0, -1);
+  for (const part of specifier.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== ".") parts.push(part);
+  }
+  return parts.join("/");
+}
+
+const SPECIFIERS = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
+
+function imports(text: string): string[] {
+  return [...text.matchAll(SPECIFIERS)].map((match) => match[1] as string);
+}
+
+describe("src imports", () => {
+  test("finds the core's files", () => {
+    expect(files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([
+        "errors.ts",
+        "index.ts",
+        "toolset/toolset.ts",
+        "local/local-handler.ts",
+      ]),
+    );
+  });
+
+  test("every top-level folder has a place in the import order", () => {
+    const unknown = files.filter((f) => f.path !== "index.ts" && rank(f.path) === -1);
+    expect(unknown.map((f) => f.path)).toEqual([]);
+  });
+
+  test("never import from a later folder", () => {
+    const backward: string[] = [];
+    for (const file of files) {
+      // Hint: entry points (index.ts) re-export their whole area and sit outside the order.
+      if (file.path.endsWith("index.ts")) continue;
+      for (const specifier of imports(file.text)) {
+        if (!specifier.startsWith(".")) continue;
+        const target = resolve(file.path, specifier);
+        if (rank(target) > rank(file.path)) backward.push(`${file.path} -> ${target}`);
+      }
+    }
+    expect(backward).toEqual([]);
+  });
+
+  test("end every relative import in .ts", () => {
+    const bad = files.flatMap((file) =>
+      imports(file.text)
+        .filter((s) => s.startsWith(".") && !s.endsWith(".ts"))
+        .map((s) => `${file.path}: ${s}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  test("import node: modules only under src/node", () => {
+    const bad = files.flatMap((file) =>
+      file.path.startsWith("node/")
+        ? []
+        : imports(file.text)
+            .filter((s) => s.startsWith("node:"))
+            .map((s) => `${file.path}: ${s}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  test("the parser sees every kind of import line, so the checks above can fail", () => {
+    const sample = [
+      'import { a } from "./a.ts";',
+      'import type { B } from "../b/b.ts";',
+      'export { c } from "./c.ts";',
+      'import "./side.ts";',
+      'const d = await import("node:fs");',
+      "import {\n  e,\n} from './e.ts';",
+    ].join("\n");
+    expect(imports(sample)).toEqual([
+      "./a.ts",
+      "../b/b.ts",
+      "./c.ts",
+      "./side.ts",
+      "node:fs",
+      "./e.ts",
+    ]);
+    expect(rank(resolve("schema/x.ts", "../toolset/toolset.ts"))).toBeGreaterThan(
+      rank("schema/x.ts"),
+    );
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, test } from "vitest";
+import { toolName } from "../../src/declaration/tool-name.ts";
+import { checkInteractionResponse } from "../../src/interaction/check-interaction-response.ts";
+import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
+import {
+  InteractionResponse,
+  type ToolInteractionResponse,
+} from "../../src/interaction/interaction-response.ts";
+import { caught } from "../support/caught.ts";
+
+const text: ToolInteractionRequest = {
+  id: "i-1",
+  toolName: toolName("ask"),
+  prompt: "City?",
+  kind: { type: "text", multiline: false },
+};
+
+const schema = {
+  type: "object",
+  properties: { city: { type: "string" } },
+  required: ["city"],
+};
+
+function form(schemaValidation: boolean): ToolInteractionRequest {
+  return { ...text, kind: { type: "form", schema, schemaValidation } };
+}
+
+describe("checkInteractionResponse", () => {
+  test("accepts a text reply that echoes the id", async () => {
+    await expect(
+      checkInteractionResponse(text, InteractionResponse.submit("i-1", "Chicago")),
+    ).resolves.toBeUndefined();
+  });
+
+  test("rejects a reply with a different id with invalid_interaction", async () => {
+    const error = await caught(
+      checkInteractionResponse(text, InteractionResponse.submit("i-2", "Chicago")),
+    );
+    expect(error.data).toMatchObject({ type: "invalid_interaction", id: "i-2" });
+  });
+
+  test.each([
+    ["a number", 7],
+    ["an object", { city: "Chicago" }],
+    ["null", null],
+  ])("rejects a text reply that is %s", async (_label, content) => {
+    const error = await caught(
+      checkInteractionResponse(text, InteractionResponse.submit("i-1", content)),
+    );
+    expect(error.type).toBe("invalid_interaction");
+  });
+
+  test.each([
+    ["a string", "Chicago"],
+    ["an array", [1]],
+    ["null", null],
+  ])("rejects a form reply that is %s", async (_label, content) => {
+    const error = await caught(
+      checkInteractionResponse(form(false), InteractionResponse.submit("i-1", content)),
+    );
+    expect(error.type).toBe("invalid_interaction");
+  });
+
+  test("validates a form reply against its schema when schemaValidation is set", async () => {
+    const error = await caught(
+      checkInteractionResponse(form(true), InteractionResponse.submit("i-1", { city: 3 })),
+    );
+    expect(error.type).toBe("invalid_interaction");
+    expect(error.message).toContain("/city");
+    await expect(
+      checkInteractionResponse(form(true), InteractionResponse.submit("i-1", { city: "Oslo" })),
+    ).resolves.toBeUndefined();
+  });
+
+  test("does not validate a form reply against its schema when schemaValidation is off", async () => {
+    await expect(
+      checkInteractionResponse(form(false), InteractionResponse.submit("i-1", { city: 3 })),
+    ).resolves.toBeUndefined();
+  });
+
+  test("accepts decline and cancel with the pending id", async () => {
+    await expect(checkInteractionResponse(text, InteractionResponse.decline("i-1"))).resolves.toBe(
+      undefined,
+    );
+    await expect(checkInteractionResponse(text, InteractionResponse.cancel("i-1"))).resolves.toBe(
+      undefined,
+    );
+  });
+
+  test.each([
+    ["null", null],
+    ["a string", "submit"],
+    ["an unknown reply type", { type: "accept", id: "i-1" }],
+  ])("rejects a malformed reply (%s) with invalid_interaction", async (_label, reply) => {
+    const error = await caught(
+      checkInteractionResponse(text, reply as unknown as ToolInteractionResponse),
+    );
+    expect(error.type).toBe("invalid_interaction");
+  });
+});

@@ -1,0 +1,79 @@
+import * as v from "valibot";
+import { describe, expect, test } from "vitest";
+import { isValibotSchema, prepareSchema } from "../../src/schema/schema-input.ts";
+
+describe("isValibotSchema", () => {
+  test("recognises valibot schemas, sync and async, by shape", () => {
+    expect(isValibotSchema(v.string())).toBe(true);
+    expect(isValibotSchema(v.objectAsync({}))).toBe(true);
+  });
+
+  test("rejects raw JSON Schema inputs and other values", () => {
+    expect(isValibotSchema({ jsonSchema: { type: "string" } })).toBe(false);
+    expect(isValibotSchema({ kind: "schema" })).toBe(false);
+    expect(isValibotSchema(null)).toBe(false);
+  });
+});
+
+describe("prepareSchema", () => {
+  test("publishes a valibot schema as JSON Schema without $schema", () => {
+    const prepared = prepareSchema(v.object({ a: v.number() }));
+    expect(prepared.jsonSchema).toEqual({
+      type: "object",
+      properties: { a: { type: "number" } },
+      required: ["a"],
+    });
+  });
+
+  test("returns the transformed value of a valibot schema", async () => {
+    const prepared = prepareSchema(v.object({ n: v.pipe(v.string(), v.transform(Number)) }));
+    expect(await prepared.validate({ n: "42" })).toEqual({ ok: true, value: { n: 42 } });
+  });
+
+  test("locates valibot issues by JSON pointer, nested paths included", async () => {
+    const prepared = prepareSchema(
+      v.object({ user: v.object({ tags: v.array(v.string()) }), age: v.number() }),
+    );
+    const outcome = await prepared.validate({ user: { tags: ["a", 2] }, age: "x" });
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.issues.map((i) => i.path).sort()).toEqual(["/age", "/user/tags/1"]);
+    for (const issue of outcome.issues) expect(issue.message.length).toBeGreaterThan(0);
+  });
+
+  test("reports a root-level valibot issue at the empty pointer", async () => {
+    const outcome = await prepareSchema(v.object({})).validate("nope");
+    expect(outcome).toMatchObject({ ok: false, issues: [{ path: "" }] });
+  });
+
+  test("runs async valibot schemas", async () => {
+    const prepared = prepareSchema(
+      v.pipeAsync(
+        v.string(),
+        v.checkAsync(async (s) => s === "yes", "must be yes"),
+      ),
+    );
+    expect(await prepared.validate("yes")).toEqual({ ok: true, value: "yes" });
+    expect(await prepared.validate("no")).toMatchObject({
+      ok: false,
+      issues: [{ path: "", message: "must be yes" }],
+    });
+  });
+
+  test("publishes a raw JSON Schema unchanged and validates with it", async () => {
+    const doc = { type: "object", properties: { a: { type: "integer" } }, required: ["a"] };
+    const prepared = prepareSchema({ jsonSchema: doc });
+    expect(prepared.jsonSchema).toBe(doc);
+    expect(await prepared.validate({ a: 1 })).toEqual({ ok: true, value: { a: 1 } });
+    expect(await prepared.validate({ a: 1.5 })).toMatchObject({
+      ok: false,
+      issues: [{ path: "/a" }],
+    });
+  });
+
+  test("reuses one compiled raw validator across calls", async () => {
+    const prepared = prepareSchema({ jsonSchema: { type: "string" } });
+    const results = await Promise.all([prepared.validate("a"), prepared.validate(1)]);
+    expect(results.map((r) => r.ok)).toEqual([true, false]);
+  });
+});

@@ -1,0 +1,163 @@
+import * as v from "valibot";
+import { describe, expect, test } from "vitest";
+import { ToolResult } from "../../src/execution/tool-result.ts";
+import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
+import { defineTool } from "../../src/local/define-tool.ts";
+import type { ToolContext } from "../../src/local/tool-context.ts";
+import { Toolset } from "../../src/toolset/toolset.ts";
+import { caught } from "../support/caught.ts";
+import { createFakeBackend } from "../support/fake-backend.ts";
+
+function probe() {
+  const seen = { calls: 0, signal: undefined as AbortSignal | undefined, started: () => {} };
+  const started = new Promise<void>((resolve) => {
+    seen.started = resolve;
+  });
+  const tools = Toolset.local([
+    defineTool({
+      name: "ask",
+      description: "Asks for a city",
+      input: v.object({}),
+      interactions: { text: true },
+      call: async (_i, ctx) => {
+        seen.calls += 1;
+        seen.signal = ctx.signal;
+        ctx.progress({ progress: 1 });
+        const city = await ctx.requestText("City?");
+        return `weather in ${city}`;
+      },
+    }),
+    defineTool({
+      name: "wait",
+      description: "Waits until cancelled",
+      input: v.object({}),
+      call: (_i, ctx: ToolContext) => {
+        seen.calls += 1;
+        seen.signal = ctx.signal;
+        seen.started();
+        return new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }),
+        );
+      },
+    }),
+  ]);
+  return { tools, seen, started };
+}
+
+describe("driveHandler (through Toolset.call)", () => {
+  test("answers interactions through onInteraction and reports progress", async () => {
+    const { tools } = probe();
+    const progress: number[] = [];
+    const prompts: string[] = [];
+    const result = await tools.call(
+      "ask",
+      {},
+      {
+        callId: "c-9",
+        onProgress: (p) => progress.push(p.progress),
+        onInteraction: async (request) => {
+          prompts.push(`${request.toolName}/${request.callId}/${request.prompt}`);
+          return InteractionResponse.submit(request.id, "Chicago");
+        },
+      },
+    );
+    expect(result).toEqual(ToolResult.text("weather in Chicago"));
+    expect(prompts).toEqual(["ask/c-9/City?"]);
+    expect(progress).toEqual([1]);
+  });
+
+  test("rejects a pre-aborted call with cancelled before the tool or the backend runs", async () => {
+    const { tools, seen } = probe();
+    const error = await caught(tools.call("wait", {}, { signal: AbortSignal.abort("no") }));
+    expect(error.data).toMatchObject({ type: "cancelled", reason: "no" });
+    expect(seen.calls).toBe(0);
+    const backend = createFakeBackend();
+    await caught(Toolset.fromBackend(backend).call("alpha", {}, { signal: AbortSignal.abort() }));
+    expect(backend.counts.toolHandler).toBe(0);
+  });
+
+  test("cancels a running call when the signal aborts, firing the tool's ctx.signal", async () => {
+    const { tools, seen, started } = probe();
+    const controller = new AbortController();
+    const call = tools.call("wait", {}, { signal: controller.signal });
+    await started;
+    controller.abort(new Error("user stop"));
+    const error = await caught(call);
+    expect(error.data).toEqual({ type: "cancelled", tool: "wait", reason: "user stop" });
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  test("cancels a call waiting on onInteraction when the signal aborts", async () => {
+    const { tools, seen } = probe();
+    const controller = new AbortController();
+    const call = tools.call(
+      "ask",
+      {},
+      {
+        signal: controller.signal,
+        onInteraction: () => {
+          controller.abort();
+          return new Promise(() => {});
+        },
+      },
+    );
+    expect((await caught(call)).type).toBe("cancelled");
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  test("fails a call that asks with no onInteraction with unsupported and cancels the tool", async () => {
+    const { tools, seen } = probe();
+    const error = await caught(tools.call("ask", {}));
+    expect(error.type).toBe("unsupported");
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  test("passes an onInteraction failure through and cancels the tool", async () => {
+    const { tools, seen } = probe();
+    const boom = new Error("ui crashed");
+    const error = await tools
+      .call("ask", {}, { onInteraction: () => Promise.reject(boom) })
+      .catch((e: unknown) => e);
+    expect(error).toBe(boom);
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  test("passes a decline through to the tool", async () => {
+    const { tools } = probe();
+    const error = await caught(
+      tools.call(
+        "ask",
+        {},
+        { onInteraction: async (r) => InteractionResponse.decline(r.id, "no") },
+      ),
+    );
+    expect(error.data).toEqual({ type: "interaction_declined", tool: "ask", reason: "no" });
+  });
+
+  test("leaves no abort listener on the caller's signal", async () => {
+    const { tools } = probe();
+    const controller = new AbortController();
+    let added = 0;
+    let removed = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added += 1;
+      add(...args);
+    }) as typeof add;
+    controller.signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      removed += 1;
+      remove(...args);
+    }) as typeof remove;
+    await tools.call(
+      "ask",
+      {},
+      {
+        signal: controller.signal,
+        onInteraction: async (r) => InteractionResponse.submit(r.id, "Oslo"),
+      },
+    );
+    expect(added).toBeGreaterThan(0);
+    expect(removed).toBe(added);
+  });
+});
