@@ -1,6 +1,7 @@
 // Bundles realistic entry points the way an application would (esbuild, minified, tree-shaken)
 // and reports gzip -9 sizes. Used by `npm run bench` (with the peers beside us) and by the
 // budget test in test/node/bundle-size.test.ts.
+import { builtinModules } from "node:module";
 import { gzipSync } from "node:zlib";
 import { build, type Plugin } from "esbuild";
 
@@ -30,7 +31,8 @@ function recordNodeImports(found: Set<string>): Plugin {
   return {
     name: "record-node-imports",
     setup(b) {
-      b.onResolve({ filter: /^node:/ }, (args) => {
+      const builtins = new RegExp(`^(node:.*|${builtinModules.join("|")})(/.*)?$`);
+      b.onResolve({ filter: builtins }, (args) => {
         found.add(args.path);
         return { path: args.path, external: true };
       });
@@ -68,7 +70,10 @@ export async function measure(
     platform,
     target: "es2022",
     mainFields: platform === "neutral" ? ["module", "main"] : ["browser", "module", "main"],
-    conditions: platform === "neutral" ? ["workerd", "worker", "import"] : ["browser", "import"],
+    conditions:
+      platform === "neutral"
+        ? ["workerd", "worker", "browser", "import", "default"]
+        : ["browser", "import", "default"],
     logLevel: "silent",
     plugins: [recordNodeImports(nodeImports)],
   });
@@ -101,3 +106,51 @@ const tools = Toolset.local([add]);
 export const run = async () => [await tools.listTools(), await tools.call("add", { a: 1, b: 2 })];`,
   },
 ];
+
+/** The peers' comparable entries, measured the same way in the same run. */
+export const peerCases: BundleCase[] = [
+  {
+    name: "peer: ai ToolLoopAgent + one tool",
+    source: `import { ToolLoopAgent, jsonSchema, tool } from "ai";
+export const agent = new ToolLoopAgent({ model: "openai/gpt-4o", tools: { add: tool({
+  description: "Adds", inputSchema: jsonSchema({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } } }),
+  execute: async ({ a, b }) => a + b }) } });`,
+  },
+  {
+    name: "peer: MCP SDK client (Client + Streamable HTTP)",
+    source: `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+export const connect = (url) => new Client({ name: "c", version: "1" }).connect(new StreamableHTTPClientTransport(new URL(url)));`,
+  },
+  {
+    name: "peer: MCP SDK server (McpServer + web-standard transport)",
+    source: `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+const server = new McpServer({ name: "s", version: "1" });
+server.registerTool("add", { description: "Adds" }, async () => ({ content: [{ type: "text", text: "3" }] }));
+export const transport = new WebStandardStreamableHTTPServerTransport({});
+export const start = () => server.connect(transport);`,
+  },
+];
+
+/** Prints every toolwire entry against its budget, then the peers. */
+export async function bundleSizes(): Promise<void> {
+  const { section } = await import("./report.ts");
+  section("Bundle sizes (esbuild, minified, gzip -9; lazy chunks listed apart)");
+  for (const entry of [...toolwireCases, ...peerCases]) {
+    const size = await measure(entry);
+    const neutral = await measure(entry, "neutral");
+    const budget =
+      size.budget === undefined
+        ? ""
+        : ` / budget ${(size.budget / KB).toFixed(0)} KB ${size.gzip <= size.budget ? "ok" : "OVER"}`;
+    const lazy = size.lazy > 0 ? `, +${(size.lazy / KB).toFixed(1)} KB min lazy` : "";
+    const node =
+      neutral.nodeImports.length > 0
+        ? `, neutral build imports ${neutral.nodeImports.join(" ")}`
+        : "";
+    console.log(
+      `${entry.name.padEnd(60)} ${(size.gzip / KB).toFixed(1).padStart(6)} KB gzip (${(size.minified / KB).toFixed(1)} KB min${lazy})${budget}${node}`,
+    );
+  }
+}

@@ -1,0 +1,10 @@
+// `npm run bench`: every figure next to a baseline measured in the same run, as a ratio,
+// because these machines are noisy. Figures, not assertions: budgets live in the tests.
+import { bundleSizes } from "./bundle-size.ts";
+import { callOverhead } from "./call-overhead.ts";
+import { scale } from "./scale.ts";
+
+console.log(`toolwire bench — node ${process.version}, ${new Date().toISOString()}`);
+await callOverhead();
+await scale();
+await bundleSizes();
