@@ -1,0 +1,63 @@
+/**
+ * Models: one `Model` interface, whose `stream()` returns a `ReadableStream<ModelEvent>`, and
+ * three implementations of it: `openAICompatible` (Chat Completions: OpenAI, Ollama, LM Studio,
+ * vLLM, llama.cpp), `anthropic` (the Messages API, callable straight from a browser) and
+ * `scriptedModel` (deterministic, for tests and offline demos). Server-sent events are parsed
+ * from `response.body` with Web Streams; failures are `ModelError`s with a `type`.
+ *
+ * @example
+ * ```ts
+ * import { isModelError, openAICompatible } from "toolwire/models";
+ *
+ * const model = openAICompatible({ baseURL: "http://127.0.0.1:11434/v1", model: "qwen3" });
+ * const reader = model.stream({ messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }], tools: [] }).getReader();
+ * for (let r = await reader.read(); !r.done; r = await reader.read()) {
+ *   if (r.value.type === "text_delta") console.log(r.value.text);
+ * }
+ * ```
+ *
+ * @module
+ */
+
+export { type AnthropicOptions, anthropic } from "./anthropic.ts";
+export type {
+  Block,
+  ImageBlock,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "./message.ts";
+export {
+  FINISH_REASONS,
+  type FinishReason,
+  type Model,
+  type ModelEvent,
+  type ModelRequest,
+  type ModelStreamOptions,
+  type ModelTool,
+  type ModelUsage,
+} from "./model.ts";
+export {
+  isModelError,
+  MODEL_ERROR_TYPES,
+  ModelError,
+  type ModelErrorData,
+  type ModelErrorType,
+} from "./model-error.ts";
+export { type OpenAICompatibleOptions, openAICompatible } from "./openai-compatible.ts";
+export {
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  type ScriptedTurns,
+  scriptedModel,
+} from "./scripted-model.ts";
+export {
+  createSseParser,
+  createSseStream,
+  type SseEvent,
+  type SseParser,
+  type SseParserOptions,
+} from "./sse.ts";

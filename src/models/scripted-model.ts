@@ -1,0 +1,189 @@
+import type { FinishReason, Model, ModelEvent, ModelRequest, ModelUsage } from "./model.ts";
+import { ModelError, type ModelErrorData } from "./model-error.ts";
+import { cancelled } from "./provider-stream.ts";
+
+const PROVIDER = "scripted";
+
+/**
+ * Scripted tool call interface: a tool call a scripted turn makes.
+ */
+export interface ScriptedToolCall {
+  /** The call id; `call_1`, `call_2`, … (counted over the model's life) when absent. */
+  id?: string;
+  /** The tool's name. */
+  name: string;
+  /** The arguments, as parsed JSON. */
+  arguments: unknown;
+}
+
+/**
+ * Scripted turn interface: what a scripted model answers to one request.
+ */
+export interface ScriptedTurn {
+  /** Text, streamed in a few `text_delta`s split at word boundaries. */
+  text?: string;
+  /** Tool calls, emitted in order after the text. */
+  toolCalls?: ScriptedToolCall[];
+  /** Usage to report; none is reported when absent. */
+  usage?: ModelUsage;
+  /** The finish reason; `tool_calls` when there are tool calls, else `stop`. */
+  finish?: FinishReason;
+  /** Fails the stream with this error after the text and tool calls (instead of finishing). */
+  error?: ModelErrorData;
+  /** Stops after the text and tool calls until the signal aborts, to test cancellation. */
+  stall?: boolean;
+}
+
+/**
+ * Scripted turns type: a list answered in order, or a function of the request and the turn's
+ * 0-based number.
+ */
+export type ScriptedTurns =
+  | readonly ScriptedTurn[]
+  | ((request: ModelRequest, turn: number) => ScriptedTurn | Promise<ScriptedTurn>);
+
+/**
+ * Scripted model options interface.
+ */
+export interface ScriptedModelOptions {
+  /** The model id; `scripted` by default. */
+  id?: string;
+  /** A context window to report, for compaction tests. */
+  contextWindow?: number;
+}
+
+/**
+ * Scripted model interface: a model that also records what it was asked.
+ */
+export interface ScriptedModel extends Model {
+  /** A copy of every request, in order. */
+  readonly requests: readonly ModelRequest[];
+}
+
+/**
+ * Creates a deterministic model for tests and the offline demo. Each `stream` call takes the
+ * next turn: its text in a few deltas, its tool calls, its usage, then `finish`.
+ *
+ * Hint: a list that runs out fails the stream with `ModelError` `invalid_response` rather
+ * than inventing an answer, so a test that loops more often than scripted fails loudly.
+ *
+ * @example
+ * ```ts
+ * const model = scriptedModel([
+ *   { toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] },
+ *   { text: "1 + 2 = 3" },
+ * ]);
+ * ```
+ *
+ * @param turns The answers, or a function that makes them.
+ * @param options The id and context window to report.
+ * @returns The model.
+ */
+/* @__NO_SIDE_EFFECTS__ */
+export function scriptedModel(
+  turns: ScriptedTurns,
+  options: ScriptedModelOptions = {},
+): ScriptedModel {
+  const requests: ModelRequest[] = [];
+  let turnCount = 0;
+  let callCount = 0;
+
+  function eventsOf(turn: ScriptedTurn): ModelEvent[] {
+    const events: ModelEvent[] = textDeltas(turn.text ?? "").map((text) => ({
+      type: "text_delta",
+      text,
+    }));
+    for (const call of turn.toolCalls ?? []) {
+      callCount += 1;
+      const id = call.id ?? `call_${callCount}`;
+      const args = structuredClone(call.arguments);
+      events.push({ type: "tool_call", id, name: call.name, arguments: args });
+    }
+    if (turn.usage) events.push({ type: "usage", ...turn.usage });
+    return events;
+  }
+
+  async function turnFor(request: ModelRequest, number: number): Promise<ScriptedTurn> {
+    if (typeof turns === "function") return turns(request, number);
+    const turn = turns[number];
+    if (turn) return turn;
+    const message = `no turn ${number + 1} was scripted (${turns.length} given)`;
+    throw new ModelError({ type: "invalid_response", provider: PROVIDER, message });
+  }
+
+  function stream(
+    request: ModelRequest,
+    streamOptions: { signal?: AbortSignal } = {},
+  ): ReadableStream<ModelEvent> {
+    const { signal } = streamOptions;
+    const number = turnCount++;
+    requests.push(structuredClone(request));
+    let turn: ScriptedTurn | undefined;
+    let events: ModelEvent[] = [];
+    let next = 0;
+    let onAbort = () => {};
+    // Hint: a stalled pull waits on this; abort and cancel release it, so nothing is left over.
+    let release = () => {};
+    const cleanup = () => signal?.removeEventListener("abort", onAbort);
+
+    return new ReadableStream<ModelEvent>({
+      async start(controller) {
+        if (signal?.aborted) throw cancelled(PROVIDER, signal.reason);
+        onAbort = () => {
+          controller.error(cancelled(PROVIDER, signal?.reason));
+          release();
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        try {
+          turn = await turnFor(request, number);
+          events = eventsOf(turn);
+        } catch (error) {
+          cleanup();
+          throw error;
+        }
+      },
+      async pull(controller) {
+        if (signal?.aborted || !turn) return; // the abort listener has errored the stream
+        const event = events[next++];
+        if (event) return controller.enqueue(event);
+        if (turn.stall) {
+          return new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        }
+        cleanup();
+        if (turn.error) return controller.error(new ModelError(turn.error));
+        const calls = turn.toolCalls?.length ?? 0;
+        controller.enqueue({
+          type: "finish",
+          reason: turn.finish ?? (calls > 0 ? "tool_calls" : "stop"),
+        });
+        controller.close();
+      },
+      cancel() {
+        cleanup();
+        release();
+      },
+    });
+  }
+
+  const model: ScriptedModel = { id: options.id ?? "scripted", requests, stream };
+  return options.contextWindow === undefined
+    ? model
+    : { ...model, contextWindow: options.contextWindow };
+}
+
+/**
+ * Returns the text cut into at most three deltas at word boundaries, like a real stream.
+ *
+ * @param text The text.
+ * @returns The deltas; none for empty text.
+ */
+export function textDeltas(text: string): string[] {
+  if (text === "") return [];
+  const words = text.split(/(?<=\s)(?=\S)/);
+  const size = Math.ceil(words.length / 3);
+  const deltas: string[] = [];
+  for (let i = 0; i < words.length; i += size) deltas.push(words.slice(i, i + size).join(""));
+  return deltas;
+}

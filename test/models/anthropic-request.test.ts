@@ -1,0 +1,64 @@
+import { describe, expect, test } from "vitest";
+import { anthropicBody, anthropicMessage } from "../../src/models/anthropic-request.ts";
+
+describe("anthropicMessage", () => {
+  test("sends arguments kept as raw text as an empty input object", () => {
+    expect(
+      anthropicMessage({
+        role: "assistant",
+        content: [{ type: "tool_use", id: "t", name: "f", input: "{bad" }],
+      }),
+    ).toEqual({
+      role: "assistant",
+      content: [{ type: "tool_use", id: "t", name: "f", input: {} }],
+    });
+  });
+
+  test("renders non-image tool content as text, drops empty text and omits empty result content", () => {
+    expect(
+      anthropicMessage({
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            toolUseId: "a",
+            content: [
+              { type: "json", value: [1] },
+              { type: "text", text: "" },
+            ],
+            isError: false,
+          },
+          { type: "tool_result", toolUseId: "b", content: [], isError: false },
+        ],
+      }),
+    ).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "a", content: [{ type: "text", text: "[1]" }] },
+        { type: "tool_result", tool_use_id: "b" },
+      ],
+    });
+  });
+
+  test("puts a placeholder in a message left without content", () => {
+    expect(anthropicMessage({ role: "assistant", content: [{ type: "text", text: " " }] })).toEqual(
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "(empty)" }],
+      },
+    );
+  });
+});
+
+describe("anthropicBody", () => {
+  test("always sets max_tokens, the request's bound winning over the adapter's", () => {
+    expect(anthropicBody({ messages: [], tools: [] }, "m", undefined)).toEqual({
+      model: "m",
+      max_tokens: 4096,
+      messages: [],
+      stream: true,
+    });
+    expect(anthropicBody({ messages: [], tools: [] }, "m", 100).max_tokens).toBe(100);
+    expect(anthropicBody({ messages: [], tools: [], maxTokens: 9 }, "m", 100).max_tokens).toBe(9);
+  });
+});

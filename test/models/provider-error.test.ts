@@ -1,0 +1,131 @@
+import { describe, expect, test } from "vitest";
+import { isModelError } from "../../src/models/model-error.ts";
+import {
+  errorFields,
+  providerError,
+  redact,
+  responseError,
+  retryAfterMs,
+  secretValues,
+} from "../../src/models/provider-error.ts";
+
+describe("redact", () => {
+  test("replaces every occurrence of every secret and skips empty ones", () => {
+    expect(redact("k=abc and abc again", ["abc", ""])).toBe("k=[redacted] and [redacted] again");
+  });
+});
+
+describe("secretValues", () => {
+  test("collects the key and credential-like header values, longest first", () => {
+    expect(
+      secretValues("key1", { Authorization: "Bearer tok2", "X-Trace": "t", "api-key": "k3" }),
+    ).toEqual(["Bearer tok2", "key1", "tok2", "k3"]);
+    expect(secretValues(undefined, undefined)).toEqual([]);
+  });
+});
+
+describe("retryAfterMs", () => {
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  const headers = (init: Record<string, string>) => new Headers(init);
+
+  test("reads seconds, fractions, HTTP dates and retry-after-ms", () => {
+    expect(retryAfterMs(headers({ "retry-after": "3" }), now)).toBe(3000);
+    expect(retryAfterMs(headers({ "retry-after": "0.5" }), now)).toBe(500);
+    expect(retryAfterMs(headers({ "retry-after": "Thu, 01 Jan 2026 00:00:10 GMT" }), now)).toBe(
+      10_000,
+    );
+    expect(retryAfterMs(headers({ "retry-after": "Wed, 31 Dec 2025 00:00:00 GMT" }), now)).toBe(0);
+    expect(retryAfterMs(headers({ "retry-after-ms": "250", "retry-after": "9" }), now)).toBe(250);
+  });
+
+  test("returns undefined when absent or invalid", () => {
+    expect(retryAfterMs(headers({}), now)).toBeUndefined();
+    expect(retryAfterMs(headers({ "retry-after": "soon" }), now)).toBeUndefined();
+  });
+});
+
+describe("errorFields", () => {
+  test("reads the OpenAI, Anthropic, Ollama and plain shapes", () => {
+    expect(errorFields('{"error":{"message":"m","type":"t","code":"c"}}')).toEqual({
+      code: "c",
+      message: "m",
+    });
+    expect(
+      errorFields('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    ).toEqual({
+      code: "overloaded_error",
+      message: "Overloaded",
+    });
+    expect(errorFields('{"error":"model not found"}')).toEqual({ message: "model not found" });
+    expect(errorFields("Bad Gateway ")).toEqual({ message: "Bad Gateway" });
+  });
+});
+
+describe("providerError", () => {
+  test("classifies rate limits, context overflow, http and mid-stream failures", () => {
+    expect(providerError("p", { status: 429, message: "x", retryAfterMs: 5 }, []).toJSON()).toEqual(
+      {
+        type: "rate_limit",
+        provider: "p",
+        status: 429,
+        retryAfterMs: 5,
+        message: "x",
+      },
+    );
+    expect(providerError("p", { code: "rate_limit_error", message: "x" }, []).type).toBe(
+      "rate_limit",
+    );
+    for (const message of [
+      "This model's maximum context length is 4096 tokens",
+      "prompt is too long: 210000 tokens > 200000 maximum",
+      "the request exceeds the available context size, try increasing it",
+    ]) {
+      expect(providerError("p", { status: 400, message }, []).type).toBe("context_overflow");
+    }
+    expect(
+      providerError("p", { status: 400, code: "context_length_exceeded", message: "x" }, []).type,
+    ).toBe("context_overflow");
+    expect(providerError("p", { status: 503, message: "down" }, []).toJSON()).toEqual({
+      type: "http",
+      provider: "p",
+      status: 503,
+      message: "down",
+    });
+    expect(providerError("p", { code: "api_error", message: "x" }, []).type).toBe("stream");
+  });
+
+  test("redacts secrets and truncates long messages", () => {
+    const error = providerError(
+      "p",
+      { status: 401, code: "bad sk-1", message: `key sk-1 ${"x".repeat(900)}` },
+      ["sk-1"],
+    );
+    expect(error.message).not.toContain("sk-1");
+    expect(error.code).toBe("bad [redacted]");
+    expect(error.message.length).toBeLessThan(600);
+  });
+});
+
+describe("responseError", () => {
+  test("reads at most 64 KiB of a huge body and redacts it", async () => {
+    const big = `{"error":{"message":"sk-9 ${"y".repeat(200_000)}"}}`;
+    const error = await responseError("p", new Response(big, { status: 500 }), ["sk-9"]);
+    expect(isModelError(error, "http")).toBe(true);
+    expect(error.message).toContain("[redacted]");
+    expect(error.message.length).toBeLessThan(600);
+  });
+
+  test("falls back to the status text for an empty body", async () => {
+    const error = await responseError(
+      "p",
+      new Response(null, { status: 502, statusText: "Bad Gateway" }),
+      [],
+    );
+    expect(error.toJSON()).toEqual({
+      type: "http",
+      provider: "p",
+      status: 502,
+      message: "Bad Gateway",
+    });
+  });
+});
