@@ -5,9 +5,11 @@
 
 import { cases as core } from "./core.cases.ts";
 import type { PortableCase } from "./harness.ts";
+import { cases as mcpServer } from "./mcp-server.cases.ts";
 import { cases as smoke } from "./smoke.cases.ts";
 
 export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "smoke.cases.ts", cases: smoke },
   { file: "core.cases.ts", cases: core },
+  { file: "mcp-server.cases.ts", cases: mcpServer },
 ];

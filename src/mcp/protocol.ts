@@ -1,0 +1,197 @@
+import type { ToolIcon } from "../declaration/tool-annotations.ts";
+import type { ToolInfo } from "../declaration/tool-info.ts";
+import { unreachable } from "../errors.ts";
+import type { ToolContent } from "../execution/tool-content.ts";
+import type { ToolResult } from "../execution/tool-result.ts";
+import type { JsonSchema } from "../schema/json-schema.ts";
+
+/** The MCP protocol revisions toolwire speaks, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
+
+/** MCP protocol version type: one of `SUPPORTED_PROTOCOL_VERSIONS`. */
+export type McpProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
+
+/** The newest supported revision, offered when a client asks for one we do not speak. */
+export const LATEST_PROTOCOL_VERSION: McpProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
+
+/** The MCP logging levels, least severe first (RFC 5424 severities). */
+export const LOGGING_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
+
+/** MCP logging level type. */
+export type McpLoggingLevel = (typeof LOGGING_LEVELS)[number];
+
+/**
+ * Checks whether a value names a protocol revision toolwire supports.
+ *
+ * @param value The candidate, e.g. an `MCP-Protocol-Version` header.
+ * @returns Whether it is supported.
+ */
+export function isSupportedProtocolVersion(value: unknown): value is McpProtocolVersion {
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(value);
+}
+
+/**
+ * Returns the revision to answer an `initialize` with: the client's when supported, else our
+ * newest (the client then decides whether to carry on).
+ *
+ * @param requested The client's `protocolVersion`.
+ * @returns The negotiated revision.
+ */
+export function negotiateProtocolVersion(requested: unknown): McpProtocolVersion {
+  return isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/** MCP tool annotations interface: behaviour hints, as on the wire. */
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** MCP tool interface: one entry of a `tools/list` result. */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: McpToolAnnotations;
+  icons?: ToolIcon[];
+  _meta?: Record<string, unknown>;
+}
+
+/** MCP content block type: one item of a `CallToolResult`'s `content`. */
+export type McpContentBlock = (
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "audio"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; title?: string; mimeType?: string }
+  | {
+      type: "resource";
+      resource: { uri: string; mimeType?: string; text?: string; blob?: string };
+    }
+) & { _meta?: Record<string, unknown> };
+
+/** MCP call-tool result interface: the `result` of a `tools/call`. */
+export interface McpCallToolResult {
+  [key: string]: unknown;
+  content: McpContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/** MCP elicit-request params interface: a form question sent as `elicitation/create`. */
+export interface McpElicitParams {
+  mode?: "form";
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+
+/** MCP elicit result interface: the client's answer to `elicitation/create`. */
+export interface McpElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+}
+
+/**
+ * Returns the `tools/list` entry for a tool. MCP requires object schemas, so a schema without
+ * `type` gains `type: "object"` and a boolean schema becomes the matching object schema.
+ *
+ * @param info The tool's declaration.
+ * @returns The wire shape.
+ */
+export function toMcpTool(info: ToolInfo): McpTool {
+  const tool: McpTool = { name: info.name, inputSchema: objectSchema(info.inputSchema) };
+  if (info.title !== undefined) tool.title = info.title;
+  if (info.description !== undefined) tool.description = info.description;
+  if (info.outputSchema) tool.outputSchema = objectSchema(info.outputSchema);
+  const annotations = definedEntries(info.annotations);
+  if (Object.keys(annotations).length > 0) tool.annotations = annotations;
+  if (info.icons && info.icons.length > 0) tool.icons = info.icons;
+  if (info.metadata) tool._meta = info.metadata;
+  return tool;
+}
+
+/**
+ * Returns the `tools/call` result for a tool result. `isError` is always present; `json`
+ * content, which MCP lacks, travels as its JSON text.
+ *
+ * @param result The completed result.
+ * @returns The wire shape.
+ */
+export function toMcpCallToolResult(result: ToolResult): McpCallToolResult {
+  const wire: McpCallToolResult = {
+    content: result.content.map(toMcpContentBlock),
+    isError: result.isError,
+  };
+  if (result.structuredContent !== undefined) wire.structuredContent = result.structuredContent;
+  if (result.metadata) wire._meta = result.metadata;
+  return wire;
+}
+
+/**
+ * Returns the MCP content block for a tool content item.
+ *
+ * @param content The item.
+ * @returns The wire shape; `metadata` becomes `_meta`.
+ */
+export function toMcpContentBlock(content: ToolContent): McpContentBlock {
+  const block = blockOf(content);
+  return content.metadata ? { ...block, _meta: content.metadata } : block;
+}
+
+function blockOf(content: ToolContent): McpContentBlock {
+  switch (content.type) {
+    case "text":
+      return { type: "text", text: content.text };
+    case "json":
+      return { type: "text", text: JSON.stringify(content.value) ?? "null" };
+    case "image":
+    case "audio":
+      return { type: content.type, data: content.data, mimeType: content.mimeType };
+    case "resource_link": {
+      // Hint: MCP requires `name`; the title, else the URI, is the best stand-in we have.
+      const link: McpContentBlock = {
+        type: "resource_link",
+        uri: content.uri,
+        name: content.title ?? content.uri,
+      };
+      if (content.title !== undefined) link.title = content.title;
+      if (content.mimeType !== undefined) link.mimeType = content.mimeType;
+      return link;
+    }
+    case "embedded_resource": {
+      const { uri, mimeType, text, blob } = content.resource;
+      const resource: { uri: string; mimeType?: string; text?: string; blob?: string } = { uri };
+      if (mimeType !== undefined) resource.mimeType = mimeType;
+      if (blob !== undefined) resource.blob = blob;
+      else resource.text = text ?? "";
+      return { type: "resource", resource };
+    }
+    default:
+      return unreachable(content);
+  }
+}
+
+function objectSchema(wrapper: JsonSchema): Record<string, unknown> {
+  const schema = wrapper.schema;
+  if (schema === true) return { type: "object" };
+  if (schema === false) return { type: "object", not: {} };
+  return schema.type === undefined ? { type: "object", ...schema } : schema;
+}
+
+function definedEntries<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

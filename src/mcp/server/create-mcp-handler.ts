@@ -1,0 +1,94 @@
+import type { ToolsetBackend } from "../../execution/backend.ts";
+import { Toolset } from "../../toolset/toolset.ts";
+import { handleDelete, handlePost, methodNotAllowed } from "./handle-post.ts";
+import { createInFlightCalls } from "./in-flight-calls.ts";
+import { httpError } from "./json-response.ts";
+import { type AuthInfo, type McpHandlerOptions, resolveOptions } from "./mcp-handler-options.ts";
+import { createOriginPolicy } from "./origin-policy.ts";
+import { createPendingRequests } from "./pending-requests.ts";
+import type { ServerState } from "./server-state.ts";
+import { createSessionStore } from "./sessions.ts";
+
+/** MCP handler interface: a web-standard request handler. `fetch` is unbound-safe. */
+export interface McpHandler {
+  /** Answers one HTTP request; never rejects. */
+  fetch(request: Request): Promise<Response>;
+}
+
+/**
+ * Creates an MCP server (Streamable HTTP, revisions 2025-11-25 and 2025-06-18) for a toolset,
+ * as a `fetch` handler: a Worker's default export, `Deno.serve(handler.fetch)`, or Node through
+ * `serve` from `toolwire/node`. The server never shuts the toolset down.
+ *
+ * @example
+ * ```ts
+ * const handler = createMcpHandler(Toolset.local([add]), { name: "calc", version: "1.0.0" });
+ * export default handler; // Cloudflare Workers
+ * ```
+ *
+ * @param toolset The tools to serve.
+ * @param options Identity, security and transport options.
+ * @returns The handler.
+ * @throws ToolError `invalid_configuration` for bad options.
+ */
+export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOptions): McpHandler {
+  const resolved = resolveOptions(options);
+  const state: ServerState = {
+    toolset: Toolset.fromBackend(toolset),
+    options: resolved,
+    policy: createOriginPolicy(resolved.allowedOrigins, resolved.allowedHosts),
+    sessions: resolved.sessions === "memory" ? createSessionStore(resolved.maxSessions) : undefined,
+    pending: createPendingRequests(),
+    inFlight: createInFlightCalls(),
+    logLevel: undefined,
+  };
+  const fetch = async (request: Request): Promise<Response> => {
+    try {
+      return await route(state, request);
+    } catch {
+      // Hint: never leak a stack; the details stay on the server.
+      return httpError(500, "Internal Server Error", new Headers());
+    }
+  };
+  return { fetch };
+}
+
+async function route(state: ServerState, request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.pathname !== state.options.endpoint) return httpError(404, "Not Found", new Headers());
+  const refusal = state.policy.check(request);
+  if (refusal !== undefined) return httpError(403, `Forbidden: ${refusal}`, new Headers());
+  const headers = state.policy.corsHeaders(request);
+  if (request.method === "OPTIONS") {
+    for (const [key, value] of state.policy.preflightHeaders()) headers.set(key, value);
+    return new Response(null, { status: 204, headers });
+  }
+  const auth = await authorize(state, request);
+  if (auth === false) {
+    const merged = new Headers(headers);
+    merged.set("www-authenticate", 'Bearer realm="mcp"');
+    return httpError(401, "Unauthorized", merged);
+  }
+  const authInfo = auth === true ? undefined : auth;
+  switch (request.method) {
+    case "POST":
+      return handlePost(state, request, headers, authInfo);
+    case "DELETE":
+      return handleDelete(state, request, headers);
+    default:
+      return methodNotAllowed(headers, state.sessions ? "POST, DELETE, OPTIONS" : "POST, OPTIONS");
+  }
+}
+
+async function authorize(state: ServerState, request: Request): Promise<boolean | AuthInfo> {
+  const hook = state.options.authorize;
+  if (!hook) return true;
+  try {
+    const outcome = await hook(request);
+    if (outcome === true || outcome === false) return outcome;
+    return typeof outcome === "object" && outcome !== null ? outcome : false;
+  } catch {
+    // Hint: an authorizer that fails refuses; failing open would defeat it.
+    return false;
+  }
+}
