@@ -64,3 +64,5 @@ export type { AuthInfo, McpHandlerOptions } from "./server/mcp-handler-options.t
 export { REQUEST_CANCELLED } from "./server/serve-tool-call.ts";
 export { TOOL_ERROR_META_KEY } from "./server/tool-error-outcome.ts";
 // Client (connectMcp) exports go below.
+
+export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";

@@ -5,6 +5,7 @@
 
 import { cases as core } from "./core.cases.ts";
 import type { PortableCase } from "./harness.ts";
+import { cases as mcpClient } from "./mcp-client.cases.ts";
 import { cases as mcpServer } from "./mcp-server.cases.ts";
 import { cases as smoke } from "./smoke.cases.ts";
 
@@ -12,4 +13,5 @@ export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "smoke.cases.ts", cases: smoke },
   { file: "core.cases.ts", cases: core },
   { file: "mcp-server.cases.ts", cases: mcpServer },
+  { file: "mcp-client.cases.ts", cases: mcpClient },
 ];

@@ -1,0 +1,274 @@
+// connectMcp against a hand-written in-memory server: pagination, malformed answers, JSON-RPC
+// and HTTP errors, option validation, deadlines and cleanup of half-open sessions.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { connectMcp } from "../../../src/mcp/index.ts";
+import { caught } from "../../support/caught.ts";
+import { createFakeMcp } from "../../support/fake-mcp-fetch.ts";
+
+const URL_ = "https://mcp.example.test/mcp";
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  inputSchema: { type: "object" },
+  ...extra,
+});
+const hang = (_input: RequestInfo | URL, init?: RequestInit) =>
+  new Promise<Response>((_, reject) =>
+    init?.signal?.addEventListener("abort", () => reject(init.signal?.reason), { once: true }),
+  );
+
+describe("connectMcp: discovery", () => {
+  it("follows nextCursor across pages", async () => {
+    const tools = ["a", "b", "c", "d", "e"].map((name) => tool(name));
+    const fake = createFakeMcp({ tools, pageSize: 2 });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    expect((await toolset.listTools()).map((t) => t.name)).toEqual(["a", "b", "c", "d", "e"]);
+    expect(fake.messages("tools/list").map((m) => m.params)).toEqual([
+      {},
+      { cursor: "2" },
+      { cursor: "4" },
+    ]);
+  });
+
+  it("fails on a cursor loop and closes the half-open session once", async () => {
+    const fake = createFakeMcp({
+      sessionId: "s-1",
+      override: (message) =>
+        message.method === "tools/list"
+          ? Response.json({
+              jsonrpc: "2.0",
+              id: message.id,
+              result: { tools: [], nextCursor: "same" },
+            })
+          : undefined,
+    });
+    const error = await caught(connectMcp({ url: URL_, fetch: fake.fetch }));
+    expect(error.type).toBe("protocol");
+    expect(error.message).toContain("repeated the cursor");
+    const deletes = fake.requests.filter((r) => r.method === "DELETE");
+    expect(deletes).toHaveLength(1);
+    expect(deletes[0]?.headers.get("mcp-session-id")).toBe("s-1");
+  });
+
+  it("reports build_cleanup when closing the failed session fails too", async () => {
+    const fake = createFakeMcp({
+      sessionId: "s-2",
+      protocolVersion: "2024-11-05",
+      deleteStatus: 500,
+    });
+    const error = await caught(connectMcp({ url: URL_, fetch: fake.fetch }));
+    expect(error.type).toBe("build_cleanup");
+    expect(error.primary?.type).toBe("protocol");
+    expect(error.primary?.message).toContain("2024-11-05");
+    expect(error.cleanup?.type).toBe("transport");
+  });
+
+  it("skips tools/list when the server has no tools capability", async () => {
+    const fake = createFakeMcp({ noToolsCapability: true, tools: [tool("x")] });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    expect(await toolset.listTools()).toEqual([]);
+    expect(fake.messages("tools/list")).toHaveLength(0);
+  });
+
+  it("maps JSON-RPC errors to protocol, HTTP errors and network failures to transport", async () => {
+    const rpcError = createFakeMcp({
+      override: (m) =>
+        m.method === "initialize"
+          ? Response.json({ jsonrpc: "2.0", id: m.id, error: { code: -32600, message: "nope" } })
+          : undefined,
+    });
+    const protocol = await caught(connectMcp({ url: URL_, fetch: rpcError.fetch }));
+    expect(protocol.type).toBe("protocol");
+    expect(protocol.message).toContain("nope");
+    const http = createFakeMcp({ override: () => new Response("overloaded", { status: 503 }) });
+    const transport = await caught(connectMcp({ url: URL_, fetch: http.fetch }));
+    expect(transport.type).toBe("transport");
+    expect(transport.message).toContain("HTTP 503");
+    const offline = await caught(
+      connectMcp({ url: URL_, fetch: () => Promise.reject(new TypeError("fetch failed")) }),
+    );
+    expect(offline.data).toEqual({
+      type: "transport",
+      tool: "initialize",
+      message: "fetch failed",
+    });
+  });
+
+  it("maps malformed answers to protocol errors", async () => {
+    const answers: Record<string, () => Response> = {
+      "not JSON": () => new Response("{oops", { headers: { "content-type": "application/json" } }),
+      "no tools array": () => Response.json({ jsonrpc: "2.0", id: 2, result: { tools: 3 } }),
+      "a tool without inputSchema": () =>
+        Response.json({ jsonrpc: "2.0", id: 2, result: { tools: [{ name: "x" }] } }),
+      "wrong content type": () =>
+        new Response("hello", { headers: { "content-type": "text/plain" } }),
+    };
+    for (const [why, answer] of Object.entries(answers)) {
+      const fake = createFakeMcp({
+        override: (m) => (m.method === "tools/list" ? answer() : undefined),
+      });
+      const error = await caught(connectMcp({ url: URL_, fetch: fake.fetch }));
+      expect(error.type, why).toBe("protocol");
+    }
+  });
+
+  it("rejects a duplicate or non-portable remote name", async () => {
+    const dup = createFakeMcp({ tools: [tool("x"), tool("x")] });
+    expect((await caught(connectMcp({ url: URL_, fetch: dup.fetch }))).type).toBe("duplicate_name");
+    const odd = createFakeMcp({ tools: [tool("has space")] });
+    expect((await caught(connectMcp({ url: URL_, fetch: odd.fetch }))).type).toBe(
+      "invalid_configuration",
+    );
+  });
+});
+
+describe("connectMcp: options, deadlines and cancellation", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("uses globalThis.fetch as it is at call time", async () => {
+    const fake = createFakeMcp({ tools: [tool("x")] });
+    vi.stubGlobal("fetch", fake.fetch);
+    const toolset = await connectMcp({ url: URL_ });
+    expect((await toolset.listTools()).map((t) => t.name)).toEqual(["x"]);
+    expect(fake.requests.length).toBeGreaterThan(0);
+  });
+
+  it("validates options before any request", async () => {
+    const fake = createFakeMcp();
+    const bad = [
+      { url: "/relative" },
+      { url: "ftp://example.test/mcp" },
+      { url: URL_, namespace: "bad space" },
+      { url: URL_, namespace: "" },
+      { url: URL_, requestTimeoutMs: 0 },
+      { url: URL_, requestTimeoutMs: Number.NaN },
+      { url: URL_, requestTimeoutMs: Number.POSITIVE_INFINITY },
+      { url: URL_, headers: { "bad header": "x" } },
+    ];
+    for (const options of bad) {
+      const error = await caught(connectMcp({ ...options, fetch: fake.fetch }));
+      expect(error.type, JSON.stringify(options)).toBe("invalid_configuration");
+    }
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("fails with timeout{tool: initialize} when the server never answers", async () => {
+    const error = await caught(connectMcp({ url: URL_, fetch: hang, requestTimeoutMs: 50 }));
+    expect(error.data).toEqual({ type: "timeout", tool: "initialize", timeoutSecs: 0.05 });
+  });
+
+  it("honours the connect signal, before and during the handshake", async () => {
+    const fake = createFakeMcp();
+    const aborted = AbortSignal.abort("stop");
+    const before = await caught(connectMcp({ url: URL_, fetch: fake.fetch, signal: aborted }));
+    expect(before.type).toBe("cancelled");
+    expect(fake.requests).toHaveLength(0);
+    const controller = new AbortController();
+    const during = caught(connectMcp({ url: URL_, fetch: hang, signal: controller.signal }));
+    controller.abort("stop");
+    expect((await during).data).toEqual({ type: "cancelled", tool: "initialize", reason: "stop" });
+  });
+});
+
+describe("connectMcp: calls", () => {
+  it("streams progress from an SSE answer and skips priming events", async () => {
+    const fake = createFakeMcp({
+      tools: [tool("work")],
+      call: () => ({ progress: [1, 2], result: { content: [{ type: "text", text: "ok" }] } }),
+    });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const seen: number[] = [];
+    const result = await toolset.call("work", {}, { onProgress: (p) => seen.push(p.progress) });
+    expect(result.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(seen).toEqual([1, 2]);
+    const [call] = fake.messages("tools/call");
+    expect(call?.params).toMatchObject({ _meta: { progressToken: call?.id } });
+  });
+
+  it("maps a call's JSON-RPC error and malformed result to protocol", async () => {
+    const fake = createFakeMcp({
+      tools: [tool("rpc"), tool("bad")],
+      call: (name) =>
+        name === "rpc"
+          ? { error: { code: -32602, message: "Unknown tool" } }
+          : { result: { content: "not an array" } },
+    });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const rpc = await caught(toolset.call("rpc", {}));
+    expect(rpc.type).toBe("protocol");
+    expect(rpc.message).toContain("-32602");
+    expect((await caught(toolset.call("bad", {}))).type).toBe("protocol");
+  });
+
+  it("maps every content block kind and synthesises content for an empty list", async () => {
+    const content = [
+      { type: "text", text: "t", _meta: { k: 1 } },
+      { type: "image", data: "aGk=", mimeType: "image/png" },
+      { type: "audio", data: "aGk=", mimeType: "audio/wav" },
+      { type: "resource_link", uri: "file:///a", name: "a.txt", mimeType: "text/plain" },
+      { type: "resource", resource: { uri: "file:///b", text: "body" } },
+    ];
+    const fake = createFakeMcp({
+      tools: [tool("all"), tool("empty")],
+      call: (name) => ({
+        result: name === "all" ? { content } : { content: [], structuredContent: { n: 1 } },
+      }),
+    });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    expect((await toolset.call("all", {})).content).toEqual([
+      { type: "text", text: "t", metadata: { k: 1 } },
+      { type: "image", data: "aGk=", mimeType: "image/png" },
+      { type: "audio", data: "aGk=", mimeType: "audio/wav" },
+      { type: "resource_link", uri: "file:///a", title: "a.txt", mimeType: "text/plain" },
+      { type: "embedded_resource", resource: { uri: "file:///b", text: "body" } },
+    ]);
+    expect(await toolset.call("empty", {})).toEqual({
+      content: [{ type: "json", value: { n: 1 } }],
+      structuredContent: { n: 1 },
+      isError: false,
+    });
+  });
+
+  it("checks structuredContent against a declared output schema", async () => {
+    const outputSchema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+    const fake = createFakeMcp({
+      tools: [tool("typed", { outputSchema })],
+      call: (_name, args) => ({
+        result: { content: [{ type: "text", text: "x" }], structuredContent: args },
+      }),
+    });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    expect((await toolset.call("typed", { n: 1 })).structuredContent).toEqual({ n: 1 });
+    const error = await caught(toolset.call("typed", { n: "one" }));
+    expect(error.type).toBe("invalid_output");
+    expect(error.issues?.[0]?.path).toBe("/n");
+  });
+
+  it("reports an expired session (404) as transport", async () => {
+    const fake = createFakeMcp({
+      sessionId: "s-3",
+      tools: [tool("x")],
+      override: (m) =>
+        m.method === "tools/call" ? new Response(null, { status: 404 }) : undefined,
+    });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const error = await caught(toolset.call("x", {}));
+    expect(error.type).toBe("transport");
+    expect(error.message).toContain("expired");
+  });
+
+  it("treats 405 on DELETE as closed, and a failing DELETE as one shared transport error", async () => {
+    const ok = createFakeMcp({ sessionId: "s-4", deleteStatus: 405 });
+    await (await connectMcp({ url: URL_, fetch: ok.fetch })).shutdown();
+    const broken = createFakeMcp({ sessionId: "s-5", deleteStatus: 500 });
+    const toolset = await connectMcp({ url: URL_, fetch: broken.fetch });
+    const outcomes = await Promise.allSettled([toolset.shutdown(), toolset.shutdown()]);
+    const [first, second] = outcomes;
+    expect(first?.status).toBe("rejected");
+    expect(first?.status === "rejected" && first.reason).toBe(
+      second?.status === "rejected" && second.reason,
+    );
+    expect(broken.requests.filter((r) => r.method === "DELETE")).toHaveLength(1);
+  });
+});
