@@ -105,6 +105,31 @@ const add = defineTool({ name: "add", description: "Adds", readOnly: true,
 const tools = Toolset.local([add]);
 export const run = async () => [await tools.listTools(), await tools.call("add", { a: 1, b: 2 })];`,
   },
+  {
+    name: "core + agent + scriptedModel",
+    budget: 25 * KB,
+    source: `import * as v from "valibot";
+import { defineTool } from "./src/index.ts";
+import { Agent, modeApprover } from "./src/agent/index.ts";
+import { scriptedModel } from "./src/models/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
+export const run = () => new Agent({ model, tools: [add], approver: modeApprover("allow") }).run("add").result;`,
+  },
+  {
+    name: "browser agent: core + agent + openAICompatible + connectMcp",
+    budget: 40 * KB,
+    source: `import * as v from "valibot";
+import { defineTool, Toolset } from "./src/index.ts";
+import { Agent } from "./src/agent/index.ts";
+import { openAICompatible } from "./src/models/index.ts";
+import { connectMcp } from "./src/mcp/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+export const run = async (url) => new Agent({ model: openAICompatible({ baseURL: url, model: "m" }),
+  toolsets: [Toolset.local([add]), await connectMcp({ url })] }).run("add").result;`,
+  },
 ];
 
 /** The peers' comparable entries, measured the same way in the same run. */

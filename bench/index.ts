@@ -1,10 +1,14 @@
 // `npm run bench`: every figure next to a baseline measured in the same run, as a ratio,
 // because these machines are noisy. Figures, not assertions: budgets live in the tests.
+import { agentLoop } from "./agent-loop.ts";
 import { bundleSizes } from "./bundle-size.ts";
 import { callOverhead } from "./call-overhead.ts";
+import { benchCompaction } from "./compaction.ts";
 import { scale } from "./scale.ts";
 
 console.log(`toolwire bench — node ${process.version}, ${new Date().toISOString()}`);
 await callOverhead();
 await scale();
+await agentLoop();
+await benchCompaction();
 await bundleSizes();

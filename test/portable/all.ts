@@ -3,6 +3,8 @@
  * Add a line here for each new `test/portable/*.cases.ts` file.
  */
 
+import { cases as agent } from "./agent.cases.ts";
+import { cases as compaction } from "./compaction.cases.ts";
 import { cases as core } from "./core.cases.ts";
 import type { PortableCase } from "./harness.ts";
 import { cases as mcpClient } from "./mcp-client.cases.ts";
@@ -14,4 +16,6 @@ export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "core.cases.ts", cases: core },
   { file: "mcp-server.cases.ts", cases: mcpServer },
   { file: "mcp-client.cases.ts", cases: mcpClient },
+  { file: "agent.cases.ts", cases: agent },
+  { file: "compaction.cases.ts", cases: compaction },
 ];

@@ -1,0 +1,129 @@
+// The agent loop's own cost per turn with one tool call (scripted model, no I/O), next to a
+// hand-written minimal loop doing the same work in the same run: read the scripted model's
+// events, call the tool function directly, append the messages.
+import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { do_not_optimize, measure } from "mitata";
+import * as v from "valibot";
+import { loadDist } from "./load.ts";
+import { compare, figure, section, time } from "./report.ts";
+
+type AgentEntry = typeof import("../src/agent/index.ts");
+type ModelsEntry = typeof import("../src/models/index.ts");
+type CoreEntry = typeof import("../src/index.ts");
+
+const TURNS = 10;
+
+async function load(): Promise<{
+  core: CoreEntry;
+  agent: AgentEntry;
+  models: ModelsEntry;
+  from: string;
+}> {
+  // Hint: measure the compiled output when there is one (what users run); else the sources.
+  if (existsSync(new URL("../dist/agent/index.js", import.meta.url))) {
+    const [core, agent, models] = await Promise.all([
+      loadDist<CoreEntry>("index.js"),
+      loadDist<AgentEntry>("agent/index.js"),
+      loadDist<ModelsEntry>("models/index.js"),
+    ]);
+    return { core, agent, models, from: "dist" };
+  }
+  const [core, agent, models] = await Promise.all([
+    import("../src/index.ts"),
+    import("../src/agent/index.ts"),
+    import("../src/models/index.ts"),
+  ]);
+  return { core, agent, models, from: "src (no dist build)" };
+}
+
+/** Measures one agent turn with one tool call against a bare loop, per turn. */
+export async function agentLoop(): Promise<void> {
+  const { core, agent: agentEntry, models, from } = await load();
+  const schema = v.object({ text: v.string() });
+  const echo = (text: string) => `echo ${text}`;
+  const tool = core.defineTool({
+    name: "echo",
+    description: "Echoes",
+    readOnly: true,
+    input: schema,
+    call: ({ text }) => echo(text),
+  });
+  const tools = [tool];
+  const script = (_request: unknown, turn: number) =>
+    turn < TURNS - 1
+      ? { toolCalls: [{ name: "echo", arguments: { text: `t${turn}` } }] }
+      : { text: "done" };
+
+  const agentRun = async () => {
+    const model = models.scriptedModel(script);
+    const agent = new agentEntry.Agent({ model, tools });
+    return (await agent.run("go").result).turns;
+  };
+
+  const bareRun = async () => {
+    const model = models.scriptedModel(script);
+    const messages: import("../src/models/message.ts").Message[] = [
+      { role: "user", content: [{ type: "text", text: "go" }] },
+    ];
+    const specs = [{ name: "echo", inputSchema: { type: "object" } }];
+    for (let turn = 0; ; turn++) {
+      const reader = model.stream({ messages: messages.slice(), tools: specs }).getReader();
+      let text = "";
+      const calls: { id: string; name: string; arguments: unknown }[] = [];
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        if (read.value.type === "text_delta") text += read.value.text;
+        if (read.value.type === "tool_call") calls.push(read.value);
+      }
+      if (calls.length === 0) return text === "" ? 0 : turn + 1;
+      messages.push({
+        role: "assistant",
+        content: calls.map((c) => ({
+          type: "tool_use",
+          id: c.id,
+          name: c.name,
+          input: c.arguments,
+        })),
+      });
+      const results = [];
+      for (const call of calls) {
+        const parsed = v.safeParse(schema, call.arguments);
+        const output = parsed.success ? echo(parsed.output.text) : "invalid";
+        results.push({
+          type: "tool_result" as const,
+          toolUseId: call.id,
+          content: [{ type: "text" as const, text: output }],
+          isError: !parsed.success,
+        });
+      }
+      messages.push({ role: "user", content: results });
+    }
+  };
+
+  if ((await agentRun()) !== TURNS || (await bareRun()) !== TURNS) throw new Error("bad script");
+  const floor = await measure(async () => do_not_optimize(await bareRun()));
+  const loop = await measure(async () => do_not_optimize(await agentRun()));
+  section(`Agent loop: per turn with one tool call (scripted model, ${TURNS}-turn runs, ${from})`);
+  const per = (ns: number) => ns / TURNS;
+  compare(
+    "p50 per turn: Agent vs bare loop",
+    time(per(loop.p50)),
+    time(per(floor.p50)),
+    loop.p50 / floor.p50,
+  );
+  compare(
+    "p99 per turn: Agent vs bare loop",
+    time(per(loop.p99)),
+    time(per(floor.p99)),
+    loop.p99 / floor.p99,
+  );
+  compare(
+    "avg per turn: Agent vs bare loop",
+    time(per(loop.avg)),
+    time(per(floor.avg)),
+    loop.avg / floor.avg,
+  );
+  figure("loop's own overhead per turn (avg difference)", time(per(loop.avg - floor.avg)));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await agentLoop();

@@ -1,0 +1,75 @@
+import type { AgentEvent, EmitEvent } from "./events.ts";
+import type { RunResult } from "./run-result.ts";
+
+/**
+ * Agent run interface: one run in progress. Its events are a `ReadableStream` (read it, or
+ * iterate the run itself with `for await`), and `result` settles when it ends; `result` never
+ * rejects: a cancellation or a provider failure is a `stop` cause.
+ */
+export interface AgentRun extends AsyncIterable<AgentEvent> {
+  /** Every event of the run, ending with `done`; one reader at a time. */
+  readonly events: ReadableStream<AgentEvent>;
+  /** How the run ended. */
+  readonly result: Promise<RunResult>;
+  /**
+   * Queues text from the user for the model while the run works; it is folded into the next
+   * user message (the one carrying the tool results) and delivered exactly once. Text still
+   * queued when the run ends is appended to the conversation, for the next run.
+   *
+   * @param text What the user added.
+   */
+  steer(text: string): void;
+}
+
+/**
+ * Run body type: the work of a run, reporting events and reading queued steering text.
+ */
+export type RunBody = (emit: EmitEvent, steering: string[]) => Promise<RunResult>;
+
+/**
+ * Creates a run: starts `body` at once, feeds its events to the stream and to `forward` (the
+ * agent's emitter), then closes the stream after `done`.
+ *
+ * @param body The run's work.
+ * @param forward Receives every event as well.
+ * @returns The run.
+ */
+export function createAgentRun(body: RunBody, forward: EmitEvent): AgentRun {
+  let controller: ReadableStreamDefaultController<AgentEvent> | undefined;
+  let open = true;
+  const events = new ReadableStream<AgentEvent>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      // Hint: a reader that gives up only stops listening; the run itself goes on.
+      open = false;
+    },
+  });
+  const emit: EmitEvent = (event) => {
+    if (open) controller?.enqueue(event);
+    forward(event);
+  };
+  const steering: string[] = [];
+  const result = body(emit, steering).finally(() => {
+    if (open) controller?.close();
+    open = false;
+  });
+  return {
+    events,
+    result,
+    steer(text) {
+      if (text !== "") steering.push(text);
+    },
+    async *[Symbol.asyncIterator]() {
+      const reader = events.getReader();
+      try {
+        for (let read = await reader.read(); !read.done; read = await reader.read()) {
+          yield read.value;
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { CompactedEvent } from "../compaction/compacted-event.ts";
+import type { Capabilities } from "../declaration/capabilities.ts";
+import type { ToolProgress } from "../execution/handler-io.ts";
+import type { ToolContent } from "../execution/tool-content.ts";
+import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
+import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { ApprovalDecision } from "./approval.ts";
+import type { CompactionReason } from "./compaction-reason.ts";
+import type { RunResult } from "./run-result.ts";
+
+/** The outcomes of a tool call, as an `as const` list. */
+export const TOOL_CALL_OUTCOMES = ["executed", "refused", "unknown", "cancelled"] as const;
+
+/**
+ * Tool call outcome type: `executed` (it ran; `isError` tells whether it failed), `refused`
+ * (an approver or the interlock said no), `unknown` (no such tool), `cancelled` (the run was
+ * cancelled before or while it ran).
+ */
+export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
+
+/**
+ * Agent event type: one step of a run, discriminated by `type`; the same objects go to
+ * `run.events` and to the `Agent`'s emitter, in the same order.
+ *
+ * - `turn_start`: a model call begins; `final` marks the tool-less answer turn after a limit.
+ * - `text_delta`: streamed assistant text.
+ * - `tool_call`: the loop starts handling a call (in call order, before its gates).
+ * - `approval_requested` / `approval_resolved`: a writing call is put to the approver.
+ * - `interaction_requested` / `interaction_resolved`: a running tool asks the user for input
+ *   (answered through the `onInteraction` option).
+ * - `tool_progress`: a running tool reports progress.
+ * - `tool_result`: a call's result, as the model will read it.
+ * - `compacted`: a compaction between turns changed the transcript (sizes before and after);
+ *   `summaryError` says why a summary was attempted and not installed.
+ * - `error`: the provider failed; the run stops with `error`.
+ * - `done`: the run ended; the last event.
+ */
+export type AgentEvent =
+  | { type: "turn_start"; turn: number; final: boolean }
+  | { type: "text_delta"; turn: number; text: string }
+  | { type: "tool_call"; turn: number; callId: string; toolName: string; arguments: unknown }
+  | {
+      type: "approval_requested";
+      callId: string;
+      toolName: string;
+      arguments: unknown;
+      capabilities: Capabilities;
+    }
+  | { type: "approval_resolved"; callId: string; toolName: string; decision: ApprovalDecision }
+  | {
+      type: "interaction_requested";
+      callId: string;
+      toolName: string;
+      request: ToolInteractionRequest;
+    }
+  | {
+      type: "interaction_resolved";
+      callId: string;
+      toolName: string;
+      response: ToolInteractionResponse;
+    }
+  | { type: "tool_progress"; callId: string; toolName: string; progress: ToolProgress }
+  | {
+      type: "tool_result";
+      callId: string;
+      toolName: string;
+      outcome: ToolCallOutcome;
+      isError: boolean;
+      content: ToolContent[];
+    }
+  | (CompactedEvent & { reason: CompactionReason; summaryError?: string })
+  | { type: "error"; error: unknown; message: string }
+  | { type: "done"; result: RunResult };
+
+/** Agent event type name type: the `type` of every agent event. */
+export type AgentEventType = AgentEvent["type"];
+
+/**
+ * Agent event map type: the `Agent` emitter's event names, each with its one argument.
+ */
+export type AgentEventMap = {
+  [K in AgentEventType]: [event: Extract<AgentEvent, { type: K }>];
+};
+
+/** Agent event sink type: where the loop reports each event. */
+export type EmitEvent = (event: AgentEvent) => void;

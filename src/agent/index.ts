@@ -1,0 +1,87 @@
+/**
+ * toolwire/agent — a provider-neutral agent loop over toolwire toolsets.
+ *
+ * An `Agent` sends the transcript to a `Model`, gates the calls it makes (unknown tools, the
+ * capability interlock, the approver for every tool that is not read-only), runs them under a
+ * concurrency policy, and sends all of a turn's results back as one message, until the model
+ * answers without calling tools. Runs stream `AgentEvent`s, can be cancelled with an
+ * `AbortSignal` at any stage, compact their transcript between turns, and end with a
+ * JSON-serialisable `Conversation` to resume from.
+ *
+ * @example
+ * ```ts
+ * import * as v from "valibot";
+ * import { defineTool } from "toolwire";
+ * import { Agent, modeApprover } from "toolwire/agent";
+ * import { scriptedModel } from "toolwire/models";
+ *
+ * const add = defineTool({
+ *   name: "add", description: "Adds two numbers", readOnly: true,
+ *   input: v.object({ a: v.number(), b: v.number() }),
+ *   call: ({ a, b }) => String(a + b),
+ * });
+ * const model = scriptedModel([
+ *   { toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] },
+ *   { text: "1 + 2 = 3" },
+ * ]);
+ * const agent = new Agent({ model, tools: [add], approver: modeApprover("read-only") });
+ * const run = agent.run("What is 1 + 2?");
+ * for await (const event of run) if (event.type === "text_delta") console.log(event.text);
+ * const { text, stop, conversation } = await run.result; // "1 + 2 = 3", "done"
+ * ```
+ *
+ * @module
+ */
+
+export {
+  type CompactOptions,
+  type CompactResult,
+  compact,
+  type SummaryFailure,
+} from "../compaction/compact.ts";
+export { type CompactRequest, createCompactRequest } from "../compaction/compact-request.ts";
+export type { CompactedEvent, TranscriptSize } from "../compaction/compacted-event.ts";
+export { compactionThreshold } from "../compaction/compaction-threshold.ts";
+export { type Conversation, emptyConversation, type Taint } from "../compaction/conversation.ts";
+export { extractiveSummarizer } from "../compaction/extractive-summarizer.ts";
+export { createLoopGuard, type ExecutedCall, type LoopGuard } from "../compaction/loop-guard.ts";
+export { type ModelSummarizerOptions, modelSummarizer } from "../compaction/model-summarizer.ts";
+export { createPressureTracker, type PressureTracker } from "../compaction/pressure-tracker.ts";
+export type { Summarizer, Summary, SummaryRequest } from "../compaction/summarizer.ts";
+export { transcriptBytes } from "../compaction/transcript-bytes.ts";
+export type {
+  Block,
+  ImageBlock,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "../models/message.ts";
+export { Agent, type AgentOptions, type AgentRunOptions, DEFAULT_MAX_TURNS } from "./agent.ts";
+export type { AgentRun } from "./agent-run.ts";
+export {
+  APPROVAL_MODES,
+  type ApprovalDecision,
+  type ApprovalMode,
+  type ApprovalRequest,
+  type Approver,
+  BLOCKED_PREFIX,
+  DENIED_PREFIX,
+  modeApprover,
+} from "./approval.ts";
+export { CANCELLED_PREFIX, type ModelToolCall } from "./call-outcome.ts";
+export { COMPACTION_REASONS, type CompactionReason } from "./compaction-reason.ts";
+export type { CompactionSettings } from "./compaction-step.ts";
+export type { Concurrency } from "./concurrency.ts";
+export {
+  type AgentEvent,
+  type AgentEventMap,
+  type AgentEventType,
+  TOOL_CALL_OUTCOMES,
+  type ToolCallOutcome,
+} from "./events.ts";
+export type { InteractionAnswerer } from "./execute-call.ts";
+export { FINAL_ANSWER_NUDGE } from "./final-answer.ts";
+export { INTERLOCK_POLICIES, type InterlockPolicy } from "./interlock.ts";
+export { EMPTY_TURN_NUDGE, MAX_EMPTY_TURNS } from "./run-loop.ts";
+export { type RunResult, STOP_CAUSES, type StopCause } from "./run-result.ts";

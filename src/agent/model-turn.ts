@@ -1,0 +1,102 @@
+import { unreachable } from "../errors.ts";
+import type { FinishReason, Model, ModelRequest, ModelUsage } from "../models/model.ts";
+import type { ModelToolCall } from "./call-outcome.ts";
+import type { EmitEvent } from "./events.ts";
+
+/** The ways a model call ends, as an `as const` list. */
+export const MODEL_TURN_ENDS = ["complete", "cancelled", "failed"] as const;
+
+/**
+ * Model turn interface: what one model call produced, however it ended.
+ */
+export interface ModelTurn {
+  /** `complete`, `cancelled` (the run's signal aborted) or `failed` (see `error`). */
+  end: (typeof MODEL_TURN_ENDS)[number];
+  /** The text streamed, complete or partial. */
+  text: string;
+  /** The tool calls, in the order the model made them. */
+  toolCalls: ModelToolCall[];
+  /** The turn's usage, when the model reported it. */
+  usage?: ModelUsage;
+  /** The reported finish reason. */
+  finish?: FinishReason;
+  /** The failure, for `failed`. */
+  error?: unknown;
+}
+
+/**
+ * Model turn options interface.
+ */
+export interface ModelTurnOptions {
+  /** The run's signal; passed to the model and cancels the stream's reader. */
+  signal: AbortSignal;
+  /** Where `text_delta` events go. */
+  emit: EmitEvent;
+  /** The turn's number, for events. */
+  turn: number;
+}
+
+/**
+ * Returns one model call's output, reading the model's stream to its end. It never rejects:
+ * a failure or an abort is reported in `end`, with the text streamed so far.
+ *
+ * Hint: on abort the reader is cancelled as well as the signal passed on, so a model that
+ * ignores its signal still stops (cancelling the stream aborts its `fetch`).
+ *
+ * @param model The model.
+ * @param request The turn's input.
+ * @param options Signal, event sink and turn number.
+ * @returns What the model produced.
+ */
+export async function streamModelTurn(
+  model: Model,
+  request: ModelRequest,
+  options: ModelTurnOptions,
+): Promise<ModelTurn> {
+  const { signal, emit, turn } = options;
+  const result: ModelTurn = { end: "complete", text: "", toolCalls: [] };
+  if (signal.aborted) return { ...result, end: "cancelled" };
+  let reader: ReadableStreamDefaultReader | undefined;
+  const onAbort = () => {
+    reader?.cancel(signal.reason).catch(() => {});
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const stream = model.stream(request, { signal });
+    const events = stream.getReader();
+    reader = events;
+    if (signal.aborted) onAbort();
+    for (let read = await events.read(); !read.done; read = await events.read()) {
+      const event = read.value;
+      switch (event.type) {
+        case "text_delta":
+          if (event.text === "") break;
+          result.text += event.text;
+          emit({ type: "text_delta", turn, text: event.text });
+          break;
+        case "tool_call":
+          result.toolCalls.push({
+            id: event.id || `call_${turn}_${result.toolCalls.length + 1}`,
+            name: event.name,
+            arguments: event.arguments,
+          });
+          break;
+        case "usage": {
+          const { type: _, ...usage } = event;
+          result.usage = usage;
+          break;
+        }
+        case "finish":
+          result.finish = event.reason;
+          break;
+        default:
+          return unreachable(event);
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) return { ...result, end: "failed", error };
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+  return signal.aborted ? { ...result, end: "cancelled" } : result;
+}

@@ -1,0 +1,74 @@
+import type { Conversation } from "../compaction/conversation.ts";
+import type { ModelUsage } from "../models/model.ts";
+
+/** Why a run ends, as an `as const` list. */
+export const STOP_CAUSES = [
+  "done",
+  "max_turns",
+  "cancelled",
+  "loop",
+  "no_output",
+  "error",
+] as const;
+
+/**
+ * Stop cause type: why a run ended.
+ *
+ * - `done`: the model answered without calling a tool.
+ * - `max_turns`: the turn limit was reached; a final tool-less turn wrote the answer.
+ * - `cancelled`: the run's signal aborted.
+ * - `loop`: after a summary compaction the model repeated an identical call with an identical
+ *   result; a final tool-less turn wrote the answer.
+ * - `no_output`: the model kept returning empty turns, even after nudges.
+ * - `error`: the provider failed (not a context overflow that compaction could fix).
+ */
+export type StopCause = (typeof STOP_CAUSES)[number];
+
+/**
+ * Run result interface: how a run ended and the conversation to resume from.
+ */
+export interface RunResult {
+  /**
+   * The answer: the last assistant text of this run. Never empty for `max_turns` and `loop`;
+   * for `cancelled` it is the partial text streamed before the abort.
+   */
+  text: string;
+  /** Why the run ended. */
+  stop: StopCause;
+  /** Model turns taken, not counting a final tool-less answer turn. */
+  turns: number;
+  /** Tokens used by every model call of this run, the final answer turn included. */
+  usage: ModelUsage;
+  /** The updated conversation: JSON-serialisable, pass it back to `run` to continue. */
+  conversation: Conversation;
+  /** Sending calls the capability interlock refused in this run. */
+  blockedSends: number;
+  /** The failure, when `stop` is `error`. */
+  error?: unknown;
+}
+
+/**
+ * Creates a zero usage record.
+ *
+ * @returns The usage.
+ */
+export function emptyUsage(): ModelUsage {
+  return { inputTokens: 0, outputTokens: 0 };
+}
+
+/**
+ * Adds one turn's usage to a running total, in place.
+ *
+ * @param total The running total.
+ * @param turn The turn's usage.
+ */
+export function addUsage(total: ModelUsage, turn: ModelUsage): void {
+  total.inputTokens += turn.inputTokens;
+  total.outputTokens += turn.outputTokens;
+  if (turn.cacheReadTokens !== undefined) {
+    total.cacheReadTokens = (total.cacheReadTokens ?? 0) + turn.cacheReadTokens;
+  }
+  if (turn.cacheWriteTokens !== undefined) {
+    total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + turn.cacheWriteTokens;
+  }
+}

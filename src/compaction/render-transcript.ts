@@ -1,0 +1,51 @@
+import { unreachable } from "../errors.ts";
+import type { Block, Message } from "../models/message.ts";
+import { resultText } from "./result-text.ts";
+
+/** How many characters of one tool result the rendering keeps. */
+export const RENDER_RESULT_CHARS = 2000;
+
+/**
+ * Returns the flat text rendering a summariser reads: one entry per block, tagged `[user]`,
+ * `[assistant]`, `[assistant calls NAME] args`, `[tool result]` or `[tool error]`, with results
+ * clipped to 2,000 characters (the omitted count named) and images as a placeholder.
+ *
+ * Hint: a summary request that carries tool results but declares no tools makes some servers
+ * return an empty completion, so the summariser never sees the structured transcript.
+ *
+ * @param messages The messages to render.
+ * @returns The rendering, entries separated by newlines.
+ */
+export function renderTranscript(messages: readonly Message[]): string {
+  const lines: string[] = [];
+  for (const message of messages) {
+    for (const block of message.content) lines.push(renderBlock(message.role, block));
+  }
+  return lines.join("\n");
+}
+
+function renderBlock(role: Message["role"], block: Block): string {
+  switch (block.type) {
+    case "text":
+      return `[${role}] ${block.text}`;
+    case "tool_use":
+      return `[assistant calls ${block.name}] ${JSON.stringify(block.input) ?? "null"}`;
+    case "tool_result":
+      return `[tool ${block.isError ? "error" : "result"}] ${clip(resultText(block))}`;
+    case "image":
+      return `[${role}] [image: ${block.mediaType}, ${imageBytes(block.data)} bytes]`;
+    default:
+      return unreachable(block);
+  }
+}
+
+function clip(text: string): string {
+  if (text.length <= RENDER_RESULT_CHARS) return text;
+  const omitted = text.length - RENDER_RESULT_CHARS;
+  return `${text.slice(0, RENDER_RESULT_CHARS)}… [${omitted} characters omitted]`;
+}
+
+function imageBytes(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
+}

@@ -1,0 +1,55 @@
+import { describe, expect, test } from "vitest";
+import { createAgentRun } from "../../src/agent/agent-run.ts";
+import type { AgentEvent } from "../../src/agent/index.ts";
+import { emptyConversation } from "../../src/compaction/conversation.ts";
+import { createGate } from "../support/gate.ts";
+
+const result = () => ({
+  text: "t",
+  stop: "done" as const,
+  turns: 1,
+  usage: { inputTokens: 0, outputTokens: 0 },
+  conversation: emptyConversation(),
+  blockedSends: 0,
+});
+
+describe("createAgentRun", () => {
+  test("a reader that cancels the events stream does not stop the run or the forwarding", async () => {
+    const release = createGate();
+    const forwarded: AgentEvent[] = [];
+    const run = createAgentRun(
+      async (emit) => {
+        emit({ type: "turn_start", turn: 1, final: false });
+        await release.wait();
+        emit({ type: "turn_start", turn: 2, final: false });
+        return result();
+      },
+      (event) => forwarded.push(event),
+    );
+    const reader = run.events.getReader();
+    expect((await reader.read()).value).toEqual({ type: "turn_start", turn: 1, final: false });
+    await reader.cancel();
+    release.open();
+    expect((await run.result).stop).toBe("done");
+    expect(forwarded).toHaveLength(2);
+  });
+
+  test("is async-iterable, ending when the run ends, and queues steering text", async () => {
+    const seen: string[][] = [];
+    const run = createAgentRun(
+      async (emit, steering) => {
+        await Promise.resolve();
+        seen.push([...steering]);
+        emit({ type: "turn_start", turn: 1, final: false });
+        return result();
+      },
+      () => {},
+    );
+    run.steer("hint");
+    run.steer("");
+    const events: AgentEvent[] = [];
+    for await (const event of run) events.push(event);
+    expect(events).toHaveLength(1);
+    expect(seen).toEqual([["hint"]]);
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, test } from "vitest";
+import type { AgentEvent } from "../../src/agent/index.ts";
+import { streamModelTurn } from "../../src/agent/model-turn.ts";
+import type { Model } from "../../src/models/model.ts";
+import { scriptedModel } from "../../src/models/scripted-model.ts";
+
+const request = { messages: [], tools: [] };
+
+describe("streamModelTurn", () => {
+  test("collects text, calls, usage and the finish reason, emitting the text", async () => {
+    const model = scriptedModel([
+      {
+        text: "Hello there",
+        toolCalls: [{ id: "t", name: "x", arguments: { a: 1 } }],
+        usage: { inputTokens: 3, outputTokens: 4 },
+      },
+    ]);
+    const events: AgentEvent[] = [];
+    const turn = await streamModelTurn(model, request, {
+      signal: new AbortController().signal,
+      emit: (event) => events.push(event),
+      turn: 7,
+    });
+    expect(turn).toEqual({
+      end: "complete",
+      text: "Hello there",
+      toolCalls: [{ id: "t", name: "x", arguments: { a: 1 } }],
+      usage: { inputTokens: 3, outputTokens: 4 },
+      finish: "tool_calls",
+    });
+    expect(events.map((e) => e.type === "text_delta" && `${e.turn}:${e.text}`).join("|")).toBe(
+      "7:Hello |7:there",
+    );
+  });
+
+  test("reports a failing stream, and a stream() that throws, without rejecting", async () => {
+    const failing = scriptedModel([
+      { text: "so far", error: { type: "stream", provider: "scripted", message: "reset" } },
+    ]);
+    const signal = new AbortController().signal;
+    const turn = await streamModelTurn(failing, request, { signal, emit: () => {}, turn: 1 });
+    expect(turn).toMatchObject({ end: "failed", text: "so far", error: { type: "stream" } });
+    const throwing: Model = {
+      id: "t",
+      stream: () => {
+        throw new Error("bad request");
+      },
+    };
+    const thrown = await streamModelTurn(throwing, request, { signal, emit: () => {}, turn: 1 });
+    expect(thrown).toMatchObject({ end: "failed", error: new Error("bad request") });
+  });
+
+  test("gives calls without an id one, so every tool_use can be answered", async () => {
+    const model: Model = {
+      id: "m",
+      stream: () =>
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: "tool_call", id: "", name: "x", arguments: {} });
+            controller.close();
+          },
+        }),
+    };
+    const turn = await streamModelTurn(model, request, {
+      signal: new AbortController().signal,
+      emit: () => {},
+      turn: 2,
+    });
+    expect(turn.toolCalls[0]?.id).toBe("call_2_1");
+  });
+});

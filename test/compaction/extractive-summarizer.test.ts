@@ -1,0 +1,74 @@
+import { describe, expect, test } from "vitest";
+import { extractiveSummarizer } from "../../src/compaction/extractive-summarizer.ts";
+import { renderTranscript } from "../../src/compaction/render-transcript.ts";
+import { summaryBlock } from "../../src/compaction/summary-block.ts";
+import { isToolError } from "../../src/errors.ts";
+import type { Message } from "../../src/models/message.ts";
+import { assistant, call, err, ok, results, user } from "./fixtures.ts";
+
+const head: Message = {
+  role: "user",
+  content: [{ type: "text", text: "TASK: fix the build" }, summaryBlock("old summary text")],
+};
+
+const messages: Message[] = [
+  head,
+  assistant("reading", call("1", "read_file", { path: "src/a.ts", encoding: "utf8" })),
+  results(ok("1", "export const a = 1;\nmore")),
+  assistant(
+    undefined,
+    call("2", "todo", { step: 3, status: "in_progress" }),
+    call("3", "run", { command: "npm test" }),
+  ),
+  results(ok("2", "step 3 started"), err("3", "FAIL src/a.test.ts\nstack"), "also check b.ts"),
+  assistant("retrying", call("4", "read_file", { path: "src/a.ts", encoding: "utf8" })),
+  results(ok("4", "export const a = 2;")),
+];
+
+describe("extractiveSummarizer", () => {
+  test("keeps the task, requests, calls with key arguments, errors and the last position", async () => {
+    const { text } = await extractiveSummarizer()({ transcript: renderTranscript(messages) }, {});
+    expect(text).toBe(
+      [
+        "Task: TASK: fix the build",
+        "Requests:",
+        "- also check b.ts",
+        "Tool calls (4 in these turns):",
+        '- todo {"step":3,"status":"in_progress"}',
+        '- run {"command":"npm test"}',
+        '- read_file {"path":"src/a.ts"} (×2)',
+        "Errors:",
+        '- run {"command":"npm test"}: FAIL src/a.test.ts',
+        "Position:",
+        '- last call: read_file {"encoding":"utf8","path":"src/a.ts"} → export const a = 2;',
+        '- last step in a sequence: todo {"status":"in_progress","step":3} → step 3 started',
+        "Last assistant note: retrying",
+      ].join("\n"),
+    );
+    expect(text).not.toContain("old summary text");
+  });
+
+  test("is deterministic and bounded on long transcripts", async () => {
+    const long: Message[] = [user("TASK")];
+    for (let i = 0; i < 500; i++) {
+      long.push(
+        assistant(`note ${i}`, call(`${i}`, "read", { path: `f${i}` })),
+        results(err(`${i}`, `E${i}`), `req ${i}`),
+      );
+    }
+    const transcript = renderTranscript(long);
+    const a = await extractiveSummarizer()({ transcript }, {});
+    const b = await extractiveSummarizer()({ transcript }, {});
+    expect(a).toEqual(b);
+    expect(a.text.length).toBeLessThan(2500);
+    expect(a.text).toContain('last call: read {"path":"f499"} → E499');
+  });
+
+  test("rejects with `cancelled` on an aborted signal", async () => {
+    const error = await extractiveSummarizer()(
+      { transcript: "" },
+      { signal: AbortSignal.abort() },
+    ).catch((e) => e);
+    expect(isToolError(error, "cancelled")).toBe(true);
+  });
+});
