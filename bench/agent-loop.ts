@@ -3,6 +3,8 @@
 // events, call the tool function directly, append the messages.
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { tool as aiTool, generateText, jsonSchema, stepCountIs } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { do_not_optimize, measure } from "mitata";
 import * as v from "valibot";
 import { loadDist } from "./load.ts";
@@ -100,7 +102,60 @@ export async function agentLoop(): Promise<void> {
     }
   };
 
-  if ((await agentRun()) !== TURNS || (await bareRun()) !== TURNS) throw new Error("bad script");
+  // The Vercel AI SDK doing the same turns: a mock model asks for the tool, generateText runs it.
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 1, text: 1, reasoning: undefined },
+  };
+  const aiRun = async () => {
+    let step = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        const turn = step++;
+        return turn < TURNS - 1
+          ? {
+              content: [
+                {
+                  type: "tool-call" as const,
+                  toolCallId: `call_${turn}`,
+                  toolName: "echo",
+                  input: JSON.stringify({ text: `t${turn}` }),
+                },
+              ],
+              finishReason: { unified: "tool-calls" as const, raw: undefined },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: "text" as const, text: "done" }],
+              finishReason: { unified: "stop" as const, raw: undefined },
+              usage,
+              warnings: [],
+            };
+      },
+    });
+    const echoTool = aiTool({
+      description: "Echoes",
+      inputSchema: jsonSchema<{ text: string }>({
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+      }),
+      execute: async ({ text }) => echo(text),
+    });
+    const result = await generateText({
+      model,
+      tools: { echo: echoTool },
+      stopWhen: stepCountIs(TURNS),
+      prompt: "go",
+    });
+    return result.steps.length;
+  };
+
+  if ((await agentRun()) !== TURNS || (await bareRun()) !== TURNS || (await aiRun()) !== TURNS) {
+    throw new Error("bad script");
+  }
+  const peer = await measure(async () => do_not_optimize(await aiRun()));
   const floor = await measure(async () => do_not_optimize(await bareRun()));
   const loop = await measure(async () => do_not_optimize(await agentRun()));
   section(`Agent loop: per turn with one tool call (scripted model, ${TURNS}-turn runs, ${from})`);
@@ -124,6 +179,19 @@ export async function agentLoop(): Promise<void> {
     loop.avg / floor.avg,
   );
   figure("loop's own overhead per turn (avg difference)", time(per(loop.avg - floor.avg)));
+  compare(
+    "p50 per turn: AI SDK generateText vs Agent",
+    time(per(peer.p50)),
+    time(per(loop.p50)),
+    peer.p50 / loop.p50,
+    ">= 5x",
+  );
+  compare(
+    "avg per turn: AI SDK generateText vs Agent",
+    time(per(peer.avg)),
+    time(per(loop.avg)),
+    peer.avg / loop.avg,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await agentLoop();

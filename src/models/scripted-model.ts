@@ -117,7 +117,9 @@ export function scriptedModel(
   ): ReadableStream<ModelEvent> {
     const { signal } = streamOptions;
     const number = turnCount++;
-    requests.push(structuredClone(request));
+    // Hint: a shallow copy, not a deep clone: long runs send hundreds of growing requests, and
+    // messages are never mutated once sent, so copying the list is enough to keep what was asked.
+    requests.push({ ...request, messages: request.messages.slice(), tools: request.tools.slice() });
     let turn: ScriptedTurn | undefined;
     let events: ModelEvent[] = [];
     let next = 0;
