@@ -106,6 +106,28 @@ const tools = Toolset.local([add]);
 export const run = async () => [await tools.listTools(), await tools.call("add", { a: 1, b: 2 })];`,
   },
   {
+    name: "mcp client: connectMcp + core",
+    budget: 20 * KB,
+    source: `import { connectMcp } from "./src/mcp/index.ts";
+export const run = async (url) => {
+  const remote = await connectMcp({ url, namespace: "calc" });
+  const result = [await remote.listTools(), await remote.call("calc__add", { a: 1, b: 2 })];
+  await remote.shutdown();
+  return result;
+};`,
+  },
+  {
+    name: "mcp server: createMcpHandler + core",
+    budget: 20 * KB,
+    source: `import * as v from "valibot";
+import { defineTool, Toolset } from "./src/index.ts";
+import { createMcpHandler } from "./src/mcp/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+export default createMcpHandler(Toolset.local([add]), { name: "calc", version: "1.0.0",
+  allowedHosts: ["calc.example.workers.dev"] });`,
+  },
+  {
     name: "core + agent + scriptedModel",
     budget: 25 * KB,
     source: `import * as v from "valibot";

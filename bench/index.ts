@@ -4,11 +4,13 @@ import { agentLoop } from "./agent-loop.ts";
 import { bundleSizes } from "./bundle-size.ts";
 import { callOverhead } from "./call-overhead.ts";
 import { benchCompaction } from "./compaction.ts";
+import { mcpRoundTrip } from "./mcp-round-trip.ts";
 import { scale } from "./scale.ts";
 
 console.log(`toolwire bench — node ${process.version}, ${new Date().toISOString()}`);
 await callOverhead();
 await scale();
+await mcpRoundTrip();
 await agentLoop();
 await benchCompaction();
 await bundleSizes();

@@ -73,6 +73,37 @@ const steps = [
     },
   },
   {
+    // Starts the fixture server on 127.0.0.1, runs the conformance CLI against it with the
+    // baseline in e2e/mcp-conformance/expected-failures.yaml, then stops the server.
+    name: "mcp-conformance",
+    command: ["node", "--import", "tsx", "e2e/mcp-conformance/run.ts"],
+    timeoutMs: 5 * 60_000,
+    parse({ output }) {
+      const scenarios = [...output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed$/gm)];
+      if (scenarios.length === 0) return null;
+      const listed = (heading) => {
+        const start = output.indexOf(heading);
+        if (start < 0) return [];
+        const block = output.slice(start).split("\n\n")[0];
+        return [...block.matchAll(/^ {2}[~✓✗] (\S+)$/gm)].map((m) => m[1]);
+      };
+      const expected = listed("Expected failures (in baseline):");
+      const stale = listed("Stale baseline entries");
+      const unexpected = listed("Unexpected failures (not in baseline):");
+      const total = /^Total: (.+)$/m.exec(output)?.[1] ?? "?";
+      const details = [
+        `conformance: ${scenarios.length} scenarios, ${expected.length} expected failures (baseline); checks over all scenarios: ${total}`,
+        ...stale.map((name) => `stale baseline entry (now passes): ${name}`),
+        ...unexpected.map((name) => `unexpected failure: ${name}`),
+      ];
+      return {
+        passed: scenarios.length - expected.length - unexpected.length - stale.length,
+        failed: unexpected.length + stale.length,
+        details,
+      };
+    },
+  },
+  {
     name: "playwright",
     command: [bin("playwright"), "test"],
     clean: [PLAYWRIGHT_JSON],

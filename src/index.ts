@@ -54,6 +54,8 @@ export type {
   StepOptions,
   ToolHandlerInput,
   ToolHandlerOutput,
+  ToolLog,
+  ToolLogLevel,
   ToolProgress,
 } from "./execution/handler-io.ts";
 export type { ToolContent } from "./execution/tool-content.ts";

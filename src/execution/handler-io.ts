@@ -27,8 +27,31 @@ export interface ToolProgress {
   message?: string;
 }
 
+/** Tool log level type: the RFC 5424 severities MCP logging uses, least severe first. */
+export type ToolLogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** Tool log interface: one log message from a running tool. */
+export interface ToolLog {
+  /** How severe it is. */
+  level: ToolLogLevel;
+  /** What to log: a string or any JSON-serializable value. */
+  data: unknown;
+  /** The name of the logger that produced it, when the tool names one. */
+  logger?: string;
+}
+
 /** Step options interface. */
 export interface StepOptions {
   /** Receives the tool's progress reports while this step runs. */
   onProgress?(progress: ToolProgress): void;
+  /** Receives the tool's log messages while this step runs (an MCP server forwards them). */
+  onLog?(log: ToolLog): void;
 }

@@ -1,5 +1,5 @@
 import type { ToolName } from "../declaration/tool-name.ts";
-import type { ToolProgress } from "../execution/handler-io.ts";
+import type { ToolLog, ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
 import type { ToolInteractionKind } from "../interaction/interaction-request.ts";
 import type { ToolContext } from "./tool-context.ts";
 
@@ -9,6 +9,8 @@ export interface ContextPort {
   "~signal"(): AbortSignal;
   /** Forwards a progress report to the step in flight. */
   "~progress"(update: ToolProgress): void;
+  /** Forwards a log message to the step in flight. */
+  "~log"(log: ToolLog): void;
   /** Suspends the call on a question for the caller. */
   "~ask"(prompt: string, kind: ToolInteractionKind): Promise<unknown>;
 }
@@ -49,6 +51,9 @@ export class LocalContext implements ToolContext {
   }
 
   readonly progress = (update: ToolProgress): void => this.#port["~progress"](update);
+
+  readonly log = (level: ToolLogLevel, data: unknown, logger?: string): void =>
+    this.#port["~log"](logger === undefined ? { level, data } : { level, data, logger });
 
   readonly requestText = (prompt: string, options?: { multiline?: boolean }): Promise<string> =>
     this.#port["~ask"](prompt, {

@@ -4,6 +4,7 @@ import type {
   StepOptions,
   ToolHandlerInput,
   ToolHandlerOutput,
+  ToolLog,
   ToolProgress,
 } from "../execution/handler-io.ts";
 import { ToolResult } from "../execution/tool-result.ts";
@@ -49,6 +50,7 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
   #pending: Pending | undefined;
   #cancelled: ToolError | undefined;
   #onProgress: ((progress: ToolProgress) => void) | undefined;
+  #onLog: ((log: ToolLog) => void) | undefined;
 
   /**
    * Creates a handler in the ready state.
@@ -147,6 +149,7 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
 
   async #next(options?: StepOptions): Promise<ToolHandlerOutput> {
     this.#onProgress = options?.onProgress;
+    this.#onLog = options?.onLog;
     const queued = this.#queued;
     this.#queued = undefined;
     const event =
@@ -204,6 +207,15 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
       this.#onProgress?.(update);
     } catch {
       // Hint: the listener belongs to the caller; its bug must not fail the call.
+    }
+  }
+
+  /** Forwards a log message to the step in flight; a faulty listener never breaks the tool. */
+  "~log"(log: ToolLog): void {
+    try {
+      this.#onLog?.(log);
+    } catch {
+      // Hint: as with progress, the listener's bug must not fail the call.
     }
   }
 

@@ -1,5 +1,5 @@
 import type { ToolName } from "../declaration/tool-name.ts";
-import type { ToolProgress } from "../execution/handler-io.ts";
+import type { ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
 
 /**
  * Tool context interface: what a running local tool can use besides its arguments.
@@ -13,6 +13,16 @@ export interface ToolContext {
   toolName: ToolName;
   /** Reports progress to whoever drives the call. */
   progress(update: ToolProgress): void;
+  /**
+   * Logs a message to whoever drives the call (an MCP server sends it as
+   * `notifications/message`, filtered by the client's `logging/setLevel`). Nobody listening is
+   * fine: the message is dropped.
+   *
+   * @param level How severe it is.
+   * @param data A string or any JSON-serializable value.
+   * @param logger The name of the logger, e.g. a component of the tool.
+   */
+  log(level: ToolLogLevel, data: unknown, logger?: string): void;
   /**
    * Asks the caller for text; needs `interactions: { text: true }` (or `multilineText`).
    *

@@ -1,6 +1,6 @@
 import { ToolError } from "../errors.ts";
 import type { ToolHandlerBackend } from "../execution/backend.ts";
-import type { ToolProgress } from "../execution/handler-io.ts";
+import type { StepOptions, ToolLog, ToolProgress } from "../execution/handler-io.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
@@ -14,6 +14,8 @@ export interface CallOptions {
   callId?: string;
   /** Receives the tool's progress reports. */
   onProgress?(progress: ToolProgress): void;
+  /** Receives the tool's log messages (`ctx.log`). */
+  onLog?(log: ToolLog): void;
   /** Answers the tool's questions; without it, a question fails the call with `unsupported`. */
   onInteraction?(request: ToolInteractionRequest): Promise<ToolInteractionResponse>;
 }
@@ -46,7 +48,7 @@ export async function driveHandler(
         .catch(() => {});
     });
   if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
-  const stepOptions = options.onProgress ? { onProgress: options.onProgress } : undefined;
+  const stepOptions = stepOptionsOf(options);
   try {
     const invoke =
       options.callId === undefined
@@ -76,4 +78,12 @@ export async function driveHandler(
   } finally {
     if (onAbort) signal.removeEventListener("abort", onAbort);
   }
+}
+
+function stepOptionsOf({ onProgress, onLog }: CallOptions): StepOptions | undefined {
+  if (!onProgress && !onLog) return undefined;
+  const step: StepOptions = {};
+  if (onProgress) step.onProgress = onProgress;
+  if (onLog) step.onLog = onLog;
+  return step;
 }

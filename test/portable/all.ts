@@ -8,6 +8,7 @@ import { cases as compaction } from "./compaction.cases.ts";
 import { cases as core } from "./core.cases.ts";
 import type { PortableCase } from "./harness.ts";
 import { cases as mcpClient } from "./mcp-client.cases.ts";
+import { cases as mcpRoundTrip } from "./mcp-round-trip.cases.ts";
 import { cases as mcpServer } from "./mcp-server.cases.ts";
 import { cases as smoke } from "./smoke.cases.ts";
 
@@ -18,4 +19,5 @@ export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "mcp-client.cases.ts", cases: mcpClient },
   { file: "agent.cases.ts", cases: agent },
   { file: "compaction.cases.ts", cases: compaction },
+  { file: "mcp-round-trip.cases.ts", cases: mcpRoundTrip },
 ];

@@ -135,7 +135,8 @@ export class McpSession {
     } catch (error) {
       throw sessionError(error, options);
     } finally {
-      response.body?.cancel().catch(() => {});
+      // Hint: cancelling a body already read fails with a costly TypeError; skip it then.
+      if (!response.bodyUsed) response.body?.cancel().catch(() => {});
     }
   }
 

@@ -5,6 +5,7 @@ import type {
   StepOptions,
   ToolHandlerInput,
   ToolHandlerOutput,
+  ToolLog,
   ToolProgress,
 } from "../../execution/handler-io.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
@@ -21,6 +22,7 @@ import {
 } from "../json-rpc.ts";
 import { elicitResultFor, interactionFromElicitation } from "./elicitation.ts";
 import { createIdleTimer, type IdleTimer } from "./idle-timer.ts";
+import { logFromMcp } from "./log-from-mcp.ts";
 import type { McpSession, ServerMessage } from "./mcp-session.ts";
 import type { RemoteCallPlan } from "./remote-call-plan.ts";
 import { resultFromMcp } from "./result-from-mcp.ts";
@@ -36,8 +38,9 @@ type Event =
 /**
  * The remote handler: one `tools/call` on an MCP server, as the same state machine as a local
  * handler (ready → running ⇄ pending → finished). Progress notifications reach `onProgress`,
- * `elicitation/create` on the call's stream becomes a form interaction, and `cancel` (or the
- * idle deadline) sends `notifications/cancelled` upstream before aborting the request.
+ * log messages on the call's stream reach `onLog`, `elicitation/create` on it becomes a form
+ * interaction, and `cancel` (or the idle deadline) sends `notifications/cancelled` upstream
+ * before aborting the request.
  */
 export class RemoteHandler implements ToolHandlerBackend {
   readonly #session: McpSession;
@@ -53,6 +56,7 @@ export class RemoteHandler implements ToolHandlerBackend {
   #pending: Extract<Event, { type: "ask" }> | undefined;
   #failure: ToolError | undefined;
   #onProgress: ((progress: ToolProgress) => void) | undefined;
+  #onLog: ((log: ToolLog) => void) | undefined;
 
   /**
    * Creates a handler in the ready state.
@@ -166,6 +170,7 @@ export class RemoteHandler implements ToolHandlerBackend {
 
   async #next(options: StepOptions | undefined): Promise<ToolHandlerOutput> {
     this.#onProgress = options?.onProgress;
+    this.#onLog = options?.onLog;
     const event =
       this.#events.shift() ??
       (await new Promise<Event>((resolve, reject) => {
@@ -207,17 +212,16 @@ export class RemoteHandler implements ToolHandlerBackend {
   }
 
   #onNotification({ method, params = {} }: JsonRpcNotification): void {
+    // Hint: a log message on this call's stream belongs to this call.
+    const log = method === "notifications/message" ? logFromMcp(params) : undefined;
+    if (log) return void listen(this.#onLog, log);
     if (method !== "notifications/progress" || params.progressToken !== this.#requestId) return;
     if (typeof params.progress !== "number") return;
     this.#timer.arm();
     const update: ToolProgress = { progress: params.progress };
     if (typeof params.total === "number") update.total = params.total;
     if (typeof params.message === "string") update.message = params.message;
-    try {
-      this.#onProgress?.(update);
-    } catch {
-      // Hint: a faulty progress listener must not break the call it listens to.
-    }
+    listen(this.#onProgress, update);
   }
 
   // Returns the reply to send now, or nothing when the caller will answer.
@@ -283,4 +287,12 @@ export class RemoteHandler implements ToolHandlerBackend {
 
 function unsupported(operation: string): ToolError {
   return new ToolError({ type: "unsupported", operation });
+}
+
+function listen<T>(listener: ((value: T) => void) | undefined, value: T): void {
+  try {
+    listener?.(value);
+  } catch {
+    // Hint: a faulty listener must not break the call it listens to.
+  }
 }

@@ -9,10 +9,18 @@ import { createPendingRequests } from "./pending-requests.ts";
 import type { ServerState } from "./server-state.ts";
 import { createSessionStore } from "./sessions.ts";
 
-/** MCP handler interface: a web-standard request handler. `fetch` is unbound-safe. */
+/**
+ * MCP handler interface: a web-standard request handler. `fetch` is unbound-safe and has the
+ * shape of the global `fetch`, so it also serves as a client's in-process transport
+ * (`connectMcp({ url, fetch: handler.fetch })`).
+ */
 export interface McpHandler {
-  /** Answers one HTTP request; never rejects. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one HTTP request; never rejects. Given a `Request`, further arguments (a Worker's
+   * `env` and `ctx`, Deno's connection info) are ignored; given a URL, `init` describes the
+   * request as for the global `fetch`.
+   */
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
 }
 
 /**
@@ -42,9 +50,9 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     inFlight: createInFlightCalls(),
     logLevel: undefined,
   };
-  const fetch = async (request: Request): Promise<Response> => {
+  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
     try {
-      return await route(state, request);
+      return await route(state, input instanceof Request ? input : new Request(input, init));
     } catch {
       // Hint: never leak a stack; the details stay on the server.
       return httpError(500, "Internal Server Error", new Headers());

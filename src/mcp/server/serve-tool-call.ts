@@ -1,5 +1,5 @@
 import { isToolError, ToolError } from "../../errors.ts";
-import type { ToolProgress } from "../../execution/handler-io.ts";
+import type { ToolLog, ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import {
@@ -10,7 +10,7 @@ import {
   jsonRpcRequest,
   jsonRpcResult,
 } from "../json-rpc.ts";
-import { toMcpCallToolResult } from "../protocol.ts";
+import { LOGGING_LEVELS, type McpLoggingLevel, toMcpCallToolResult } from "../protocol.ts";
 import { toElicitParams, toInteractionResponse } from "./elicitation.ts";
 import { jsonResponse } from "./json-response.ts";
 import { createResponseChannel, type ResponseChannel } from "./response-channel.ts";
@@ -23,7 +23,9 @@ export const REQUEST_CANCELLED = -32800;
 /**
  * Answers a `tools/call`: as plain JSON when the tool just completes, as an SSE stream once it
  * reports progress (and the request carried `_meta.progressToken`) or asks a question that
- * becomes an elicitation. `notifications/cancelled` for the request aborts the tool's
+ * becomes an elicitation. The tool's `ctx.log` messages at or above the level the client set with
+ * `logging/setLevel` (all of them before it sets one) go out as `notifications/message` on the
+ * same stream. `notifications/cancelled` for the request aborts the tool's
  * `ctx.signal`, and the stream then ends without a response, as the cancellation spec asks.
  *
  * @param state The server.
@@ -56,6 +58,7 @@ export function serveToolCall(
       const result = await state.toolset.call(name, args, {
         signal: controller.signal,
         ...(onProgress ? { onProgress } : {}),
+        onLog: logSender(state, scope, channel),
         onInteraction: (request) => ask(state, scope, channel, controller.signal, request),
       });
       channel.finish(jsonRpcResult(message.id, toMcpCallToolResult(result)), cancelled(message));
@@ -88,6 +91,23 @@ function progressSender(
     if (typeof update.total === "number") params.total = update.total;
     if (typeof update.message === "string") params.message = update.message;
     channel.send(jsonRpcNotification("notifications/progress", params));
+  };
+}
+
+function logSender(
+  state: ServerState,
+  scope: RequestScope,
+  channel: ResponseChannel,
+): (log: ToolLog) => void {
+  return ({ level, data, logger }) => {
+    const severity = LOGGING_LEVELS.indexOf(level as McpLoggingLevel);
+    if (severity < 0) return;
+    // Hint: read the level per message, so a `logging/setLevel` during the call applies at once.
+    const threshold = scope.session ? scope.session.logLevel : state.logLevel;
+    if (threshold !== undefined && severity < LOGGING_LEVELS.indexOf(threshold)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (typeof logger === "string") params.logger = logger;
+    channel.send(jsonRpcNotification("notifications/message", params));
   };
 }
 

@@ -1,0 +1,111 @@
+// One MCP `tools/call` round trip, in-process, no sockets: our connectMcp client through our
+// createMcpHandler (the handler's `fetch` is the client's transport, so every request is a real
+// Request/Response with JSON-RPC bodies) next to the official SDK's Client and McpServer over its
+// InMemoryTransport (which passes message objects, no HTTP at all), measured in the same run.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { do_not_optimize, measure } from "mitata";
+import * as v from "valibot";
+import { z } from "zod";
+import { loadCore, loadDist } from "./load.ts";
+import { compare, section, time } from "./report.ts";
+
+type Mcp = typeof import("../src/mcp/index.ts");
+
+async function ours() {
+  const { defineTool, Toolset } = await loadCore();
+  const { connectMcp, createMcpHandler } = await loadDist<Mcp>("mcp/index.js");
+  const add = defineTool({
+    name: "add",
+    description: "Adds two numbers",
+    readOnly: true,
+    input: v.object({ a: v.number(), b: v.number() }),
+    call: ({ a, b }) => String(a + b),
+  });
+  const handler = createMcpHandler(Toolset.local([add]), { name: "bench", version: "1.0.0" });
+  const client = await connectMcp({ url: "http://localhost/mcp", fetch: handler.fetch });
+  return {
+    call: () => client.call("add", { a: 1, b: 2 }),
+    close: () => client.shutdown(),
+  };
+}
+
+function sdkServer(): McpServer {
+  const server = new McpServer({ name: "bench", version: "1.0.0" });
+  server.registerTool(
+    "add",
+    { description: "Adds two numbers", inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+  );
+  return server;
+}
+
+// The SDK's own fastest path: message objects handed across, no HTTP.
+async function sdkInMemory() {
+  const server = sdkServer();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(clientSide);
+  return sdkClient(client, server);
+}
+
+// Like for like with ours: the SDK's web-standard Streamable HTTP server transport, its
+// Streamable HTTP client transport, and an in-process fetch between them.
+async function sdkHttp() {
+  const server = sdkServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => crypto.randomUUID(),
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
+      fetch: (input, init) => transport.handleRequest(new Request(input, init)),
+    }),
+  );
+  return sdkClient(client, server);
+}
+
+function sdkClient(client: Client, server: McpServer) {
+  return {
+    call: () => client.callTool({ name: "add", arguments: { a: 1, b: 2 } }),
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * Measures a `tools/call` round trip: our client + handler vs the SDK's client + server over
+ * its in-memory transport and over its Streamable HTTP transports, p50/avg/p99.
+ */
+export async function mcpRoundTrip(): Promise<void> {
+  const toolwire = await ours();
+  const inMemory = await sdkInMemory();
+  const http = await sdkHttp();
+  try {
+    const a = await measure(async () => do_not_optimize(await toolwire.call()));
+    const b = await measure(async () => do_not_optimize(await inMemory.call()));
+    const c = await measure(async () => do_not_optimize(await http.call()));
+    section("MCP tools/call round trip, in-process (no sockets): toolwire vs the official SDK");
+    console.log("toolwire: connectMcp → createMcpHandler, the handler's fetch as transport");
+    console.log("SDK in-memory: Client → McpServer over InMemoryTransport (no HTTP)");
+    console.log("SDK HTTP: Client → McpServer over Streamable HTTP transports, in-process fetch");
+    compare("p50 vs SDK in-memory", time(a.p50), time(b.p50), a.p50 / b.p50, "<= 0.5x");
+    compare("avg vs SDK in-memory", time(a.avg), time(b.avg), a.avg / b.avg);
+    compare("p99 vs SDK in-memory", time(a.p99), time(b.p99), a.p99 / b.p99);
+    compare("p50 vs SDK HTTP", time(a.p50), time(c.p50), a.p50 / c.p50, "<= 0.5x");
+    compare("avg vs SDK HTTP", time(a.avg), time(c.avg), a.avg / c.avg);
+    compare("p99 vs SDK HTTP", time(a.p99), time(c.p99), a.p99 / c.p99);
+  } finally {
+    await toolwire.close();
+    await inMemory.close();
+    await http.close();
+  }
+}

@@ -1,0 +1,32 @@
+// The README's Cloudflare example must stay deployable: wrangler bundles it offline
+// (`deploy --dry-run`), without nodejs_compat, into a module with no Node built-in imports.
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect, test } from "vitest";
+
+const root = join(import.meta.dirname, "../..");
+
+test("wrangler deploy --dry-run bundles examples/worker without nodejs_compat", async () => {
+  const config = await readFile(join(root, "examples/worker/wrangler.jsonc"), "utf8");
+  expect(config).not.toMatch(/"compatibility_flags"\s*:\s*\[[^\]]*nodejs_compat/);
+  const outdir = await mkdtemp(join(tmpdir(), "toolwire-wrangler-"));
+  try {
+    await promisify(execFile)(
+      join(root, "node_modules/.bin/wrangler"),
+      ["deploy", "--dry-run", "--outdir", outdir, "-c", "examples/worker/wrangler.jsonc"],
+      { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" } },
+    );
+    const files = await readdir(outdir);
+    expect(files).toContain("worker.js");
+    const bundle = await readFile(join(outdir, "worker.js"), "utf8");
+    expect(bundle).toContain("createMcpHandler");
+    expect(bundle).not.toMatch(/from\s*["'](node:|cloudflare:)/);
+  } finally {
+    await rm(outdir, { recursive: true, force: true });
+    // Hint: wrangler leaves its scratch directory next to the config.
+    await rm(join(root, "examples/worker/.wrangler"), { recursive: true, force: true });
+  }
+}, 60_000);
