@@ -104,6 +104,13 @@ const steps = [
     },
   },
   {
+    // Packs the tarball, installs it into a fresh project, type-checks a consumer of every entry
+    // and runs it with code generation disallowed (what Workers and strict-CSP pages enforce).
+    name: "package",
+    command: ["node", "scripts/check-package.mjs"],
+    timeoutMs: 3 * 60_000,
+  },
+  {
     name: "playwright",
     command: [bin("playwright"), "test"],
     clean: [PLAYWRIGHT_JSON],
