@@ -18,10 +18,19 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
-    command: "node_modules/.bin/vite build --logLevel warn && node_modules/.bin/vite preview",
-    url: "http://127.0.0.1:4173",
-    reuseExistingServer: !process.env.CI,
-    timeout: 60_000,
-  },
+  webServer: [
+    {
+      command: "node_modules/.bin/vite build --logLevel warn && node_modules/.bin/vite preview",
+      url: "http://127.0.0.1:4173",
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+    },
+    {
+      // An MCP server the demo page connects to (e2e/demo-mcp-server.ts).
+      command: "node_modules/.bin/tsx e2e/demo-mcp-server.ts",
+      port: 4174,
+      reuseExistingServer: !process.env.CI,
+      timeout: 30_000,
+    },
+  ],
 });

@@ -1,3 +1,203 @@
-// Placeholder demo: proves the page bundles and runs a module. The real demo is a later issue.
-const status = document.querySelector<HTMLParagraphElement>("#status");
-if (status) status.textContent = "toolwire demo — coming soon";
+import type { ToolInfo } from "../src/index.ts";
+import { headParts } from "./compaction-record.ts";
+import { DemoSession } from "./demo-session.ts";
+import {
+  createModel,
+  loadApiKey,
+  loadSettings,
+  modelLabel,
+  saveApiKey,
+  saveSettings,
+} from "./settings.ts";
+import { openStore } from "./store.ts";
+import { createDemoTools } from "./tools/demo-tools.ts";
+import { createChatView } from "./ui/chat-view.ts";
+import { createCompactionPanel } from "./ui/compaction-panel.ts";
+import { createComposer } from "./ui/composer.ts";
+import { element } from "./ui/element.ts";
+import { createPromptDock } from "./ui/prompt-dock.ts";
+import { createSettingsPanel } from "./ui/settings-panel.ts";
+import { createTabs } from "./ui/tabs.ts";
+import { createTimelinePanel } from "./ui/timeline-panel.ts";
+import { createToolsPanel } from "./ui/tools-panel.ts";
+
+// Hint: the page's wiring only; each piece lives in its own module under demo/.
+async function start(root: HTMLElement): Promise<void> {
+  const { store, persistent } = await openStore();
+  const demo = createDemoTools(store);
+  let settings = loadSettings();
+  const session = new DemoSession({
+    store,
+    demo,
+    model: () => createModel(settings, loadApiKey(settings.provider)),
+    offline: () => settings.provider === "offline",
+    thresholdTokens: () => settings.thresholdTokens,
+  });
+  const localTools: ToolInfo[] = await session.local.listTools();
+  const allTools = () => [...localTools, ...session.remotes.list.flatMap((remote) => remote.tools)];
+  const readOnly = (name: string) => {
+    const info = allTools().find((tool) => tool.name === name);
+    return info === undefined ? undefined : info.annotations.readOnlyHint === true;
+  };
+
+  const chat = createChatView({ empty: intro(persistent), readOnly });
+  const dock = createPromptDock();
+  const composer = createComposer({
+    send: (text) => void session.send(text).catch(report),
+    stop: () => session.stop(),
+  });
+  const compaction = createCompactionPanel({
+    setThreshold: (tokens) => {
+      settings = { ...settings, thresholdTokens: tokens };
+      saveSettings(settings);
+      drawContext();
+    },
+    compactNow: () => void session.compactNow().catch(report),
+  });
+  const timeline = createTimelinePanel();
+  const tools = createToolsPanel({
+    alwaysAllow: session.alwaysAllow,
+    connect: async (url, namespace) => {
+      const { connectMcp } = await import("../src/mcp/index.ts");
+      await session.remotes.connect(url, namespace, connectMcp);
+    },
+    disconnect: (remote) => session.remotes.disconnect(remote),
+  });
+  const badge = element("button", {
+    className: "model-badge",
+    attrs: { type: "button", title: "Change the model in Settings" },
+    on: { click: () => tabs.select("settings") },
+  });
+  const settingsPanel = createSettingsPanel({
+    settings,
+    apiKey: (provider) => loadApiKey(provider),
+    save: (next, key) => {
+      settings = next;
+      saveSettings(next);
+      saveApiKey(next.provider, key);
+      drawBadge();
+    },
+  });
+  const tabs = createTabs([
+    { id: "context", label: "Context", panel: compaction.element },
+    { id: "timeline", label: "Timeline", panel: timeline.element },
+    { id: "tools", label: "Tools", panel: tools.element },
+    { id: "settings", label: "Settings", panel: settingsPanel },
+  ]);
+  const drawBadge = () => {
+    const label = modelLabel(settings);
+    // Hint: on a phone the long label would be cut, and "(no AI)" is the part that matters.
+    const short = settings.provider === "offline" ? "Offline script (no AI)" : label;
+    badge.replaceChildren(
+      element("span", { className: "wide-only", text: label }),
+      element("span", { className: "narrow-only", text: short }),
+    );
+  };
+  drawBadge();
+
+  const drawContext = () => {
+    const head = headParts(session.conversation.messages[0]);
+    compaction.update({
+      tokens: session.tokens,
+      threshold: settings.thresholdTokens,
+      messages: session.conversation.messages.length,
+      running: session.running,
+      records: session.compactions,
+      summaries: head.summaries,
+      carried: head.carried,
+    });
+  };
+  session.on("items", (items) => chat.upsert(items));
+  session.on("reset", (items) => {
+    chat.reset(items);
+    timeline.clear();
+  });
+  session.on("timeline", (entry) => timeline.add(entry));
+  session.on("context", drawContext);
+  session.on("prompt", (prompt) => dock.show(prompt));
+  session.on("running", (running) => {
+    composer.setRunning(running);
+    drawContext();
+    if (!running) composer.focus();
+  });
+  session.on("tools", () => tools.update(localTools, session.remotes.list));
+
+  root.replaceChildren(
+    element("header", { className: "topbar" }, [
+      element("div", { className: "brand" }, [
+        element("span", { className: "logo", text: "tw", attrs: { "aria-hidden": "true" } }),
+        element("h1", {}, ["toolwire ", element("span", { className: "muted", text: "demo" })]),
+      ]),
+      badge,
+      element(
+        "button",
+        {
+          className: "button",
+          attrs: { type: "button", "data-testid": "new-conversation" },
+          on: {
+            click: () => {
+              if (
+                session.log.items.length === 0 ||
+                confirm("Start over? This clears the transcript and the todo list.")
+              ) {
+                void session.reset().catch(report);
+              }
+            },
+          },
+        },
+        ["New", element("span", { className: "wide-only", text: " conversation" })],
+      ),
+    ]),
+    element("main", { className: "layout" }, [
+      element("section", { className: "chat", attrs: { "aria-label": "Chat" } }, [
+        chat.element,
+        dock.element,
+        composer.element,
+      ]),
+      element("aside", { className: "sidebar", attrs: { "aria-label": "Inspector" } }, [
+        tabs.element,
+      ]),
+    ]),
+  );
+  tools.update(localTools, session.remotes.list);
+  await session.load();
+  drawContext();
+  composer.setRunning(false);
+  composer.focus();
+}
+
+function intro(persistent: boolean): HTMLElement {
+  return element("div", { className: "intro" }, [
+    element("h2", { text: "An agent that runs entirely in this tab" }),
+    element("p", {
+      text: "toolwire's agent loop calls tools defined in this page, asks you before anything writes, and compacts its transcript as it grows (watch the Context tab). Tool state such as the todo list is carried through compaction word for word.",
+    }),
+    element("p", {
+      text: "The model is an offline script, not an AI: it recognises the suggested prompts below, so everything works without a network or a key. Switch to a real model in Settings.",
+    }),
+    persistent
+      ? element("p", {
+          className: "help",
+          text: "The conversation is saved in this browser (IndexedDB) and survives a reload.",
+        })
+      : element("p", {
+          className: "help",
+          text: "IndexedDB is unavailable here, so the conversation lasts until you reload.",
+        }),
+  ]);
+}
+
+function report(error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  document.querySelector(".fatal")?.remove();
+  document.body.append(
+    element("div", {
+      className: "fatal",
+      attrs: { role: "alert" },
+      text: `Something went wrong: ${message}`,
+    }),
+  );
+}
+
+const root = document.querySelector<HTMLElement>("#app");
+if (root) start(root).catch(report);

@@ -1,0 +1,113 @@
+import type { AgentEvent, Message, RunResult } from "../src/agent/index.ts";
+import { CARRIED_STATE_HEADER } from "../src/compaction/carried-block.ts";
+import { SUMMARY_MARKER } from "../src/compaction/summary-block.ts";
+
+/**
+ * Compaction record interface: one compaction as the page's log shows it.
+ */
+export interface CompactionRecord {
+  /** A unique id. */
+  id: string;
+  /** When it happened (ISO 8601). */
+  at: string;
+  /** Why: `threshold`, `predicted`, `requested`, `overflow`, or `manual` (the button). */
+  reason: string;
+  before: { messages: number; tokens: number };
+  after: { messages: number; tokens: number };
+  /** Whether a summary was installed (otherwise only the lossless passes changed things). */
+  summarized: boolean;
+  /** The summary this compaction added to message 0. */
+  summary?: string;
+  /** The carried-state block's text after this compaction, header excluded. */
+  carried?: string;
+  /** The transcript as it was before the rewrite. */
+  transcript: Message[];
+}
+
+type CompactedAgentEvent = Extract<AgentEvent, { type: "compacted" }>;
+
+/**
+ * Head parts interface: the compaction-owned parts of message 0.
+ */
+export interface HeadParts {
+  /** The summaries folded in so far, oldest first, marker line removed. */
+  summaries: string[];
+  /** The carried-state block, header line removed. */
+  carried?: string;
+}
+
+/**
+ * Returns the summaries and the carried-state block that compaction installed in message 0.
+ *
+ * @param head Message 0, if any.
+ * @returns Its parts.
+ */
+export function headParts(head: Message | undefined): HeadParts {
+  const parts: HeadParts = { summaries: [] };
+  for (const block of head?.content ?? []) {
+    if (block.type !== "text") continue;
+    const text = block.text.trimStart();
+    if (text.startsWith(SUMMARY_MARKER)) {
+      parts.summaries.push(text.slice(SUMMARY_MARKER.length).replace(/^\n/, ""));
+    } else if (text.startsWith(CARRIED_STATE_HEADER)) {
+      parts.carried = text.slice(CARRIED_STATE_HEADER.length).replace(/^\n/, "");
+    }
+  }
+  return parts;
+}
+
+/**
+ * Returns the records of the compactions one run made: its `compacted` events paired, in
+ * order, with the pre-rewrite transcripts the run left in `conversation.rewritten`.
+ *
+ * Hint: the message 0 that compaction `k` installed is message 0 of the transcript compaction
+ * `k + 1` started from, or of the final transcript for the last one.
+ *
+ * @param events The run's `compacted` events.
+ * @param result The run's result.
+ * @returns The records, oldest first.
+ */
+export function compactionRecords(
+  events: readonly CompactedAgentEvent[],
+  result: RunResult,
+): CompactionRecord[] {
+  const { rewritten, messages } = result.conversation;
+  return events.map((event, k) => {
+    const head = (rewritten[k + 1] ?? messages)[0];
+    const previous = headParts(rewritten[k]?.[0]);
+    return recordOf(event, event.reason, rewritten[k] ?? [], head, previous.summaries.length);
+  });
+}
+
+/**
+ * Returns the record of one compaction, given the transcript before and message 0 after.
+ *
+ * @param event The sizes and whether it summarised.
+ * @param reason Why it ran.
+ * @param transcript The transcript before the rewrite.
+ * @param head Message 0 after the rewrite.
+ * @param summariesBefore How many summaries message 0 held before.
+ * @returns The record.
+ */
+export function recordOf(
+  event: Omit<CompactedAgentEvent, "reason" | "summaryError">,
+  reason: string,
+  transcript: Message[],
+  head: Message | undefined,
+  summariesBefore: number,
+): CompactionRecord {
+  const parts = headParts(head);
+  const record: CompactionRecord = {
+    id: crypto.randomUUID(),
+    at: new Date().toISOString(),
+    reason,
+    before: { ...event.before },
+    after: { ...event.after },
+    summarized: event.summarized,
+    transcript,
+  };
+  const summary = event.summarized ? parts.summaries[summariesBefore] : undefined;
+  if (summary !== undefined) record.summary = summary;
+  if (parts.carried !== undefined) record.carried = parts.carried;
+  return record;
+}

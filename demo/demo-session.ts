@@ -1,0 +1,288 @@
+import { EventEmitter } from "eventemitter3";
+import {
+  Agent,
+  type AgentEvent,
+  type Approver,
+  type Conversation,
+  compact,
+  emptyConversation,
+  extractiveSummarizer,
+  modelSummarizer,
+  type Summarizer,
+} from "../src/agent/index.ts";
+import { estimateTokens } from "../src/compaction/estimate-tokens.ts";
+import { Toolset } from "../src/index.ts";
+import type { Model } from "../src/models/index.ts";
+import {
+  type CompactionRecord,
+  compactionRecords,
+  headParts,
+  recordOf,
+} from "./compaction-record.ts";
+import { createDisplayLog, type DisplayItem, type DisplayLog } from "./display-log.ts";
+import { createPromptQueue, type PendingPrompt, type PromptQueue } from "./prompt-queue.ts";
+import { createRemoteServers, type RemoteServers } from "./remote-servers.ts";
+import { loadSession, saveSession } from "./saved-session.ts";
+import type { Store } from "./store.ts";
+import type { DemoTools } from "./tools/demo-tools.ts";
+
+/** Messages a summary keeps verbatim in the demo (small, so compaction is easy to see). */
+export const KEEP_RECENT = 4;
+
+const INSTRUCTIONS = [
+  "You are the assistant of the toolwire demo page, running in the user's browser.",
+  "Use the tools: calculator for arithmetic, save_note/list_notes for notes, todo for a plan",
+  "(keep it current), clock for the time, ask_user when you need information from the user,",
+  "slow_task when asked to run it. Answer briefly.",
+].join(" ");
+
+/** Timeline entry interface: one agent event, as the timeline lists it. */
+export interface TimelineEntry {
+  /** Milliseconds since the run started. */
+  ms: number;
+  event: AgentEvent;
+}
+
+/** Demo session events: what the views listen to. */
+export type DemoSessionEvents = {
+  items: [items: DisplayItem[]];
+  reset: [items: readonly DisplayItem[]];
+  timeline: [entry: TimelineEntry | undefined];
+  context: [];
+  running: [running: boolean];
+  prompt: [prompt: PendingPrompt | undefined];
+  tools: [];
+};
+
+/** Demo session options interface. */
+export interface DemoSessionOptions {
+  store: Store;
+  demo: DemoTools;
+  /** Returns the model to use for the next run (the settings may have changed). */
+  model(): Model | Promise<Model>;
+  /** Whether the offline model is selected (it then summarises extractively). */
+  offline(): boolean;
+  /** The compaction threshold now. */
+  thresholdTokens(): number;
+}
+
+/**
+ * The page's session: the conversation, its visible transcript, the compaction log, the
+ * prompts waiting for the person, and the run in flight. Views listen to its events.
+ */
+export class DemoSession extends EventEmitter<DemoSessionEvents> {
+  conversation: Conversation = emptyConversation();
+  log: DisplayLog = createDisplayLog();
+  compactions: CompactionRecord[] = [];
+  /** Connected MCP servers; their tools join the agent's. */
+  readonly remotes: RemoteServers = createRemoteServers(() => this.emit("tools"));
+  /** Writing tools the person chose to allow without being asked. */
+  readonly alwaysAllow = new Set<string>(["todo"]);
+  readonly prompts: PromptQueue;
+  readonly local: Toolset;
+  #options: DemoSessionOptions;
+  #controller: AbortController | undefined;
+  #automatic = new Set<string>();
+
+  /**
+   * Creates the session.
+   *
+   * @param options The store, tools, model and threshold.
+   */
+  constructor(options: DemoSessionOptions) {
+    super();
+    this.#options = options;
+    this.local = Toolset.local(options.demo.tools);
+    this.prompts = createPromptQueue((prompt) => this.emit("prompt", prompt));
+  }
+
+  /** Whether a run or a compaction is in flight. */
+  get running(): boolean {
+    return this.#controller !== undefined;
+  }
+
+  /** The toolsets the agent gets: connected servers first, local tools last (they win). */
+  get toolsets(): Toolset[] {
+    return [...this.remotes.list.map((remote) => remote.toolset), this.local];
+  }
+
+  /** The current transcript's estimated size, in tokens. */
+  get tokens(): number {
+    return estimateTokens(this.conversation.messages);
+  }
+
+  /** The carried-state block in message 0, header excluded. */
+  get carried(): string | undefined {
+    return headParts(this.conversation.messages[0]).carried;
+  }
+
+  /** Restores the saved conversation, transcript, compaction log and todo list. */
+  async load(): Promise<void> {
+    const { store, demo } = this.#options;
+    const [saved] = await Promise.all([loadSession(store), demo.todo.load()]);
+    this.conversation = saved.conversation;
+    this.log = createDisplayLog(saved.items);
+    this.compactions = saved.compactions;
+    this.emit("reset", this.log.items);
+    this.emit("context");
+  }
+
+  /** Clears the conversation, the todo list and the logs (notes stay: they are data). */
+  async reset(): Promise<void> {
+    this.stop();
+    this.conversation = emptyConversation();
+    this.log = createDisplayLog();
+    this.compactions = [];
+    await this.#options.demo.todo.clear();
+    await this.#save();
+    this.emit("reset", this.log.items);
+    this.emit("timeline", undefined);
+    this.emit("context");
+  }
+
+  /** Cancels everything in flight: the model request, running tools and open prompts. */
+  stop(): void {
+    this.#controller?.abort(new Error("stopped by the user"));
+  }
+
+  /**
+   * Sends a message and runs the agent until it answers, stops or is stopped.
+   *
+   * @param text The user's message.
+   */
+  async send(text: string): Promise<void> {
+    if (this.running || text.trim() === "") return;
+    const controller = this.#begin();
+    const runId = `r${Date.now().toString(36)}`;
+    this.log.startRun(runId);
+    this.emit("items", [this.log.add({ type: "user", id: `${runId}-u`, text })]);
+    this.emit("timeline", undefined);
+    const started = performance.now();
+    try {
+      const agent = new Agent({
+        model: await this.#options.model(),
+        toolsets: this.toolsets,
+        instructions: INSTRUCTIONS,
+        approver: this.#approver,
+        // Hint: someone is watching, so a sending call in a turn holding private data and
+        // untrusted content is put to them rather than blocked outright (the library default).
+        interlock: "ask",
+        onInteraction: (request, signal) => this.prompts.interact(request, signal),
+        compaction: {
+          thresholdTokens: this.#options.thresholdTokens(),
+          keepRecent: KEEP_RECENT,
+          compactTool: true,
+          ...this.#summarizerOption(),
+        },
+      });
+      const run = agent.run(text, { signal: controller.signal, conversation: this.conversation });
+      const compacted: Extract<AgentEvent, { type: "compacted" }>[] = [];
+      for await (const event of run) {
+        this.emit("timeline", { ms: performance.now() - started, event });
+        if (event.type === "compacted") compacted.push(event);
+        const changed = this.log.apply(event, (callId) => this.#automatic.has(callId));
+        if (changed.length > 0) this.emit("items", changed);
+      }
+      const result = await run.result;
+      this.conversation = { ...result.conversation, rewritten: [] };
+      this.compactions.push(...compactionRecords(compacted, result));
+    } catch (error) {
+      this.emit("items", [this.#notice(`The run could not start: ${errorText(error)}`, "error")]);
+    } finally {
+      this.#end(controller);
+      await this.#save();
+    }
+  }
+
+  /** Compacts now, with a summary, whatever the size (between runs). */
+  async compactNow(): Promise<void> {
+    if (this.running) return;
+    const controller = this.#begin();
+    const before = this.conversation;
+    try {
+      const summarizer = this.#options.offline()
+        ? extractiveSummarizer()
+        : modelSummarizer(await this.#options.model());
+      const result = await compact(before, {
+        toolsets: this.toolsets,
+        force: true,
+        keepRecent: KEEP_RECENT,
+        summarizer,
+        signal: controller.signal,
+      });
+      if (!result.changed || !result.event) {
+        this.emit("items", [
+          this.#notice(
+            `Nothing to compact yet: a summary keeps the last ${KEEP_RECENT} messages verbatim, so the transcript needs a few more turns.`,
+          ),
+        ]);
+        return;
+      }
+      const summaries = headParts(before.messages[0]).summaries.length;
+      const record = recordOf(
+        result.event,
+        "manual",
+        before.messages.slice(),
+        result.conversation.messages[0],
+        summaries,
+      );
+      this.conversation = { ...result.conversation, rewritten: [] };
+      this.compactions.push(record);
+      const { before: b, after: a, summarized } = result.event;
+      const id = `m${Date.now().toString(36)}`;
+      this.emit("items", [
+        this.log.add({
+          type: "compaction",
+          id,
+          before: b.messages,
+          after: a.messages,
+          summarized,
+          reason: "manual",
+        }),
+      ]);
+    } catch (error) {
+      this.emit("items", [this.#notice(`Compaction failed: ${errorText(error)}`, "error")]);
+    } finally {
+      this.#end(controller);
+      await this.#save();
+    }
+  }
+
+  readonly #approver: Approver = async (request, signal) => {
+    if (this.alwaysAllow.has(request.toolName)) {
+      this.#automatic.add(request.callId);
+      return { type: "allow" };
+    }
+    return this.prompts.approve(request, signal);
+  };
+
+  #summarizerOption(): { summarizer?: Summarizer } {
+    return this.#options.offline() ? { summarizer: extractiveSummarizer() } : {};
+  }
+
+  #notice(text: string, tone: "info" | "error" = "info"): DisplayItem {
+    return this.log.add({ type: "notice", id: `n-${crypto.randomUUID()}`, tone, text });
+  }
+
+  #begin(): AbortController {
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.emit("running", true);
+    return controller;
+  }
+
+  #end(controller: AbortController): void {
+    if (this.#controller === controller) this.#controller = undefined;
+    this.emit("running", false);
+    this.emit("context");
+  }
+
+  #save(): Promise<void> {
+    const { conversation, compactions } = this;
+    return saveSession(this.#options.store, { conversation, items: this.log.items, compactions });
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

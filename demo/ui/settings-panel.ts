@@ -1,0 +1,121 @@
+import type { Provider, Settings } from "../settings.ts";
+import { element } from "./element.ts";
+
+/**
+ * Settings panel options interface.
+ */
+export interface SettingsPanelOptions {
+  settings: Settings;
+  /** Returns this tab's key for a provider. */
+  apiKey(provider: Provider): string;
+  /** Applies new settings and a key (kept in `sessionStorage` only). */
+  save(settings: Settings, apiKey: string): void;
+}
+
+const PROVIDER_LABELS: Record<Provider, string> = {
+  offline: "Offline scripted model (no AI)",
+  openai: "OpenAI-compatible (OpenAI, Ollama, LM Studio, vLLM…)",
+  anthropic: "Anthropic",
+};
+
+/**
+ * Creates the settings panel: the provider, its fields, the key, and a plain warning about
+ * keys in browsers.
+ *
+ * @param options The current settings and what Save does.
+ * @returns The panel element.
+ */
+export function createSettingsPanel(options: SettingsPanelOptions): HTMLElement {
+  let provider = options.settings.provider;
+  const input = (id: string, value: string, attrs: Record<string, string> = {}) =>
+    element("input", {
+      className: "input",
+      attrs: { id, type: "text", value, autocomplete: "off", spellcheck: "false", ...attrs },
+    });
+  const baseURL = input("s-base-url", options.settings.baseURL, { type: "url" });
+  const openaiModel = input("s-openai-model", options.settings.openaiModel);
+  const anthropicModel = input("s-anthropic-model", options.settings.anthropicModel);
+  const key = input("s-key", "", { type: "password", placeholder: "Not stored beyond this tab" });
+  const status = element("p", {
+    className: "help",
+    attrs: { role: "status", "aria-live": "polite" },
+  });
+  const field = (label: string, control: HTMLElement, help?: string) =>
+    element("div", { className: "field" }, [
+      element("label", { attrs: { for: control.id }, text: label }),
+      control,
+      help ? element("p", { className: "help", text: help }) : undefined,
+    ]);
+  const openaiFields = element("div", {}, [
+    field(
+      "Base URL",
+      baseURL,
+      "Ollama: http://127.0.0.1:11434/v1 (start it with OLLAMA_ORIGINS set to this page's origin). LM Studio: http://127.0.0.1:1234/v1.",
+    ),
+    field("Model", openaiModel),
+  ]);
+  const anthropicFields = element("div", {}, [field("Model", anthropicModel)]);
+  const keyField = field("API key", key);
+  const sync = () => {
+    openaiFields.hidden = provider !== "openai";
+    anthropicFields.hidden = provider !== "anthropic";
+    keyField.hidden = provider === "offline";
+    key.value = options.apiKey(provider);
+  };
+  const radios = element("fieldset", { className: "radios" }, [
+    element("legend", { text: "Model" }),
+    ...(Object.keys(PROVIDER_LABELS) as Provider[]).map((value) =>
+      element("label", { className: "radio" }, [
+        element("input", {
+          attrs: { type: "radio", name: "provider", value, checked: value === provider },
+          on: {
+            change: () => {
+              provider = value;
+              sync();
+            },
+          },
+        }),
+        ` ${PROVIDER_LABELS[value]}`,
+      ]),
+    ),
+  ]);
+  sync();
+  return element(
+    "form",
+    {
+      className: "panel-body settings",
+      on: {
+        submit: (event) => {
+          event.preventDefault();
+          options.save(
+            {
+              ...options.settings,
+              provider,
+              baseURL: baseURL.value.trim(),
+              openaiModel: openaiModel.value.trim(),
+              anthropicModel: anthropicModel.value.trim(),
+            },
+            provider === "offline" ? "" : key.value.trim(),
+          );
+          status.textContent = "Saved. The next message uses this model.";
+        },
+      },
+    },
+    [
+      radios,
+      openaiFields,
+      anthropicFields,
+      keyField,
+      element("div", { className: "warning", attrs: { role: "note" } }, [
+        element("strong", { text: "About API keys in a browser. " }),
+        "A key typed here is readable by this page's scripts and by your browser extensions, and requests go straight from your browser to the provider. The key is kept in sessionStorage for this tab only (gone when you close it), never in localStorage, IndexedDB, the URL or a log. Use a restricted, low-limit key, or a local model that needs none.",
+      ]),
+      element("button", {
+        className: "button button-primary",
+        text: "Save",
+        attrs: { type: "submit" },
+      }),
+      status,
+    ],
+  );
+}

@@ -1,0 +1,185 @@
+import type { ToolInfo } from "../../src/index.ts";
+import type { RemoteServer } from "../remote-servers.ts";
+import { element } from "./element.ts";
+
+/**
+ * Tools panel options interface.
+ */
+export interface ToolsPanelOptions {
+  /** Writing tools allowed without asking; the panel edits it. */
+  alwaysAllow: Set<string>;
+  /** Connects an MCP server. */
+  connect(url: string, namespace: string): Promise<void>;
+  /** Disconnects one. */
+  disconnect(remote: RemoteServer): Promise<void>;
+}
+
+/**
+ * Tools panel interface: the agent's tools with their declared risk, the always-allow choices,
+ * and the MCP connection form.
+ */
+export interface ToolsPanel {
+  element: HTMLElement;
+  /** Redraws the lists. */
+  update(local: readonly ToolInfo[], remotes: readonly RemoteServer[]): void;
+}
+
+/**
+ * Creates the tools panel.
+ *
+ * @param options The always-allow set and the MCP actions.
+ * @returns The panel.
+ */
+export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
+  const localList = element("ul", { className: "tool-list" });
+  const remoteList = element("div", { className: "remote-list" });
+  const status = element("p", {
+    className: "help",
+    attrs: { role: "status", "aria-live": "polite" },
+  });
+  const url = element("input", {
+    className: "input",
+    attrs: {
+      id: "mcp-url",
+      type: "url",
+      placeholder: "http://127.0.0.1:3000/mcp",
+      required: true,
+      "data-testid": "mcp-url",
+    },
+  });
+  const namespace = element("input", {
+    className: "input",
+    attrs: {
+      id: "mcp-namespace",
+      type: "text",
+      value: "remote",
+      pattern: "[A-Za-z0-9_\\-]*",
+      "aria-describedby": "mcp-help",
+    },
+  });
+  const button = element("button", {
+    className: "button button-primary",
+    text: "Connect",
+    attrs: { type: "submit" },
+  });
+  const form = element(
+    "form",
+    {
+      className: "mcp-form",
+      on: {
+        submit: async (event) => {
+          event.preventDefault();
+          button.disabled = true;
+          status.textContent = "Connecting…";
+          try {
+            await options.connect(url.value.trim(), namespace.value.trim());
+            status.textContent = "Connected: its tools joined the agent.";
+            url.value = "";
+          } catch (error) {
+            status.textContent = `Could not connect: ${error instanceof Error ? error.message : String(error)}`;
+          } finally {
+            button.disabled = false;
+          }
+        },
+      },
+    },
+    [
+      element("label", { attrs: { for: "mcp-url" }, text: "MCP server URL (Streamable HTTP)" }),
+      url,
+      element("label", { attrs: { for: "mcp-namespace" }, text: "Namespace for its tool names" }),
+      namespace,
+      element("p", {
+        className: "help",
+        attrs: { id: "mcp-help" },
+        text: "Tools are listed as namespace__name. Remote tools are gated like local ones: anything not marked read-only asks first. The server must allow this page's origin (CORS).",
+      }),
+      button,
+      status,
+    ],
+  );
+  let remoteState: readonly RemoteServer[] = [];
+  let localState: readonly ToolInfo[] = [];
+  const draw = () => {
+    localList.replaceChildren(
+      ...localState.map((info) => toolRow(info, options.alwaysAllow, draw)),
+    );
+    remoteList.replaceChildren(
+      ...remoteState.map((remote) =>
+        element("section", { className: "remote" }, [
+          element("div", { className: "remote-head" }, [
+            element("code", { text: remote.url }),
+            element("button", {
+              className: "button button-small",
+              text: "Disconnect",
+              attrs: { type: "button" },
+              on: { click: () => options.disconnect(remote) },
+            }),
+          ]),
+          element(
+            "ul",
+            { className: "tool-list" },
+            remote.tools.map((info) => toolRow(info, options.alwaysAllow, draw)),
+          ),
+        ]),
+      ),
+    );
+  };
+  return {
+    element: element("div", { className: "panel-body" }, [
+      element("h3", { text: "In this page" }),
+      element("p", {
+        className: "help",
+        text: "Defined with defineTool and valibot; run in this tab.",
+      }),
+      localList,
+      element("h3", { text: "Remote tools (MCP)" }),
+      remoteList,
+      form,
+    ]),
+    update(local, remotes) {
+      localState = local;
+      remoteState = remotes;
+      draw();
+    },
+  };
+}
+
+function toolRow(info: ToolInfo, alwaysAllow: Set<string>, redraw: () => void): HTMLElement {
+  const readOnly = info.annotations.readOnlyHint === true;
+  const badges = [
+    element("span", {
+      className: `badge ${readOnly ? "badge-read" : "badge-write"}`,
+      text: readOnly ? "read-only" : "writes",
+    }),
+    ...Object.entries(info.capabilities)
+      .filter(([, on]) => on)
+      .map(([name]) => element("span", { className: "badge badge-cap", text: name })),
+    info.interactions.text || info.interactions.form
+      ? element("span", { className: "badge badge-cap", text: "asks you" })
+      : undefined,
+  ];
+  const id = `allow-${info.name}`;
+  return element("li", { className: "tool-row" }, [
+    element("div", { className: "tool-row-head" }, [
+      element("code", { text: info.name }),
+      ...badges,
+    ]),
+    info.description ? element("p", { className: "help", text: info.description }) : undefined,
+    readOnly
+      ? undefined
+      : element("label", { className: "check", attrs: { for: id } }, [
+          element("input", {
+            attrs: { id, type: "checkbox", checked: alwaysAllow.has(info.name) },
+            on: {
+              change: (event) => {
+                const on = (event.target as HTMLInputElement).checked;
+                if (on) alwaysAllow.add(info.name);
+                else alwaysAllow.delete(info.name);
+                redraw();
+              },
+            },
+          }),
+          " Allow without asking",
+        ]),
+  ]);
+}

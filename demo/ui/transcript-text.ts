@@ -1,0 +1,36 @@
+import type { Message } from "../../src/agent/index.ts";
+import { unreachable } from "../../src/index.ts";
+import { contentText } from "../display-log.ts";
+
+/**
+ * Returns a transcript as readable text, one tagged entry per block, for the expandable
+ * pre-rewrite transcripts of the compaction log.
+ *
+ * @param messages The transcript.
+ * @returns The text.
+ */
+export function transcriptText(messages: readonly Message[]): string {
+  const lines: string[] = [];
+  messages.forEach((message, index) => {
+    for (const block of message.content) {
+      const tag = `${String(index).padStart(2, " ")} ${message.role}`;
+      switch (block.type) {
+        case "text":
+          lines.push(`${tag}: ${block.text}`);
+          break;
+        case "tool_use":
+          lines.push(`${tag} → ${block.name} ${JSON.stringify(block.input)}`);
+          break;
+        case "tool_result":
+          lines.push(`${tag} ← ${block.isError ? "error: " : ""}${contentText(block.content)}`);
+          break;
+        case "image":
+          lines.push(`${tag}: [image ${block.mediaType}]`);
+          break;
+        default:
+          unreachable(block);
+      }
+    }
+  });
+  return lines.join("\n");
+}

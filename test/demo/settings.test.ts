@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import {
+  createModel,
+  DEFAULT_SETTINGS,
+  loadApiKey,
+  loadSettings,
+  modelLabel,
+  saveApiKey,
+  saveSettings,
+} from "../../demo/settings.ts";
+
+function fakeStorage(): Storage & { dump(): Record<string, string> } {
+  const values = new Map<string, string>();
+  return {
+    get length() {
+      return values.size;
+    },
+    clear: () => values.clear(),
+    getItem: (key) => values.get(key) ?? null,
+    key: (index) => [...values.keys()][index] ?? null,
+    removeItem: (key) => {
+      values.delete(key);
+    },
+    setItem: (key, value) => {
+      values.set(key, String(value));
+    },
+    dump: () => Object.fromEntries(values),
+  };
+}
+
+describe("demo settings", () => {
+  it("starts offline with a low compaction threshold, labelled honestly", async () => {
+    const settings = loadSettings(fakeStorage());
+    expect(settings).toEqual(DEFAULT_SETTINGS);
+    expect(settings.provider).toBe("offline");
+    expect(modelLabel(settings)).toBe("Offline scripted model (no AI)");
+    expect((await createModel(settings, "")).id).toBe("offline-scripted");
+    const local = await createModel({ ...settings, provider: "openai" }, "");
+    expect(local.id).toBe(DEFAULT_SETTINGS.openaiModel);
+  });
+
+  it("keeps the API key in session storage only, never with the saved settings", () => {
+    const local = fakeStorage();
+    const session = fakeStorage();
+    const settings = { ...DEFAULT_SETTINGS, provider: "anthropic" as const };
+    // Even a settings object that accidentally carries a key must not persist it.
+    saveSettings({ ...settings, apiKey: "sk-secret" } as typeof settings, local);
+    saveApiKey("anthropic", "sk-secret", session);
+    expect(JSON.stringify(local.dump())).not.toContain("sk-secret");
+    expect(loadSettings(local).provider).toBe("anthropic");
+    expect(loadApiKey("anthropic", session)).toBe("sk-secret");
+    expect(loadApiKey("openai", session)).toBe("");
+    saveApiKey("anthropic", "", session);
+    expect(session.dump()).toEqual({});
+  });
+
+  it("ignores corrupt or unknown saved settings", () => {
+    const local = fakeStorage();
+    local.setItem("toolwire-demo-settings", "{not json");
+    expect(loadSettings(local)).toEqual(DEFAULT_SETTINGS);
+    local.setItem("toolwire-demo-settings", JSON.stringify({ provider: "mystery" }));
+    expect(loadSettings(local).provider).toBe("offline");
+  });
+});
