@@ -5,9 +5,19 @@ import type { RunResult } from "./run-result.ts";
  * Agent run interface: one run in progress. Its events are a `ReadableStream` (read it, or
  * iterate the run itself with `for await`), and `result` settles when it ends; `result` never
  * rejects: a cancellation or a provider failure is a `stop` cause.
+ *
+ * Leaving a `for await` loop early (`break`, `return`, a throw) stops listening, as it does for
+ * any `ReadableStream`: the stream is cancelled and nothing more is queued. The run itself goes
+ * on; abort its signal to stop it.
  */
 export interface AgentRun extends AsyncIterable<AgentEvent> {
-  /** Every event of the run, ending with `done`; one reader at a time. */
+  /**
+   * Every event of the run, ending with `done`; one reader at a time.
+   *
+   * Hint: the run never waits for a reader, so events nobody reads are queued until the run
+   * object is dropped. A caller that only listens on the `Agent`'s emitter can call
+   * `run.events.cancel()` to stop the queueing.
+   */
   readonly events: ReadableStream<AgentEvent>;
   /** How the run ended. */
   readonly result: Promise<RunResult>;
@@ -63,11 +73,16 @@ export function createAgentRun(body: RunBody, forward: EmitEvent): AgentRun {
     },
     async *[Symbol.asyncIterator]() {
       const reader = events.getReader();
+      let ended = false;
       try {
         for (let read = await reader.read(); !read.done; read = await reader.read()) {
           yield read.value;
         }
+        ended = true;
       } finally {
+        // Hint: like a `ReadableStream`'s own iterator, an early exit cancels the stream, so
+        // the events that follow are not queued for nobody; `cancel` leaves the run running.
+        if (!ended) await reader.cancel().catch(() => {});
         reader.releaseLock();
       }
     },

@@ -12,6 +12,7 @@ import { type Concurrency, concurrencyCap } from "./concurrency.ts";
 import type { AgentEvent, AgentEventMap } from "./events.ts";
 import type { InteractionAnswerer } from "./execute-call.ts";
 import type { InterlockPolicy } from "./interlock.ts";
+import { checkInput, copyConversation } from "./run-input.ts";
 import { type LoopSettings, runLoop } from "./run-loop.ts";
 
 /** The default turn limit of a run. */
@@ -108,8 +109,9 @@ export class Agent extends EventEmitter<AgentEventMap> {
   }
 
   /**
-   * Starts a run. It never throws and its `result` never rejects: cancellation and provider
-   * failures are stop causes.
+   * Starts a run. It never throws and its `result` never rejects: cancellation, provider
+   * failures and a malformed input or conversation (`ToolError` `invalid_configuration`) are
+   * stop causes.
    *
    * @param input The user's message, or messages to append.
    * @param options The signal and a conversation to continue.
@@ -117,7 +119,14 @@ export class Agent extends EventEmitter<AgentEventMap> {
    */
   run(input: string | readonly Message[], options: AgentRunOptions = {}): AgentRun {
     const { signal } = options;
-    const conversation = copyConversation(options.conversation);
+    let conversation = emptyConversation();
+    let invalid: unknown;
+    try {
+      checkInput(input);
+      conversation = copyConversation(options.conversation);
+    } catch (error) {
+      invalid = error;
+    }
     const forward = (event: AgentEvent) => {
       try {
         (this.emit as (type: string, event: AgentEvent) => boolean)(event.type, event);
@@ -136,6 +145,9 @@ export class Agent extends EventEmitter<AgentEventMap> {
       if (signal?.aborted) abort();
       signal?.addEventListener("abort", abort, { once: true });
       try {
+        // Hint: bad input ends the run like any failure (an `error` event, then `done`), so
+        // `run` keeps its promise never to throw, and nothing is sent to the model.
+        if (invalid !== undefined) throw invalid;
         return await runLoop(this.#settings, {
           input,
           conversation,
@@ -165,15 +177,4 @@ export class Agent extends EventEmitter<AgentEventMap> {
       }
     }, forward);
   }
-}
-
-function copyConversation(conversation: Conversation | undefined): Conversation {
-  if (!conversation) return emptyConversation();
-  // Hint: messages are never edited in place (a changed message is replaced), so a shallow
-  // copy keeps the caller's saved conversation intact.
-  return {
-    messages: conversation.messages.slice(),
-    taint: { private: conversation.taint.private, untrusted: conversation.taint.untrusted },
-    rewritten: conversation.rewritten.slice(),
-  };
 }

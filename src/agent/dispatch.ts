@@ -174,7 +174,9 @@ async function decide(
   });
   let decision: ApprovalDecision;
   try {
-    decision = checkDecision(await raceAbort(context.approver(request, signal), call.name, signal));
+    // Hint: `Promise.resolve` also takes an approver written in plain JS that answers at once.
+    const answer = Promise.resolve(context.approver(request, signal));
+    decision = checkDecision(await raceAbort(answer, call.name, signal));
   } catch {
     if (signal.aborted) return undefined;
     // Hint: fail closed; an approver that breaks must not let a call through.

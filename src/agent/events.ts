@@ -25,14 +25,16 @@ export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
  * - `turn_start`: a model call begins; `final` marks the tool-less answer turn after a limit.
  * - `text_delta`: streamed assistant text.
  * - `tool_call`: the loop starts handling a call (in call order, before its gates).
- * - `approval_requested` / `approval_resolved`: a writing call is put to the approver.
+ * - `approval_requested` / `approval_resolved`: a writing call is put to the approver; when
+ *   the run is cancelled while it waits, no `approval_resolved` follows, only the call's
+ *   `tool_result` with outcome `cancelled`.
  * - `interaction_requested` / `interaction_resolved`: a running tool asks the user for input
  *   (answered through the `onInteraction` option).
  * - `tool_progress`: a running tool reports progress.
  * - `tool_result`: a call's result, as the model will read it.
  * - `compacted`: a compaction between turns changed the transcript (sizes before and after);
  *   `summaryError` says why a summary was attempted and not installed.
- * - `error`: the provider failed; the run stops with `error`.
+ * - `error`: the provider failed (or the input was malformed); the run stops with `error`.
  * - `done`: the run ended; the last event.
  */
 export type AgentEvent =

@@ -1,5 +1,5 @@
 import type { Message } from "../models/message.ts";
-import type { Model, ModelUsage } from "../models/model.ts";
+import type { Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
 import { appendUserContent } from "./append-input.ts";
 import type { EmitEvent } from "./events.ts";
 import { streamModelTurn } from "./model-turn.ts";
@@ -21,18 +21,24 @@ export interface FinalAnswer {
 }
 
 /**
- * Returns the answer of one extra model call with no tools offered, made when a run hits a
- * limit, so the caller never gets an empty answer. The call is not counted as a turn; its
- * failure is swallowed (the fixed explanation stands in).
+ * Returns the answer of one extra model call in which calling tools is forbidden, made when a
+ * run hits a limit, so the caller never gets an empty answer. The call is not counted as a
+ * turn; its failure is swallowed (the fixed explanation stands in), and any call the model
+ * makes anyway is dropped, so no `tool_use` is left without a result.
+ *
+ * Hint: the tools are still declared, with `toolChoice: "none"`: the Anthropic API rejects a
+ * transcript holding `tool_use` / `tool_result` blocks when the request defines no tools.
  *
  * @param settings The model and system prompt.
- * @param state The transcript (updated in place), signal, event sink, turns taken and cause.
+ * @param state The transcript (updated in place), the run's tool specs, signal, event sink,
+ *   turns taken and cause.
  * @returns The answer.
  */
 export async function answerFinally(
   settings: { model: Model; instructions: string | undefined },
   state: {
     messages: Message[];
+    tools: ModelTool[];
     signal: AbortSignal;
     emit: EmitEvent;
     turns: number;
@@ -42,10 +48,10 @@ export async function answerFinally(
   const { messages, signal, emit, turns } = state;
   appendUserContent(messages, [{ type: "text", text: FINAL_ANSWER_NUDGE }]);
   emit({ type: "turn_start", turn: turns + 1, final: true });
-  const request = { messages: messages.slice(), tools: [] };
-  const sent =
-    settings.instructions === undefined ? request : { ...request, system: settings.instructions };
-  const turn = await streamModelTurn(settings.model, sent, { signal, emit, turn: turns + 1 });
+  const request: ModelRequest = { messages: messages.slice(), tools: state.tools };
+  if (request.tools.length > 0) request.toolChoice = "none";
+  if (settings.instructions !== undefined) request.system = settings.instructions;
+  const turn = await streamModelTurn(settings.model, request, { signal, emit, turn: turns + 1 });
   const cancelled = turn.end === "cancelled";
   const text = turn.end === "failed" ? "" : turn.text;
   if (text !== "") messages.push({ role: "assistant", content: [{ type: "text", text }] });

@@ -74,13 +74,14 @@ export async function streamModelTurn(
           result.text += event.text;
           emit({ type: "text_delta", turn, text: event.text });
           break;
-        case "tool_call":
-          result.toolCalls.push({
-            id: event.id || `call_${turn}_${result.toolCalls.length + 1}`,
-            name: event.name,
-            arguments: event.arguments,
-          });
+        case "tool_call": {
+          // Hint: every `tool_use` needs an id its result can echo, and one no other call of
+          // the turn has; some local servers send none, or the same one for every call.
+          const taken = result.toolCalls.some((call) => call.id === event.id);
+          const id = event.id && !taken ? event.id : `call_${turn}_${result.toolCalls.length + 1}`;
+          result.toolCalls.push({ id, name: event.name, arguments: event.arguments });
           break;
+        }
         case "usage": {
           const { type: _, ...usage } = event;
           result.usage = usage;

@@ -2,6 +2,7 @@ import type { Conversation } from "../compaction/conversation.ts";
 import type { Message } from "../models/message.ts";
 import type { Model, ModelUsage } from "../models/model.ts";
 import { isModelError } from "../models/model-error.ts";
+import { raceAbort } from "../toolset/cancelled-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 import { appendInput, appendUserContent } from "./append-input.ts";
 import type { Approver } from "./approval.ts";
@@ -104,11 +105,11 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   const step = settings.compaction?.(settings.model);
   let catalog: ToolCatalog;
   try {
-    catalog = await listToolCatalog(
-      step ? [...settings.toolsets, ...step.toolsets] : settings.toolsets,
-    );
+    // Hint: a remote toolset may take long to list its tools; a cancellation must not wait.
+    const toolsets = step ? [...settings.toolsets, ...step.toolsets] : settings.toolsets;
+    catalog = await raceAbort(listToolCatalog(toolsets), "agent", signal);
   } catch (error) {
-    return fail(error);
+    return signal.aborted ? finish("cancelled") : fail(error);
   }
   const context = { ...settings, catalog, taint: conversation.taint, signal, emit, turn: 0 };
   let empty = 0;
@@ -126,7 +127,14 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
         ? "max_turns"
         : undefined;
     if (limit) {
-      const answer = await answerFinally(settings, { messages, signal, emit, turns, cause: limit });
+      const answer = await answerFinally(settings, {
+        messages,
+        tools: catalog.specs,
+        signal,
+        emit,
+        turns,
+        cause: limit,
+      });
       onUsage(answer.usage);
       text = answer.text;
       return finish(answer.cancelled ? "cancelled" : limit);

@@ -20,7 +20,8 @@ export const STOP_CAUSES = [
  * - `loop`: after a summary compaction the model repeated an identical call with an identical
  *   result; a final tool-less turn wrote the answer.
  * - `no_output`: the model kept returning empty turns, even after nudges.
- * - `error`: the provider failed (not a context overflow that compaction could fix).
+ * - `error`: the provider failed (not a context overflow that compaction could fix), or the
+ *   input or conversation was malformed.
  */
 export type StopCause = (typeof STOP_CAUSES)[number];
 
@@ -43,7 +44,14 @@ export interface RunResult {
   conversation: Conversation;
   /** Sending calls the capability interlock refused in this run. */
   blockedSends: number;
-  /** The failure, when `stop` is `error`. */
+  /**
+   * The failure, when `stop` is `error`: usually a `ModelError` (its API key redacted), or a
+   * `ToolError` `invalid_configuration` for a malformed input or conversation.
+   *
+   * Hint: the loop never retries on its own. After a `rate_limit` (see `retryAfterMs`) or a
+   * transient `http` failure, wait and call `run("", { conversation })`: the transcript is
+   * left valid, so the same turn is asked again.
+   */
   error?: unknown;
 }
 

@@ -45,7 +45,7 @@ export function anthropicBody(
   const body: Record<string, unknown> = {
     model,
     max_tokens: request.maxTokens ?? maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-    messages: request.messages.map(anthropicMessage),
+    messages: withoutTrailingSpace(request.messages.map(anthropicMessage)),
     stream: true,
   };
   if (request.system) body.system = request.system;
@@ -55,6 +55,9 @@ export function anthropicBody(
       ...(tool.description === undefined ? {} : { description: tool.description }),
       input_schema: tool.inputSchema,
     }));
+    // Hint: `auto` is the API's default, so only `none` is sent; without tools there is
+    // nothing to choose from and the field is left out.
+    if (request.toolChoice === "none") body.tool_choice = { type: "none" };
   }
   return body;
 }
@@ -103,6 +106,21 @@ function anthropicBlock(block: Block): AnthropicBlock | undefined {
     default:
       return unreachable(block);
   }
+}
+
+function withoutTrailingSpace(messages: AnthropicMessage[]): AnthropicMessage[] {
+  // Hint: a transcript may end on an assistant message (a partial answer kept after a
+  // cancellation or a failure, then resumed); the API takes it as a prefill and rejects one
+  // whose last text ends in whitespace.
+  const last = messages.at(-1);
+  const block = last?.content.at(-1);
+  if (last?.role !== "assistant" || block?.type !== "text" || block.text === block.text.trimEnd())
+    return messages;
+  const content = [
+    ...last.content.slice(0, -1),
+    { type: "text" as const, text: block.text.trimEnd() },
+  ];
+  return [...messages.slice(0, -1), { role: "assistant", content }];
 }
 
 function resultBlock(item: ToolContent): AnthropicBlock[] {

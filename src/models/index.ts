@@ -37,6 +37,8 @@ export {
   type ModelStreamOptions,
   type ModelTool,
   type ModelUsage,
+  TOOL_CHOICES,
+  type ToolChoice,
 } from "./model.ts";
 export {
   isModelError,

@@ -24,7 +24,22 @@ export interface ModelRequest {
   tools: ModelTool[];
   /** Upper bound on generated tokens; overrides the adapter's `maxTokens`. */
   maxTokens?: number;
+  /**
+   * Whether the model may call the tools: `auto` (the default) lets it choose, `none` forbids
+   * calls for this turn while still declaring the tools.
+   *
+   * Hint: to get an answer without tool calls from a transcript that holds `tool_use` and
+   * `tool_result` blocks, send the tools with `none` rather than no tools; the Anthropic API
+   * (and some compatible servers) reject such a transcript when no tools are defined.
+   */
+  toolChoice?: ToolChoice;
 }
+
+/** The tool choices of a request, as an `as const` list. */
+export const TOOL_CHOICES = ["auto", "none"] as const;
+
+/** Tool choice type: whether the model may call the request's tools (`auto`) or not (`none`). */
+export type ToolChoice = (typeof TOOL_CHOICES)[number];
 
 /**
  * Model usage interface: the token counts of one turn.

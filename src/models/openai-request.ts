@@ -56,6 +56,7 @@ export function openAIBody(
         parameters: tool.inputSchema,
       },
     }));
+    if (request.toolChoice === "none") body.tool_choice = "none";
   }
   const limit = request.maxTokens ?? maxTokens;
   if (limit !== undefined) body.max_tokens = limit;

@@ -6,10 +6,14 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_MESSAGE_CHARS = 500;
 
 // Hint: wording the providers use for "the prompt does not fit": OpenAI and vLLM ("maximum
-// context length"), Anthropic ("prompt is too long"), llama.cpp ("exceeds the available
-// context size"), LM Studio and others ("context window", "context length").
+// context length"; vLLM also "longer than the maximum model length"), Anthropic ("prompt is
+// too long", "exceed context limit"), llama.cpp ("exceeds the available context size"),
+// Ollama ("input exceeds context length"), LM Studio and others ("context window", "context
+// length"), Gemini's compatible endpoint ("exceeds the maximum number of tokens allowed").
 const CONTEXT_OVERFLOW =
-  /context[_ ]length|context (window|size)|maximum context|prompt is too long|too many tokens|input is too long/i;
+  /context[_ ]length|context (window|size|limit)|maximum context|maximum model length|prompt is too long|too many tokens|input is too long|exceeds the maximum number of tokens/i;
+// Hint: machine-readable codes for the same (OpenAI and its imitators, llama.cpp).
+const CONTEXT_OVERFLOW_CODES = new Set(["context_length_exceeded", "exceed_context_size_error"]);
 
 /**
  * Provider error details interface: what a provider said about a failure.
@@ -85,7 +89,7 @@ export function providerError(
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
     });
   }
-  if (code === "context_length_exceeded" || CONTEXT_OVERFLOW.test(message)) {
+  if ((code !== undefined && CONTEXT_OVERFLOW_CODES.has(code)) || CONTEXT_OVERFLOW.test(message)) {
     const withStatus = status === undefined ? {} : { status };
     return new ModelError({ type: "context_overflow", provider, message, ...extra, ...withStatus });
   }

@@ -22,7 +22,7 @@ export interface ScriptedToolCall {
 export interface ScriptedTurn {
   /** Text, streamed in a few `text_delta`s split at word boundaries. */
   text?: string;
-  /** Tool calls, emitted in order after the text. */
+  /** Tool calls, emitted after the text; none when the request says `toolChoice: "none"`. */
   toolCalls?: ScriptedToolCall[];
   /** Usage to report; none is reported when absent. */
   usage?: ModelUsage;
@@ -88,12 +88,12 @@ export function scriptedModel(
   let turnCount = 0;
   let callCount = 0;
 
-  function eventsOf(turn: ScriptedTurn): ModelEvent[] {
+  function eventsOf(turn: ScriptedTurn, calls: readonly ScriptedToolCall[]): ModelEvent[] {
     const events: ModelEvent[] = textDeltas(turn.text ?? "").map((text) => ({
       type: "text_delta",
       text,
     }));
-    for (const call of turn.toolCalls ?? []) {
+    for (const call of calls) {
       callCount += 1;
       const id = call.id ?? `call_${callCount}`;
       const args = structuredClone(call.arguments);
@@ -121,6 +121,7 @@ export function scriptedModel(
     // messages are never mutated once sent, so copying the list is enough to keep what was asked.
     requests.push({ ...request, messages: request.messages.slice(), tools: request.tools.slice() });
     let turn: ScriptedTurn | undefined;
+    let calls: readonly ScriptedToolCall[] = [];
     let events: ModelEvent[] = [];
     let next = 0;
     let onAbort = () => {};
@@ -138,7 +139,10 @@ export function scriptedModel(
         signal?.addEventListener("abort", onAbort, { once: true });
         try {
           turn = await turnFor(request, number);
-          events = eventsOf(turn);
+          // Hint: like a provider, a scripted model makes no calls when the request forbids
+          // them, so a test of a tool-less turn sees what a real one would.
+          calls = request.toolChoice === "none" ? [] : (turn.toolCalls ?? []);
+          events = eventsOf(turn, calls);
         } catch (error) {
           cleanup();
           throw error;
@@ -155,10 +159,9 @@ export function scriptedModel(
         }
         cleanup();
         if (turn.error) return controller.error(new ModelError(turn.error));
-        const calls = turn.toolCalls?.length ?? 0;
         controller.enqueue({
           type: "finish",
-          reason: turn.finish ?? (calls > 0 ? "tool_calls" : "stop"),
+          reason: turn.finish ?? (calls.length > 0 ? "tool_calls" : "stop"),
         });
         controller.close();
       },

@@ -1,11 +1,21 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
-import { Agent, type AgentEvent, CANCELLED_PREFIX, modeApprover } from "../../src/agent/index.ts";
-import { defineTool, InteractionResponse, type ToolContext } from "../../src/index.ts";
+import {
+  Agent,
+  type AgentEvent,
+  CANCELLED_PREFIX,
+  type Conversation,
+  modeApprover,
+} from "../../src/agent/index.ts";
+import { defineTool, InteractionResponse, isToolError, type ToolContext } from "../../src/index.ts";
+import { isModelError, ModelError } from "../../src/models/model-error.ts";
+import { openAICompatible } from "../../src/models/openai-compatible.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
 import { createBlockingModel } from "../support/blocking-model.ts";
 import { caught } from "../support/caught.ts";
-import { createGate } from "../support/gate.ts";
+import { createGate, type Gate } from "../support/gate.ts";
+import { createFakeFetch, openAIText, sseResponse } from "../support/model-fetch.ts";
+import { transcriptProblems } from "../support/model-transcript.ts";
 
 const echo = defineTool({
   name: "echo",
@@ -260,3 +270,314 @@ describe("interactions", () => {
     expect(JSON.stringify(block)).toContain("onInteraction");
   });
 });
+
+describe("cancellation at every stage", () => {
+  const slowAsk = (asked: Gate) =>
+    defineTool({
+      name: "ask_user",
+      description: "Asks the user",
+      readOnly: true,
+      interactions: { text: true },
+      input: v.object({}),
+      call: async (_input, ctx) => {
+        asked.open();
+        return ctx.requestText("Which city?");
+      },
+    });
+
+  test("during an interaction: an answerer that never answers still lets the run end", async () => {
+    const controller = new AbortController();
+    const asked = createGate();
+    const answering = createGate();
+    const model = scriptedModel([{ toolCalls: [{ id: "q", name: "ask_user", arguments: {} }] }]);
+    let answererSignal: AbortSignal | undefined;
+    const agent = new Agent({
+      model,
+      tools: [slowAsk(asked)],
+      onInteraction: (_request, signal) => {
+        answererSignal = signal;
+        answering.open();
+        return new Promise(() => {});
+      },
+    });
+    const run = agent.run("go", { signal: controller.signal });
+    await answering.wait();
+    expect(asked.opened).toBe(true);
+    controller.abort();
+    const result = await run.result;
+    expect(result.stop).toBe("cancelled");
+    expect(answererSignal?.aborted).toBe(true);
+    expect(transcriptProblems(result.conversation.messages)).toEqual([]);
+    expect(result.conversation.messages.at(-1)?.content).toMatchObject([
+      { type: "tool_result", toolUseId: "q", isError: true },
+    ]);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  test("between turns: an abort after the results stops the run before the next model call", async () => {
+    const controller = new AbortController();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "x" } }] },
+      { text: "x" },
+    ]);
+    const agent = new Agent({ model, tools: [echo] });
+    agent.on("tool_result", () => controller.abort());
+    const result = await agent.run("go", { signal: controller.signal }).result;
+    expect(result).toMatchObject({ stop: "cancelled", turns: 1 });
+    expect(model.requests).toHaveLength(1);
+    expect(result.conversation.messages[2]?.content).toMatchObject([
+      { type: "tool_result", isError: false, content: [{ type: "text", text: "x" }] },
+    ]);
+    expect(result.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(transcriptProblems(result.conversation.messages)).toEqual([]);
+  });
+
+  test("during the final answer turn: stops with cancelled, keeping the partial answer", async () => {
+    const controller = new AbortController();
+    const model = createBlockingModel("Partial fin");
+    const run = new Agent({ model, maxTurns: 0 }).run("go", { signal: controller.signal });
+    await model.blocked.wait();
+    controller.abort();
+    const result = await run.result;
+    expect(result).toMatchObject({ stop: "cancelled", turns: 0, text: "Partial fin" });
+    expect(model.cancelled).toBe(true);
+    expect(transcriptProblems(result.conversation.messages)).toEqual([]);
+  });
+
+  test("aborts a real adapter's fetch mid-stream, drops half-streamed calls, keeps the text", async () => {
+    const controller = new AbortController();
+    const streaming = createGate();
+    const fake = createFakeFetch((call) => {
+      streaming.open();
+      const partialCall = {
+        choices: [{ delta: { tool_calls: [{ index: 0, id: "c1", function: { name: "echo" } }] } }],
+      };
+      return sseResponse([openAIText("Looking "), openAIText("it up"), partialCall], {
+        hang: call.signal,
+      });
+    });
+    const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+    const run = new Agent({ model, tools: [echo] }).run("go", { signal: controller.signal });
+    const events: AgentEvent[] = [];
+    for await (const event of run) {
+      events.push(event);
+      if (event.type === "text_delta" && event.text === "it up") controller.abort();
+    }
+    const result = await run.result;
+    expect(streaming.opened).toBe(true);
+    expect(fake.calls[0]?.signal?.aborted).toBe(true);
+    expect(result).toMatchObject({ stop: "cancelled", text: "Looking it up" });
+    expect(result.conversation.messages.at(-1)).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "Looking it up" }],
+    });
+    expect(events.some((e) => e.type === "tool_call" || e.type === "error")).toBe(false);
+  });
+
+  test("leaves no abort listener behind on any signal that is still live", async () => {
+    const counter = countAbortListeners();
+    try {
+      const asked = createGate();
+      const write = defineTool({
+        name: "write",
+        description: "Writes",
+        input: v.object({}),
+        call: () => "wrote",
+      });
+      let turn = 0;
+      const fake = createFakeFetch(() => {
+        turn += 1;
+        const calls = [
+          { index: 0, id: "a", function: { name: "echo", arguments: '{"text":"x"}' } },
+          { index: 1, id: "b", function: { name: "write", arguments: "{}" } },
+          { index: 2, id: "c", function: { name: "ask_user", arguments: "{}" } },
+        ];
+        const first = [
+          { choices: [{ delta: { tool_calls: calls }, finish_reason: "tool_calls" }] },
+        ];
+        const frames = turn === 1 ? first : [openAIText("done"), finishChunk];
+        return sseResponse([...frames, "[DONE]"]);
+      });
+      const signal = new AbortController().signal;
+      const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+      const agent = new Agent({
+        model,
+        tools: [echo, write, slowAsk(asked)],
+        approver: async () => ({ type: "allow" }),
+        onInteraction: async (request) => InteractionResponse.submit(request.id, "Oslo"),
+      });
+      const result = await agent.run("go", { signal }).result;
+      expect(result.stop).toBe("done");
+      expect(counter.live()).toEqual([]);
+    } finally {
+      counter.restore();
+    }
+  });
+});
+
+describe("provider failures", () => {
+  const KEY = "sk-secret-key-1234567890";
+
+  async function runAgainst(respond: Parameters<typeof createFakeFetch>[0]) {
+    const fake = createFakeFetch(respond);
+    const model = openAICompatible({
+      baseURL: "http://x/v1",
+      apiKey: KEY,
+      model: "m",
+      fetch: fake.fetch,
+    });
+    const run = new Agent({ model, tools: [echo] }).run("go");
+    const events: AgentEvent[] = [];
+    for await (const event of run) events.push(event);
+    return { events, result: await run.result, fake };
+  }
+
+  function expectNoKey(value: unknown) {
+    expect(JSON.stringify(value)).not.toContain(KEY);
+    for (
+      let e = value as { message?: unknown; cause?: unknown } | undefined;
+      e;
+      e = e.cause as typeof e
+    ) {
+      expect(String(e.message ?? "")).not.toContain(KEY);
+    }
+  }
+
+  test.each([
+    [401, "http"],
+    [403, "http"],
+    [404, "http"],
+    [413, "http"],
+    [429, "rate_limit"],
+    [500, "http"],
+    [529, "http"],
+  ])("HTTP %i stops with error %s, a typed error and no API key anywhere", async (status, type) => {
+    const body = JSON.stringify({ error: { message: `bad key ${KEY}`, type: "x" } });
+    const { events, result } = await runAgainst(
+      () => new Response(body, { status, headers: { "retry-after": "7" } }),
+    );
+    expect(result.stop).toBe("error");
+    expect(result.error).toBeInstanceOf(ModelError);
+    expect(result.error).toMatchObject({ type, status });
+    if (type === "rate_limit") expect(result.error).toMatchObject({ retryAfterMs: 7000 });
+    expect(events.map((e) => e.type)).toEqual(["turn_start", "error", "done"]);
+    expect(events[1]).toMatchObject({ type: "error", error: result.error });
+    expectNoKey(events);
+    expectNoKey(result);
+    expectNoKey((events[1] as { error: unknown }).error);
+    expect(transcriptProblems(result.conversation.messages)).toEqual([]);
+  });
+
+  test("an error mid-stream after text and a tool call keeps a valid transcript", async () => {
+    const { result, events } = await runAgainst(() =>
+      sseResponse([
+        openAIText("Half an "),
+        {
+          choices: [{ delta: { tool_calls: [{ index: 0, id: "c", function: { name: "echo" } }] } }],
+        },
+        { error: { message: `overloaded (${KEY})`, type: "server_error" } },
+      ]),
+    );
+    expect(result).toMatchObject({ stop: "error", text: "Half an " });
+    expect(result.error).toMatchObject({ type: "stream", code: "server_error" });
+    expect(result.conversation.messages.at(-1)).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "Half an " }],
+    });
+    expect(transcriptProblems(result.conversation.messages)).toEqual([]);
+    expectNoKey(events);
+  });
+
+  test("after a rate limit, resuming the conversation with no new input retries the turn", async () => {
+    const { result: failed } = await runAgainst(
+      () => new Response("{}", { status: 429, headers: { "retry-after-ms": "250" } }),
+    );
+    expect(isModelError(failed.error, "rate_limit") && failed.error.retryAfterMs).toBe(250);
+    const fake = createFakeFetch(() => sseResponse([openAIText("hello"), finishChunk, "[DONE]"]));
+    const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+    const saved = JSON.parse(JSON.stringify(failed.conversation));
+    const retried = await new Agent({ model }).run("", { conversation: saved }).result;
+    expect(retried).toMatchObject({ stop: "done", text: "hello" });
+    expect(fake.calls[0]?.body.messages).toEqual([{ role: "user", content: "go" }]);
+  });
+});
+
+describe("bad input", () => {
+  test.each([
+    ["a conversation without taint", { messages: [], rewritten: [] }, "go", "conversation.taint"],
+    [
+      "a message with an unknown role",
+      { messages: [{ role: "system", content: [] }], taint: { private: false, untrusted: false } },
+      "go",
+      "conversation.messages[0].role",
+    ],
+    [
+      "a block with an unknown type",
+      {
+        messages: [{ role: "user", content: [{ type: "video" }] }],
+        taint: { private: false, untrusted: false },
+      },
+      "go",
+      "conversation.messages[0].content[0]",
+    ],
+    ["input that is not text or messages", undefined, 42, "input"],
+  ])("%s ends the run with error and no model call", async (_name, conversation, input, where) => {
+    const model = scriptedModel([{ text: "never" }]);
+    const run = new Agent({ model }).run(input as string, {
+      conversation: conversation as unknown as Conversation,
+    });
+    const result = await run.result;
+    expect(result.stop).toBe("error");
+    expect(isToolError(result.error, "invalid_configuration")).toBe(true);
+    expect((result.error as Error).message).toContain(where);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  test("a saved conversation without rewritten is accepted and keeps its taint", async () => {
+    const model = scriptedModel([{ text: "ok" }]);
+    const saved = { messages: [], taint: { private: true, untrusted: false } };
+    const result = await new Agent({ model }).run("go", {
+      conversation: saved as unknown as Conversation,
+    }).result;
+    expect(result.stop).toBe("done");
+    expect(result.conversation.taint).toEqual({ private: true, untrusted: false });
+    expect(result.conversation.rewritten).toEqual([]);
+  });
+});
+
+const finishChunk = { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] };
+
+/**
+ * Counts `abort` listeners per signal while installed, so a test can show that every listener
+ * the run added to a signal that is still live was removed again.
+ */
+function countAbortListeners() {
+  const live = new Map<AbortSignal, Set<unknown>>();
+  const proto = AbortSignal.prototype as unknown as Record<string, unknown>;
+  const { addEventListener: add, removeEventListener: remove } = EventTarget.prototype;
+  proto.addEventListener = function (
+    this: AbortSignal,
+    type: string,
+    listener: unknown,
+    o: unknown,
+  ) {
+    if (type === "abort") live.set(this, (live.get(this) ?? new Set()).add(listener));
+    return add.call(this, type, listener as EventListener, o as AddEventListenerOptions);
+  };
+  proto.removeEventListener = function (
+    this: AbortSignal,
+    type: string,
+    listener: unknown,
+    o: unknown,
+  ) {
+    if (type === "abort") live.get(this)?.delete(listener);
+    return remove.call(this, type, listener as EventListener, o as EventListenerOptions);
+  };
+  return {
+    live: () => [...live].filter(([signal, set]) => !signal.aborted && set.size > 0),
+    restore() {
+      delete proto.addEventListener;
+      delete proto.removeEventListener;
+    },
+  };
+}

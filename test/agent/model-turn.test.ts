@@ -68,4 +68,29 @@ describe("streamModelTurn", () => {
     });
     expect(turn.toolCalls[0]?.id).toBe("call_2_1");
   });
+
+  test("renames a call whose id another call of the turn already has", async () => {
+    const model: Model = {
+      id: "m",
+      stream: () =>
+        new ReadableStream({
+          start(controller) {
+            for (const name of ["a", "b", "c"])
+              controller.enqueue({
+                type: "tool_call",
+                id: name === "c" ? "x" : "0",
+                name,
+                arguments: {},
+              });
+            controller.close();
+          },
+        }),
+    };
+    const turn = await streamModelTurn(model, request, {
+      signal: new AbortController().signal,
+      emit: () => {},
+      turn: 1,
+    });
+    expect(turn.toolCalls.map((call) => call.id)).toEqual(["0", "call_1_2", "x"]);
+  });
 });

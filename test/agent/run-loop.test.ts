@@ -148,7 +148,7 @@ describe("runLoop", () => {
     expect(result.conversation.messages[2]?.content[0]).toMatchObject({ type: "tool_result" });
   });
 
-  test("makes one tool-less final turn at max_turns, not counted, with a non-empty answer", async () => {
+  test("makes one final turn that may not call tools at max_turns, not counted, with a non-empty answer", async () => {
     const call = { toolCalls: [{ name: "echo", arguments: { text: "again" } }] };
     const model = scriptedModel([call, call, { text: "Here is what I found." }]);
     const run = new Agent({ model, tools: [echo], maxTurns: 2 }).run("go");
@@ -156,7 +156,9 @@ describe("runLoop", () => {
     const result = await run.result;
     expect(result).toMatchObject({ stop: "max_turns", turns: 2, text: "Here is what I found." });
     expect(model.requests).toHaveLength(3);
-    expect(model.requests[2]?.tools).toEqual([]);
+    expect(model.requests[2]?.tools).toEqual(model.requests[0]?.tools);
+    expect(model.requests[2]?.toolChoice).toBe("none");
+    expect(model.requests[0]?.toolChoice).toBeUndefined();
     expect(textOf(model.requests[2]?.messages.at(-1))).toContain(FINAL_ANSWER_NUDGE);
     expect(events.filter((e) => e.type === "turn_start").at(-1)).toEqual({
       type: "turn_start",

@@ -61,4 +61,35 @@ describe("anthropicBody", () => {
     expect(anthropicBody({ messages: [], tools: [] }, "m", 100).max_tokens).toBe(100);
     expect(anthropicBody({ messages: [], tools: [], maxTokens: 9 }, "m", 100).max_tokens).toBe(9);
   });
+
+  test("forbids tool calls with tool_choice none, sending the tools the transcript refers to", () => {
+    const tools = [{ name: "echo", inputSchema: { type: "object" } }];
+    const body = anthropicBody({ messages: [], tools, toolChoice: "none" }, "m", undefined);
+    expect(body.tool_choice).toEqual({ type: "none" });
+    expect(body.tools).toEqual([{ name: "echo", input_schema: { type: "object" } }]);
+    expect(anthropicBody({ messages: [], tools, toolChoice: "auto" }, "m", 1)).not.toHaveProperty(
+      "tool_choice",
+    );
+    expect(
+      anthropicBody({ messages: [], tools: [], toolChoice: "none" }, "m", 1),
+    ).not.toHaveProperty("tool_choice");
+  });
+
+  test("trims trailing whitespace off a final assistant message, which the API rejects", () => {
+    const partial = {
+      role: "assistant" as const,
+      content: [{ type: "text" as const, text: "Half an \n" }],
+    };
+    const user = { role: "user" as const, content: [{ type: "text" as const, text: "go " }] };
+    const body = anthropicBody({ messages: [user, partial], tools: [] }, "m", undefined);
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "go " }] },
+      { role: "assistant", content: [{ type: "text", text: "Half an" }] },
+    ]);
+    expect(partial.content[0]?.text).toBe("Half an \n");
+    const earlier = anthropicBody({ messages: [partial, user], tools: [] }, "m", undefined);
+    expect((earlier.messages as { content: { text: string }[] }[])[0]?.content[0]?.text).toBe(
+      "Half an \n",
+    );
+  });
 });

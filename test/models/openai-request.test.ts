@@ -78,4 +78,18 @@ describe("openAIBody", () => {
     expect(openAIBody({ messages: [], tools: [] }, "m", 100).max_tokens).toBe(100);
     expect(openAIBody({ messages: [], tools: [], maxTokens: 7 }, "m", 100).max_tokens).toBe(7);
   });
+
+  test("sends tool_choice none with the tools, and nothing for auto or without tools", () => {
+    const tools = [{ name: "echo", inputSchema: { type: "object" } }];
+    expect(openAIBody({ messages: [], tools, toolChoice: "none" }, "m", undefined)).toMatchObject({
+      tool_choice: "none",
+      tools: [{ type: "function", function: { name: "echo" } }],
+    });
+    expect(
+      openAIBody({ messages: [], tools, toolChoice: "auto" }, "m", undefined),
+    ).not.toHaveProperty("tool_choice");
+    expect(
+      openAIBody({ messages: [], tools: [], toolChoice: "none" }, "m", undefined),
+    ).not.toHaveProperty("tool_choice");
+  });
 });

@@ -94,6 +94,60 @@ describe("providerError", () => {
     expect(providerError("p", { code: "api_error", message: "x" }, []).type).toBe("stream");
   });
 
+  test("recognises each provider's context-overflow wording and code", () => {
+    const overflow: [string, string, string?][] = [
+      [
+        "OpenAI",
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+        "context_length_exceeded",
+      ],
+      ["Anthropic", "prompt is too long: 210000 tokens > 200000 maximum", "invalid_request_error"],
+      [
+        "Anthropic",
+        "input length and `max_tokens` exceed context limit: 197000 + 8192 > 200000, decrease input length or `max_tokens` and try again",
+        "invalid_request_error",
+      ],
+      ["Ollama", "input exceeds context length"],
+      [
+        "vLLM",
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).",
+      ],
+      [
+        "vLLM",
+        "The decoder prompt (length 5000) is longer than the maximum model length of 4096. Make sure that `max_model_len` is no smaller than the number of text tokens.",
+      ],
+      [
+        "LM Studio",
+        "Trying to keep the first 5000 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough.",
+      ],
+      [
+        "llama.cpp",
+        "the request exceeds the available context size, try increasing it",
+        "exceed_context_size_error",
+      ],
+      ["llama.cpp (code only)", "request rejected", "exceed_context_size_error"],
+      [
+        "Gemini",
+        "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+      ],
+    ];
+    for (const [who, message, code] of overflow) {
+      const details =
+        code === undefined ? { status: 400, message } : { status: 400, message, code };
+      expect([who, providerError("p", details, []).type]).toEqual([who, "context_overflow"]);
+    }
+    const other: [number, string][] = [
+      [400, "max_tokens is too large: 100000. This model supports at most 4096 completion tokens."],
+      [400, "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"],
+      [401, "Incorrect API key provided"],
+      [413, "Request exceeds the maximum allowed number of bytes."],
+      [429, "Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 50000."],
+    ];
+    expect(
+      other.map(([status, message]) => providerError("p", { status, message }, []).type),
+    ).toEqual(["http", "http", "http", "http", "rate_limit"]);
+  });
+
   test("redacts secrets and truncates long messages", () => {
     const error = providerError(
       "p",

@@ -113,6 +113,21 @@ describe("scriptedModel", () => {
     (call.arguments as { list: number[] }).list.push(2);
     expect(args.list).toEqual([1]);
   });
+
+  test("makes no calls when the request forbids them, as a provider would, and records it", async () => {
+    const model = scriptedModel([
+      { text: "Answer.", toolCalls: [{ name: "echo", arguments: {} }] },
+      { toolCalls: [{ name: "echo", arguments: {} }] },
+    ]);
+    const tools = [{ name: "echo", inputSchema: { type: "object" } }];
+    const messages = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }];
+    const { events } = await collect(model.stream({ messages, tools, toolChoice: "none" }));
+    expect(events.filter((e) => e.type === "tool_call")).toEqual([]);
+    expect(events.at(-1)).toEqual({ type: "finish", reason: "stop" });
+    expect(model.requests[0]?.toolChoice).toBe("none");
+    const next = await collect(model.stream({ messages, tools, toolChoice: "auto" }));
+    expect(next.events[0]).toMatchObject({ type: "tool_call", id: "call_1" });
+  });
 });
 
 describe("textDeltas", () => {

@@ -128,4 +128,41 @@ export const cases: PortableCase[] = [
       );
     },
   },
+  {
+    name: "agent at max_turns answers once with its tools declared but calls forbidden",
+    async run() {
+      const { tools } = notes();
+      const list = { toolCalls: [{ name: "list_notes", arguments: {} }] };
+      const model = scriptedModel([list, list, { text: "Still no notes.", ...list }]);
+      const result = await new Agent({ model, tools, maxTurns: 2 }).run("Notes?").result;
+      assertEqual(result.stop, "max_turns");
+      assertEqual(result.text, "Still no notes.");
+      const last = model.requests.at(-1);
+      assertEqual(last?.toolChoice, "none");
+      assertEqual(
+        last?.tools.map((tool) => tool.name),
+        ["list_notes", "save_note"],
+      );
+      assertEqual(result.conversation.messages.at(-1)?.content, [
+        { type: "text", text: "Still no notes." },
+      ]);
+    },
+  },
+  {
+    name: "agent run goes on when a for-await loop over it stops early",
+    async run() {
+      const { saved, tools } = notes();
+      const model = scriptedModel([
+        { toolCalls: [{ name: "save_note", arguments: { text: "a" } }] },
+        { text: "Saved." },
+      ]);
+      const run = new Agent({ model, tools, approver: async () => ({ type: "allow" }) }).run(
+        "Save",
+      );
+      for await (const event of run) if (event.type === "turn_start") break;
+      const result = await run.result;
+      assertEqual(result.stop, "done");
+      assertEqual(saved, ["a"]);
+    },
+  },
 ];

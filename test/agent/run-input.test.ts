@@ -1,0 +1,105 @@
+import { describe, expect, test } from "vitest";
+import { checkInput, copyConversation } from "../../src/agent/run-input.ts";
+import type { Conversation } from "../../src/compaction/conversation.ts";
+import { isToolError } from "../../src/index.ts";
+import type { Message } from "../../src/models/message.ts";
+
+const user: Message = { role: "user", content: [{ type: "text", text: "hi" }] };
+
+function failure(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(isToolError(error, "invalid_configuration")).toBe(true);
+    return (error as Error).message;
+  }
+  throw new Error("did not throw");
+}
+
+describe("copyConversation", () => {
+  test("returns a fresh empty conversation when there is none", () => {
+    const a = copyConversation(undefined);
+    expect(a).toEqual({ messages: [], taint: { private: false, untrusted: false }, rewritten: [] });
+    expect(copyConversation(undefined)).not.toBe(a);
+  });
+
+  test("copies the lists and the taint, so the run cannot change the caller's", () => {
+    const saved: Conversation = {
+      messages: [user],
+      taint: { private: true, untrusted: false },
+      rewritten: [[user]],
+    };
+    const copy = copyConversation(saved);
+    copy.messages.push(user);
+    copy.taint.untrusted = true;
+    copy.rewritten.length = 0;
+    expect(saved).toEqual({
+      messages: [user],
+      taint: { private: true, untrusted: false },
+      rewritten: [[user]],
+    });
+  });
+
+  test("reads a missing rewritten as empty", () => {
+    const saved = { messages: [user], taint: { private: false, untrusted: true } };
+    expect(copyConversation(saved as unknown as Conversation).rewritten).toEqual([]);
+  });
+
+  test.each([
+    [null, "conversation must be an object"],
+    [{ messages: [], taint: { private: "yes", untrusted: false } }, "conversation.taint"],
+    [
+      { messages: {}, taint: { private: false, untrusted: false } },
+      "conversation.messages must be",
+    ],
+    [
+      { messages: [], taint: { private: false, untrusted: false }, rewritten: "x" },
+      "conversation.rewritten must be an array",
+    ],
+    [
+      {
+        messages: [{ role: "user", content: [{ type: "tool_result", toolUseId: "a" }] }],
+        taint: { private: false, untrusted: false },
+      },
+      "conversation.messages[0].content[0] must be",
+    ],
+  ])("refuses a malformed conversation %#", (value, message) => {
+    expect(failure(() => copyConversation(value as unknown as Conversation))).toContain(message);
+  });
+});
+
+describe("checkInput", () => {
+  test("accepts text and well-formed messages of every block kind", () => {
+    expect(checkInput("")).toBe("");
+    const messages: Message[] = [
+      { role: "user", content: [{ type: "image", mediaType: "image/png", data: "AA" }] },
+      { role: "assistant", content: [{ type: "tool_use", id: "a", name: "t", input: {} }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            toolUseId: "a",
+            isError: false,
+            content: [{ type: "text", text: "x" }],
+          },
+        ],
+      },
+    ];
+    expect(checkInput(messages)).toBe(messages);
+  });
+
+  test.each([
+    [42, "input must be an array of messages"],
+    [[{ role: "tool", content: [] }], "input[0].role"],
+    [[{ role: "user", content: "hi" }], "input[0].content must be an array"],
+    [[{ role: "user", content: [{ type: "text" }] }], "input[0].content[0] must be"],
+    [
+      [{ role: "assistant", content: [{ type: "tool_use", id: 1, name: "t" }] }],
+      "input[0].content[0]",
+    ],
+    [[{ role: "user", content: [{ type: "image", data: "AA" }] }], "input[0].content[0]"],
+  ])("refuses malformed input %#", (value, message) => {
+    expect(failure(() => checkInput(value))).toContain(message);
+  });
+});
