@@ -1,6 +1,8 @@
 // One MCP `tools/call` round trip, in-process, no sockets: our connectMcp client through our
-// createMcpHandler (the handler's `fetch` is the client's transport, so every request is a real
-// Request/Response with JSON-RPC bodies) next to the official SDK's Client and McpServer over its
+// createMcpHandler (the handler's `fetch` is the client's transport: every message is serialised
+// to JSON, every answer is a real Response, and the handler reads `fetch(url, init)` with a string
+// body directly rather than building a Request, which is the same path any in-process user gets)
+// next to the official SDK's Client and McpServer over its
 // InMemoryTransport (which passes message objects, no HTTP at all), measured in the same run.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

@@ -4,11 +4,13 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../protocol.ts";
-import { CLIENT_INFO } from "./client-info.ts";
 import { isRecord } from "./is-record.ts";
 import type { McpSession } from "./mcp-session.ts";
 import { protocolError } from "./session-error.ts";
 import { withDeadline } from "./with-deadline.ts";
+
+// Hint: the package version; the clientInfo a server logs to tell its clients apart.
+const CLIENT_INFO = { name: "toolwire", version: "0.1.0" } as const;
 
 /** Server summary interface: what `initialize` told the client. */
 export interface ServerSummary {

@@ -10,7 +10,7 @@ import {
 } from "../json-rpc.ts";
 import {
   describeError,
-  excerpt,
+  httpFailure,
   parseJsonText,
   protocolError,
   sessionError,
@@ -50,6 +50,7 @@ export class McpSession {
   readonly #notices = new Set<Promise<void>>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
+  #requestHeaders: Headers | undefined;
   #nextId = 0;
   #closing: Promise<void> | undefined;
 
@@ -78,6 +79,7 @@ export class McpSession {
    */
   useProtocolVersion(version: string): void {
     this.#protocolVersion = version;
+    this.#requestHeaders = undefined;
   }
 
   /**
@@ -192,7 +194,12 @@ export class McpSession {
       let response: Response;
       try {
         response = await untilAborted(
-          fetchImpl(this.#url, { method: "DELETE", headers: this.#headersFor(), signal }),
+          fetchImpl(this.#url, {
+            method: "DELETE",
+            headers: this.#headersFor(),
+            redirect: "manual",
+            signal,
+          }),
           { signal },
         );
       } catch (error) {
@@ -252,6 +259,9 @@ export class McpSession {
       method: "POST",
       headers: this.#headersFor(),
       body: JSON.stringify(message),
+      // Hint: a redirect would resend the body and the caller's headers to a host they did not
+      // name (SSRF, leaked keys); "manual" rather than "error", which Workers do not support.
+      redirect: "manual",
     };
     if (options.signal) init.signal = options.signal;
     let response: Response;
@@ -261,22 +271,20 @@ export class McpSession {
       throw sessionError(error, options);
     }
     if (!response.ok) {
-      const detail = await untilAborted(response.text(), options).catch(() => "");
-      const expired = response.status === 404 && this.#sessionId !== undefined;
-      throw new ToolError({
-        type: "transport",
-        tool: options.label,
-        message: expired
-          ? "the MCP session expired (HTTP 404)"
-          : `HTTP ${response.status}${excerpt(detail)}`,
-      });
+      throw await httpFailure(response, { ...options, expired: this.#sessionId !== undefined });
     }
     const issued = response.headers.get("mcp-session-id");
-    if (issued !== null && this.#sessionId === undefined) this.#sessionId = issued;
+    if (issued !== null && this.#sessionId === undefined) {
+      this.#sessionId = issued;
+      this.#requestHeaders = undefined;
+    }
     return response;
   }
 
+  // Hint: one immutable snapshot per session state; a new one replaces it when the id or the
+  // version is learned, so a request in flight never sees its headers change.
   #headersFor(): Headers {
+    if (this.#requestHeaders) return this.#requestHeaders;
     const headers = new Headers(this.#headers);
     headers.set("content-type", "application/json");
     headers.set("accept", "application/json, text/event-stream");
@@ -284,6 +292,7 @@ export class McpSession {
     if (this.#protocolVersion !== undefined) {
       headers.set("mcp-protocol-version", this.#protocolVersion);
     }
+    this.#requestHeaders = headers;
     return headers;
   }
 }

@@ -1,5 +1,6 @@
 import { isToolError, ToolError } from "../../errors.ts";
 import { cancelledError } from "../../toolset/cancelled-error.ts";
+import { untilAborted } from "./until-aborted.ts";
 
 /**
  * Returns the `ToolError` for a failed exchange: the signal's reason when it aborted (a
@@ -50,13 +51,16 @@ export function parseJsonText(text: string): unknown {
 }
 
 /**
- * Returns a thrown value's message.
+ * Returns a thrown value's message, with its cause's when that adds something.
  *
  * @param error The thrown value.
  * @returns Its message.
  */
 export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  // Hint: `fetch failed` alone hides why (refused, DNS, TLS); the cause says it.
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return cause && !error.message.includes(cause) ? `${error.message} (${cause})` : error.message;
 }
 
 /**
@@ -69,4 +73,39 @@ export function excerpt(text: string): string {
   const trimmed = text.trim();
   if (trimmed === "") return "";
   return `: ${trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed}`;
+}
+
+/**
+ * Returns the `transport` error for an HTTP answer that is not 2xx, naming why: a redirect
+ * (which the client never follows, so a body and headers never reach a host the caller did not
+ * name), an expired session (404 once the server issued one; the client does not start a new
+ * session by itself), or the status with an excerpt of the body.
+ *
+ * @param response The answer.
+ * @param options The exchange's signal, the tool or operation to name, and whether a 404 means
+ * the session expired.
+ * @returns The error to throw.
+ */
+export async function httpFailure(
+  response: Response,
+  options: { signal?: AbortSignal; label: string; expired: boolean },
+): Promise<ToolError> {
+  const { status } = response;
+  const fail = (message: string) =>
+    new ToolError({ type: "transport", tool: options.label, message });
+  // Hint: a browser hides a manual redirect as an opaque answer with status 0.
+  if ((response.type as string) === "opaqueredirect" || (status >= 300 && status < 400)) {
+    response.body?.cancel().catch(() => {});
+    const location = response.headers.get("location");
+    const to = location ? ` to ${location}` : "";
+    return fail(
+      `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed, so connect to the final URL`,
+    );
+  }
+  if (status === 404 && options.expired) {
+    response.body?.cancel().catch(() => {});
+    return fail("the MCP session expired (HTTP 404); connect again for a new session");
+  }
+  const detail = await untilAborted(response.text(), options).catch(() => "");
+  return fail(`HTTP ${status}${excerpt(detail)}`);
 }

@@ -2,7 +2,8 @@ import type { ToolsetBackend } from "../../execution/backend.ts";
 import { Toolset } from "../../toolset/toolset.ts";
 import { handleDelete, handlePost, methodNotAllowed } from "./handle-post.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
-import { httpError } from "./json-response.ts";
+import { type IncomingRequest, incomingRequest } from "./incoming-request.ts";
+import { httpError, NO_HEADERS } from "./json-response.ts";
 import { type AuthInfo, type McpHandlerOptions, resolveOptions } from "./mcp-handler-options.ts";
 import { createOriginPolicy } from "./origin-policy.ts";
 import { createPendingRequests } from "./pending-requests.ts";
@@ -41,35 +42,59 @@ export interface McpHandler {
  */
 export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOptions): McpHandler {
   const resolved = resolveOptions(options);
+  const inFlight = createInFlightCalls();
+  const sessions =
+    resolved.sessions === "memory"
+      ? createSessionStore({
+          capacity: resolved.maxSessions,
+          idleMs: resolved.sessionIdleTimeoutMs,
+          busy: (id) => inFlight.running(id),
+          onExpire: (id) => inFlight.cancelAll(id),
+        })
+      : undefined;
   const state: ServerState = {
     toolset: Toolset.fromBackend(toolset),
     options: resolved,
     policy: createOriginPolicy(resolved.allowedOrigins, resolved.allowedHosts),
-    sessions: resolved.sessions === "memory" ? createSessionStore(resolved.maxSessions) : undefined,
+    sessions,
     pending: createPendingRequests(),
-    inFlight: createInFlightCalls(),
+    inFlight,
     logLevel: undefined,
   };
   const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    let request: IncomingRequest;
     try {
-      return await route(state, input instanceof Request ? input : new Request(input, init));
+      request = incomingRequest(input, init);
     } catch {
-      // Hint: never leak a stack; the details stay on the server.
-      return httpError(500, "Internal Server Error", new Headers());
+      return httpError(400, "Bad Request: not a valid HTTP request", NO_HEADERS);
+    }
+    try {
+      return await route(state, request);
+    } catch {
+      // Hint: never leak a stack; the details stay on the server. A browser page that was let in
+      // still gets the CORS headers, so it can read that the server failed.
+      const allowed = safely(() => state.policy.check(request) === undefined);
+      return httpError(
+        500,
+        "Internal Server Error",
+        allowed ? state.policy.corsHeaders(request) : NO_HEADERS,
+      );
     }
   };
   return { fetch };
 }
 
-async function route(state: ServerState, request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  if (url.pathname !== state.options.endpoint) return httpError(404, "Not Found", new Headers());
+async function route(state: ServerState, request: IncomingRequest): Promise<Response> {
   const refusal = state.policy.check(request);
-  if (refusal !== undefined) return httpError(403, `Forbidden: ${refusal}`, new Headers());
+  if (refusal !== undefined) return httpError(403, `Forbidden: ${refusal}`, NO_HEADERS);
   const headers = state.policy.corsHeaders(request);
+  if (!onEndpoint(request.url, state.options.endpoint)) {
+    return httpError(404, "Not Found", headers);
+  }
   if (request.method === "OPTIONS") {
-    for (const [key, value] of state.policy.preflightHeaders()) headers.set(key, value);
-    return new Response(null, { status: 204, headers });
+    const merged = new Headers(headers);
+    for (const [key, value] of state.policy.preflightHeaders(request)) merged.set(key, value);
+    return new Response(null, { status: 204, headers: merged });
   }
   const auth = await authorize(state, request);
   if (auth === false) {
@@ -88,11 +113,30 @@ async function route(state: ServerState, request: Request): Promise<Response> {
   }
 }
 
-async function authorize(state: ServerState, request: Request): Promise<boolean | AuthInfo> {
+// Hint: the common case (the exact endpoint, no query) is read without parsing the URL.
+function onEndpoint(url: string, endpoint: string): boolean {
+  const scheme = url.indexOf("//");
+  const path = scheme === -1 ? -1 : url.indexOf("/", scheme + 2);
+  if (path !== -1 && url.length - path === endpoint.length && url.endsWith(endpoint)) return true;
+  return new URL(url).pathname === endpoint;
+}
+
+function safely(check: () => boolean): boolean {
+  try {
+    return check();
+  } catch {
+    return false;
+  }
+}
+
+async function authorize(
+  state: ServerState,
+  request: IncomingRequest,
+): Promise<boolean | AuthInfo> {
   const hook = state.options.authorize;
   if (!hook) return true;
   try {
-    const outcome = await hook(request);
+    const outcome = await hook(request.toRequest());
     if (outcome === true || outcome === false) return outcome;
     return typeof outcome === "object" && outcome !== null ? outcome : false;
   } catch {

@@ -3,6 +3,7 @@ import { JSON_RPC_ERROR, type JsonRpcFailure, jsonRpcError, parseJsonRpc } from 
 import { isSupportedProtocolVersion } from "../protocol.ts";
 import { accepts } from "./accepts.ts";
 import { handleNotification, handleRequest } from "./handle-request.ts";
+import type { IncomingRequest } from "./incoming-request.ts";
 import { httpError, jsonResponse } from "./json-response.ts";
 import type { AuthInfo } from "./mcp-handler-options.ts";
 import { readBody } from "./read-body.ts";
@@ -25,7 +26,7 @@ import type { Session, SessionStore } from "./sessions.ts";
  */
 export async function handlePost(
   state: ServerState,
-  request: Request,
+  request: IncomingRequest,
   headers: Headers,
   authInfo: AuthInfo | undefined,
 ): Promise<Response> {
@@ -33,8 +34,7 @@ export async function handlePost(
   if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
     return httpError(415, "Unsupported Media Type: Content-Type must be application/json", headers);
   }
-  const accept = request.headers.get("accept");
-  if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+  if (!acceptsBoth(request.headers.get("accept"))) {
     return httpError(
       406,
       "Not Acceptable: Accept must list application/json and text/event-stream",
@@ -114,7 +114,11 @@ export async function handlePost(
  * @param headers CORS headers.
  * @returns 204, or 405 in stateless mode, 400/404 for a missing/unknown session.
  */
-export function handleDelete(state: ServerState, request: Request, headers: Headers): Response {
+export function handleDelete(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+): Response {
   if (!state.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
   const found = findSession(state.sessions, request, headers);
   if (found instanceof Response) return found;
@@ -138,13 +142,24 @@ export function methodNotAllowed(headers: Headers, allow: string): Response {
 
 function findSession(
   sessions: SessionStore,
-  request: Request,
+  request: IncomingRequest,
   headers: Headers,
 ): Session | Response {
   const id = request.headers.get("mcp-session-id");
   if (id === null) return httpError(400, "Bad Request: Mcp-Session-Id header is required", headers);
   const session = sessions.get(id);
   return session ?? httpError(404, "Session not found", headers);
+}
+
+// Hint: clients send the same Accept header every time; it is parsed once per distinct value.
+let lastAccept: string | null = null;
+let lastVerdict = false;
+function acceptsBoth(accept: string | null): boolean {
+  if (accept !== lastAccept) {
+    lastVerdict = accepts(accept, "application/json") && accepts(accept, "text/event-stream");
+    lastAccept = accept;
+  }
+  return lastVerdict;
 }
 
 function failure(error: JsonRpcFailure, headers: Headers): Response {

@@ -26,6 +26,13 @@ export interface InFlightCalls {
    * @param owner The session.
    */
   cancelAll(owner: string): void;
+  /**
+   * Checks whether a session has a call running.
+   *
+   * @param owner The session.
+   * @returns Whether one of its calls is registered.
+   */
+  running(owner: string): boolean;
 }
 
 /**
@@ -36,6 +43,7 @@ export interface InFlightCalls {
  */
 export function createInFlightCalls(): InFlightCalls {
   const calls = new Map<string, Set<AbortController>>();
+  const perOwner = new Map<string, number>();
   const keyOf = (owner: string | undefined, id: JsonRpcId) =>
     `${owner ?? ""}\u0000${typeof id}\u0000${id}`;
   return {
@@ -44,9 +52,17 @@ export function createInFlightCalls(): InFlightCalls {
       const set = calls.get(key) ?? new Set();
       set.add(controller);
       calls.set(key, set);
+      if (owner !== undefined) perOwner.set(owner, (perOwner.get(owner) ?? 0) + 1);
+      let registered = true;
       return () => {
+        if (!registered) return;
+        registered = false;
         set.delete(controller);
         if (set.size === 0 && calls.get(key) === set) calls.delete(key);
+        if (owner === undefined) return;
+        const left = (perOwner.get(owner) ?? 1) - 1;
+        if (left > 0) perOwner.set(owner, left);
+        else perOwner.delete(owner);
       };
     },
     cancel(owner, id, reason) {
@@ -62,5 +78,6 @@ export function createInFlightCalls(): InFlightCalls {
         for (const controller of set) controller.abort("the session ended");
       }
     },
+    running: (owner) => perOwner.has(owner),
   };
 }

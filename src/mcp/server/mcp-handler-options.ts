@@ -35,7 +35,13 @@ export interface McpHandlerOptions {
    * local server. A deployed server must list its public host.
    */
   allowedHosts?: readonly string[];
-  /** Admits or refuses a request (`false` → 401 with `WWW-Authenticate: Bearer`); a throw refuses. */
+  /**
+   * Admits or refuses a request (`false` → 401 with `WWW-Authenticate: Bearer`); a throw refuses.
+   * It runs for every request but CORS preflights, after the Host and Origin checks. Returning
+   * `AuthInfo` admits the request too; the tools do not see it (one toolset serves every caller),
+   * so per-caller rules belong here: refuse what the caller may not do, or serve each tenant
+   * from its own handler.
+   */
   authorize?(request: Request): boolean | AuthInfo | Promise<boolean | AuthInfo>;
   /** The largest request body accepted; default 1 MiB. Larger ones get 413. */
   maxBodyBytes?: number;
@@ -43,6 +49,11 @@ export interface McpHandlerOptions {
   sessions?: "stateless" | "memory";
   /** The most live sessions in `memory` mode; default 1024. */
   maxSessions?: number;
+  /**
+   * How long a `memory` session lives without a request and with no call running; default 30
+   * minutes. Its next request then gets 404, and the client must initialize again.
+   */
+  sessionIdleTimeoutMs?: number;
   /** What a tool's question becomes: a tool error (`reject`, default) or an elicitation (`elicit`). */
   interactionPolicy?: "reject" | "elicit";
   /** How long an elicitation may wait for its answer; default 5 minutes. */
@@ -86,6 +97,12 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     maxBodyBytes: positive(options.maxBodyBytes, 1024 * 1024, "maxBodyBytes", bad),
     sessions: options.sessions ?? "stateless",
     maxSessions: positive(options.maxSessions, 1024, "maxSessions", bad),
+    sessionIdleTimeoutMs: positive(
+      options.sessionIdleTimeoutMs,
+      1_800_000,
+      "sessionIdleTimeoutMs",
+      bad,
+    ),
     interactionPolicy: options.interactionPolicy ?? "reject",
     interactionTimeoutMs: positive(
       options.interactionTimeoutMs,

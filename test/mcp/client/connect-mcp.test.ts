@@ -17,18 +17,6 @@ const hang = (_input: RequestInfo | URL, init?: RequestInit) =>
   );
 
 describe("connectMcp: discovery", () => {
-  it("follows nextCursor across pages", async () => {
-    const tools = ["a", "b", "c", "d", "e"].map((name) => tool(name));
-    const fake = createFakeMcp({ tools, pageSize: 2 });
-    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
-    expect((await toolset.listTools()).map((t) => t.name)).toEqual(["a", "b", "c", "d", "e"]);
-    expect(fake.messages("tools/list").map((m) => m.params)).toEqual([
-      {},
-      { cursor: "2" },
-      { cursor: "4" },
-    ]);
-  });
-
   it("fails on a cursor loop and closes the half-open session once", async () => {
     const fake = createFakeMcp({
       sessionId: "s-1",
@@ -199,35 +187,6 @@ describe("connectMcp: calls", () => {
     expect(rpc.type).toBe("protocol");
     expect(rpc.message).toContain("-32602");
     expect((await caught(toolset.call("bad", {}))).type).toBe("protocol");
-  });
-
-  it("maps every content block kind and synthesises content for an empty list", async () => {
-    const content = [
-      { type: "text", text: "t", _meta: { k: 1 } },
-      { type: "image", data: "aGk=", mimeType: "image/png" },
-      { type: "audio", data: "aGk=", mimeType: "audio/wav" },
-      { type: "resource_link", uri: "file:///a", name: "a.txt", mimeType: "text/plain" },
-      { type: "resource", resource: { uri: "file:///b", text: "body" } },
-    ];
-    const fake = createFakeMcp({
-      tools: [tool("all"), tool("empty")],
-      call: (name) => ({
-        result: name === "all" ? { content } : { content: [], structuredContent: { n: 1 } },
-      }),
-    });
-    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
-    expect((await toolset.call("all", {})).content).toEqual([
-      { type: "text", text: "t", metadata: { k: 1 } },
-      { type: "image", data: "aGk=", mimeType: "image/png" },
-      { type: "audio", data: "aGk=", mimeType: "audio/wav" },
-      { type: "resource_link", uri: "file:///a", title: "a.txt", mimeType: "text/plain" },
-      { type: "embedded_resource", resource: { uri: "file:///b", text: "body" } },
-    ]);
-    expect(await toolset.call("empty", {})).toEqual({
-      content: [{ type: "json", value: { n: 1 } }],
-      structuredContent: { n: 1 },
-      isError: false,
-    });
   });
 
   it("checks structuredContent against a declared output schema", async () => {

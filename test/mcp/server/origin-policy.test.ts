@@ -95,4 +95,27 @@ describe("origin policy (DNS-rebinding protection and CORS)", () => {
     const evil = await handler.fetch(post(rpc(1, "ping"), { origin: "https://evil.example" }));
     expect(evil.status).toBe(403);
   });
+
+  it("allows the request headers a permitted page asks for, and refuses a foreign preflight", async () => {
+    const { handler } = fixtureHandler();
+    const preflight = (origin: string) =>
+      handler.fetch(
+        new Request("http://127.0.0.1:3000/mcp", {
+          method: "OPTIONS",
+          headers: {
+            host: "127.0.0.1:3000",
+            origin,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type, x-api-key, mcp-session-id",
+          },
+        }),
+      );
+    const ok = await preflight("http://localhost:5173");
+    expect(ok.headers.get("access-control-allow-headers")).toBe(
+      "content-type, x-api-key, mcp-session-id",
+    );
+    const evil = await preflight("https://evil.example");
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+  });
 });

@@ -1,2 +1,0 @@
-/** The `clientInfo` toolwire sends in `initialize`. */
-export const CLIENT_INFO = { name: "toolwire", version: "0.1.0" } as const;

@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { McpSession } from "../../../src/mcp/client/mcp-session.ts";
+import { createRemoteCallPlan } from "../../../src/mcp/client/remote-call-plan.ts";
+import { RemoteHandler } from "../../../src/mcp/client/remote-handler.ts";
+import { toolFromMcp } from "../../../src/mcp/client/tool-from-mcp.ts";
+import { caught } from "../../support/caught.ts";
+
+const URL_ = "http://x.test/mcp";
+const schema = { type: "object", properties: { n: { type: "number" } } };
+type Body = Record<string, unknown>;
+const handlerOn = (
+  answer: (body: Body) => Response,
+  formInteractions = false,
+): { handler: RemoteHandler; posted: Body[] } => {
+  const posted: Body[] = [];
+  const fetchImpl = (async (_: unknown, init?: RequestInit) => {
+    const body = JSON.parse(String(init?.body)) as Body;
+    posted.push(body);
+    return answer(body);
+  }) as typeof fetch;
+  const tool = toolFromMcp({ name: "t", inputSchema: schema }, { formInteractions });
+  const plan = createRemoteCallPlan(tool, { timeoutMs: 5000, formInteractions });
+  return {
+    handler: new RemoteHandler(new McpSession(URL_, new Headers(), fetchImpl), plan),
+    posted,
+  };
+};
+const result = (id: unknown, text = "ok") =>
+  Response.json({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }] } });
+const stream = (...messages: unknown[]) =>
+  new Response(messages.map((m) => `data: ${JSON.stringify(m)}\n\n`).join(""), {
+    headers: { "content-type": "text/event-stream" },
+  });
+const accepted = () => new Response(null, { status: 202 });
+
+describe("RemoteHandler", () => {
+  it("calls the native name with a progress token and completes once", async () => {
+    const { handler, posted } = handlerOn((body) => result(body.id));
+    const output = await handler.step({ type: "invoke", arguments: { n: 1 } });
+    expect(output).toEqual({
+      type: "completed",
+      result: { content: [{ type: "text", text: "ok" }], isError: false },
+    });
+    expect(posted[0]).toMatchObject({
+      method: "tools/call",
+      params: { name: "t", arguments: { n: 1 }, _meta: { progressToken: posted[0]?.id } },
+    });
+    expect((await caught(handler.step({ type: "invoke", arguments: {} }))).type).toBe(
+      "unsupported",
+    );
+  });
+
+  it("refuses invalid arguments without sending anything, and is then finished", async () => {
+    const { handler, posted } = handlerOn((body) => result(body.id));
+    expect((await caught(handler.step({ type: "invoke", arguments: { n: "x" } }))).type).toBe(
+      "invalid_arguments",
+    );
+    expect(posted).toEqual([]);
+    expect((await caught(handler.step({ type: "invoke", arguments: { n: 1 } }))).type).toBe(
+      "unsupported",
+    );
+  });
+
+  it("forwards progress and logs, answers a server ping, and declines elicitation without forms", async () => {
+    const { handler, posted } = handlerOn((body) => {
+      if (body.method !== "tools/call") return accepted();
+      const token = (body.params as { _meta: { progressToken: number } })._meta.progressToken;
+      return stream(
+        {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1, total: 2 },
+        },
+        {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: "other", progress: 9 },
+        },
+        { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "hi" } },
+        { jsonrpc: "2.0", id: "p", method: "ping" },
+        {
+          jsonrpc: "2.0",
+          id: "e",
+          method: "elicitation/create",
+          params: { message: "?", requestedSchema: {} },
+        },
+        { jsonrpc: "2.0", id: body.id, result: { content: [] } },
+      );
+    });
+    const progress: unknown[] = [];
+    const logs: unknown[] = [];
+    await handler.step(
+      { type: "invoke", arguments: {} },
+      { onProgress: (p) => progress.push(p), onLog: (l) => logs.push(l) },
+    );
+    expect(progress).toEqual([{ progress: 1, total: 2 }]);
+    expect(logs).toEqual([{ level: "info", data: "hi" }]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const replies = posted.filter((body) => !("method" in body));
+    expect(replies).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: "2.0", id: "p", result: {} },
+        { jsonrpc: "2.0", id: "e", result: { action: "decline" } },
+      ]),
+    );
+  });
+
+  it("cancels with a cancel step: the call fails cancelled and the server is told", async () => {
+    let release: (response: Response) => void = () => {};
+    const { handler, posted } = handlerOn((body) =>
+      body.method === "tools/call"
+        ? (new Promise<Response>((resolve) => {
+            release = resolve;
+          }) as unknown as Response)
+        : accepted(),
+    );
+    const running = caught(handler.step({ type: "invoke", arguments: {} }));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const cancel = await caught(handler.step({ type: "cancel", reason: "enough" }));
+    expect(cancel.toJSON()).toMatchObject({ type: "cancelled", reason: "enough" });
+    expect((await running).type).toBe("cancelled");
+    release(result(1));
+    expect(posted.at(-1)).toMatchObject({
+      method: "notifications/cancelled",
+      params: { requestId: posted[0]?.id, reason: "enough" },
+    });
+  });
+
+  it("fails an interaction step when nothing is pending", async () => {
+    const { handler } = handlerOn((body) => result(body.id));
+    const error = await caught(
+      handler.step({ type: "interaction", response: { type: "decline", id: "x" } }),
+    );
+    expect(error.type).toBe("invalid_interaction");
+  });
+});
