@@ -1,7 +1,8 @@
-import { type CompactResult, compact } from "../compaction/compact.ts";
+import { type CompactResult, compact, DEFAULT_KEEP_RECENT } from "../compaction/compact.ts";
 import { type CompactRequest, createCompactRequest } from "../compaction/compact-request.ts";
 import { compactionThreshold } from "../compaction/compaction-threshold.ts";
 import type { Conversation } from "../compaction/conversation.ts";
+import { estimateTokens } from "../compaction/estimate-tokens.ts";
 import { createLoopGuard, type ExecutedCall } from "../compaction/loop-guard.ts";
 import { modelSummarizer } from "../compaction/model-summarizer.ts";
 import { createPressureTracker } from "../compaction/pressure-tracker.ts";
@@ -86,7 +87,9 @@ export function createCompactionStep(
   const request: CompactRequest | undefined = settings.compactTool
     ? createCompactRequest()
     : undefined;
+  const keepRecent = settings.keepRecent ?? DEFAULT_KEEP_RECENT;
   let fresh: number | undefined;
+  let unreported = false;
   let gaveUp = false;
   let loopDetected = false;
 
@@ -94,6 +97,7 @@ export function createCompactionStep(
     conversation: Conversation,
     reason: CompactionReason,
     context: CompactionStepContext,
+    promptTokens: number | undefined,
   ): Promise<void> => {
     const overflow = reason === "overflow";
     const summarize = !gaveUp;
@@ -102,9 +106,13 @@ export function createCompactionStep(
       result = await compact(conversation, {
         toolsets,
         ...(threshold === undefined ? {} : { thresholdTokens: threshold }),
-        ...promptTokens(conversation.messages),
+        ...(promptTokens === undefined ? {} : { promptTokens }),
         force: overflow || reason === "requested",
-        keepRecent: overflow ? 0 : (settings.keepRecent ?? 6),
+        // Hint: overflow recovery thins every result (keep 0, mecha-core §3.8) but cuts the
+        // summary at the usual place: a cut at keep 0 needs an assistant message last, and a
+        // transcript that overflowed ends with the user message that was just sent.
+        keepRecent,
+        thinAll: overflow,
         ...(summarize ? { summarizer } : {}),
         signal: context.signal,
       });
@@ -119,7 +127,11 @@ export function createCompactionStep(
     if (result.summaryError) gaveUp = true;
     if (result.summarized) guard.arm();
     if (!result.changed || !result.event) return;
-    conversation.messages.splice(0, conversation.messages.length, ...result.conversation.messages);
+    // Hint: replaced in place (the loop holds the array), by a loop rather than a spread, which
+    // overflows the call stack on a transcript of a hundred thousand messages.
+    const { messages } = conversation;
+    messages.length = 0;
+    for (const message of result.conversation.messages) messages.push(message);
     conversation.rewritten = result.conversation.rewritten;
     tracker.invalidate();
     fresh = undefined;
@@ -128,9 +140,14 @@ export function createCompactionStep(
     context.emit(error ? { ...event, summaryError: describeFailure(error) } : event);
   };
 
-  const promptTokens = (messages: readonly Message[]): { promptTokens?: number } => {
-    const tokens = fresh ?? tracker.predict(transcriptBytes(messages));
-    return tokens === undefined ? {} : { promptTokens: tokens };
+  // Hint: the transcript's prompt size now is the provider's reading of the last request raised
+  // by the predicted growth since (tool results added after it); after a rewrite or a turn
+  // without usage only the prediction is left. A local estimate stands in only once the
+  // provider has answered without usage: before the first reply nothing is known.
+  const sizeOf = (messages: readonly Message[], bytes: number): number | undefined => {
+    const predicted = tracker.predict(bytes);
+    if (predicted !== undefined) return Math.max(fresh ?? 0, predicted);
+    return fresh ?? (unreported ? estimateTokens(messages) : undefined);
   };
 
   return {
@@ -139,19 +156,33 @@ export function createCompactionStep(
       return loopDetected;
     },
     async beforeTurn(conversation, context) {
-      let reason: CompactionReason | undefined;
-      if (request?.requested && !gaveUp) reason = "requested";
-      else if (threshold === undefined) return;
-      else if (fresh !== undefined && fresh >= threshold) reason = "threshold";
-      else if (tracker.over(threshold, transcriptBytes(conversation.messages)))
-        reason = "predicted";
-      if (reason) await run(conversation, reason, context);
+      const { messages } = conversation;
+      if (request?.requested && !gaveUp) {
+        await run(conversation, "requested", context, sizeOf(messages, transcriptBytes(messages)));
+        return;
+      }
+      if (threshold === undefined) return;
+      const bytes = transcriptBytes(messages);
+      const tokens = sizeOf(messages, bytes);
+      // Hint: every other reason only adds to the reactive check (the fresh reading at or over
+      // the threshold), so compaction can come earlier than it alone would, never later.
+      if (fresh !== undefined && fresh >= threshold) {
+        await run(conversation, "threshold", context, tokens);
+      } else if ((tokens !== undefined && tokens >= threshold) || tracker.over(threshold, bytes)) {
+        // Hint: at least the threshold, so compact() does not undo the decision made here.
+        await run(conversation, "predicted", context, Math.max(tokens ?? 0, threshold));
+      }
     },
-    recover: (conversation, context) => run(conversation, "overflow", context),
+    recover: (conversation, context) => {
+      const { messages } = conversation;
+      return run(conversation, "overflow", context, sizeOf(messages, transcriptBytes(messages)));
+    },
     observe(usage, sent) {
-      if (!usage) return;
-      fresh = usage.inputTokens;
-      if (threshold !== undefined) tracker.observe(usage.inputTokens, transcriptBytes(sent));
+      // Hint: a turn without usage leaves no fresh reading: the prediction from the last one
+      // (anchored on its bytes) takes over rather than a stale number.
+      fresh = usage?.inputTokens;
+      if (!usage) unreported = true;
+      else if (threshold !== undefined) tracker.observe(usage.inputTokens, transcriptBytes(sent));
     },
     recordTurn(calls) {
       if (guard.recordTurn(calls)) loopDetected = true;

@@ -42,6 +42,11 @@ export interface CompactOptions {
   force?: boolean;
   /** How many recent messages the summary keeps verbatim. Default 6. */
   keepRecent?: number;
+  /**
+   * Thin every tool result, the recent ones too, as overflow recovery does (mecha-core §3.8):
+   * when a request does not fit, the oversized recent result is the problem. Default false.
+   */
+  thinAll?: boolean;
   /** Writes the summary; without one only the lossless passes run. */
   summarizer?: Summarizer;
   /** Aborts the summary; the input is left as it was. */
@@ -130,7 +135,7 @@ export async function compact(
   let messages = before;
   messages = evictSuperseded(messages, uses) ?? messages;
   messages = collapseFailures(messages, uses) ?? messages;
-  messages = thinResults(messages, keepRecent) ?? messages;
+  messages = thinResults(messages, keepRecent, options.thinAll === true) ?? messages;
   let currentEstimate = messages === before ? beforeEstimate : estimate(messages);
   // Hint: the reading measured the transcript before the passes; anchoring on it and
   // subtracting the estimated saving is what lets "the passes freed enough" skip the summary.

@@ -7,7 +7,12 @@ import { SUMMARY_MARKER } from "./summary-block.ts";
 const MAX_REQUESTS = 5;
 const MAX_CALLS = 12;
 const MAX_ERRORS = 5;
+const MAX_OPEN_ITEMS = 5;
+// Hint: a line of a checklist not yet done (`[ ]` pending, `[~]` in progress), as todo tools
+// print them; these lines are "what remains".
+const OPEN_ITEM = /^\s*(?:[-*]\s+|\d+[.)]\s+)?\[[ ~]\]/;
 const KEY_ARGS = [
+  "action",
   "path",
   "file",
   "url",
@@ -29,7 +34,7 @@ const KEY_ARGS = [
 ];
 const SEQUENCE_ARGS = ["step", "index", "item", "page", "offset", "cursor", "line", "position"];
 const SEQUENCE_TOOL = /todo|step|plan|task|progress|checklist/i;
-const TAG = /^\[(user|assistant|tool result|tool error|assistant calls ([^\]\n]+))\] ?/;
+const TAGS = /(?<=^|\n)\[(user|assistant|tool result|tool error|assistant calls ([^\]\n]+))\] ?/g;
 
 interface Call {
   name: string;
@@ -42,7 +47,8 @@ interface Call {
  * Creates a deterministic summariser that needs no model: it parses the rendered transcript
  * (`renderTranscript`) and keeps the task, the user's later requests, the tool calls with their
  * key arguments, the errors, and the last position in any sequence (the last call to a todo,
- * step or plan tool, or the last call with a step-like argument). Used offline and in tests.
+ * step or plan tool, or the last call with a step-like argument) with the open `[ ]` / `[~]`
+ * items its result lists, as what remains. Used offline and in tests.
  *
  * @returns The summariser.
  * @example
@@ -82,7 +88,7 @@ function summarizeRendering(transcript: string): string {
       lastNote = text;
     } else {
       const call = pending.shift();
-      if (call) call.result = firstLine(text);
+      if (call) call.result = text;
       if (tag === "tool error") {
         errors.push(`${call ? `${call.name} ${call.args}: ` : ""}${clip(firstLine(text), 160)}`);
       }
@@ -104,24 +110,35 @@ function summarizeRendering(transcript: string): string {
     position.push(`last step in a sequence: ${describeCall(lastSequence)}`);
   }
   section(out, "Position", position);
+  // Hint: a sequence tool's result is often the whole list (a todo tool prints every item), and
+  // its open items are what remains; the first line alone would keep only the oldest item.
+  const open = (lastSequence?.result ?? "").split("\n").filter((line) => OPEN_ITEM.test(line));
+  const remaining = open.slice(0, MAX_OPEN_ITEMS).map((line) => clip(line.trim(), 120));
+  if (open.length > MAX_OPEN_ITEMS) remaining.push(`… and ${open.length - MAX_OPEN_ITEMS} more`);
+  section(out, "Remaining", remaining);
   if (lastNote !== undefined) out.push(`Last assistant note: ${clip(lastNote, 300)}`);
   return out.length > 0 ? out.join("\n") : "(no earlier turns)";
 }
 
 function* entries(transcript: string): Generator<{ tag: string; callee?: string; text: string }> {
-  let current: { tag: string; callee?: string; lines: string[] } | undefined;
-  for (const line of transcript.split("\n")) {
-    const match = TAG.exec(line);
-    if (!match) {
-      current?.lines.push(line);
-      continue;
-    }
-    if (current) yield { ...current, text: current.lines.join("\n") };
-    const tag = match[1] as string;
-    current = { tag, lines: [line.slice(match[0].length)] };
+  // Hint: the regex finds the tagged lines without splitting every line of every long result;
+  // an entry is everything from its tag to the newline before the next tag.
+  let current: { tag: string; callee?: string; start: number } | undefined;
+  for (const match of transcript.matchAll(TAGS)) {
+    if (current) yield entry(current, transcript.slice(current.start, match.index - 1));
+    current = { tag: match[1] as string, start: match.index + match[0].length };
     if (match[2] !== undefined) current.callee = match[2];
   }
-  if (current) yield { ...current, text: current.lines.join("\n") };
+  if (current) yield entry(current, transcript.slice(current.start));
+}
+
+function entry(
+  found: { tag: string; callee?: string },
+  text: string,
+): { tag: string; callee?: string; text: string } {
+  return found.callee === undefined
+    ? { tag: found.tag, text }
+    : { tag: found.tag, callee: found.callee, text };
 }
 
 function distinctCalls(calls: readonly Call[]): string[] {
@@ -147,7 +164,7 @@ function describeCall(call: Call): string {
   const args = clip(canonicalJson(call.input), 300);
   return call.result === undefined
     ? `${call.name} ${args}`
-    : `${call.name} ${args} → ${clip(call.result, 160)}`;
+    : `${call.name} ${args} → ${clip(firstLine(call.result), 160)}`;
 }
 
 function keyArgs(input: unknown, raw: string): string {

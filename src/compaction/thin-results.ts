@@ -11,13 +11,17 @@ import { rewriteResults } from "./rewrite-results.ts";
  *
  * @param messages The transcript.
  * @param keepRecent How many recent messages the summary keeps verbatim.
+ * @param all Thin every result, the recent ones too (overflow recovery).
  * @returns The new transcript, or `undefined` when nothing changed.
  */
 export function thinResults(
   messages: readonly Message[],
   keepRecent: number,
+  all = false,
 ): Message[] | undefined {
-  const end = messages.length - Math.max(1, keepRecent) * 2;
+  // Hint: when a request does not fit, the oversized recent result is the problem, so overflow
+  // recovery thins the recent window as well.
+  const end = all ? messages.length : messages.length - Math.max(1, keepRecent) * 2;
   if (end <= 0) return undefined;
   return rewriteResults(
     messages,

@@ -1,7 +1,11 @@
+import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
+import { createCompactionStep } from "../../src/agent/compaction-step.ts";
 import { Agent, type AgentEvent, type Summarizer } from "../../src/agent/index.ts";
+import { SUMMARY_MARKER } from "../../src/compaction/summary-block.ts";
 import { defineTool } from "../../src/index.ts";
+import type { Message } from "../../src/models/message.ts";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/scripted-model.ts";
 
 const echo = defineTool({
@@ -11,6 +15,24 @@ const echo = defineTool({
   input: v.object({ text: v.string() }),
   call: ({ text }) => `echo ${text}`,
 });
+
+const read = defineTool({
+  name: "read",
+  description: "Reads a file",
+  readOnly: true,
+  input: v.object({ path: v.string(), size: v.number() }),
+  call: ({ path, size }) => `${path}:${"x".repeat(size)}`,
+});
+
+function readTurn(path: string, size: number, inputTokens?: number): ScriptedTurn {
+  const turn: ScriptedTurn = { toolCalls: [{ name: "read", arguments: { path, size } }] };
+  if (inputTokens !== undefined) turn.usage = { inputTokens, outputTokens: 1 };
+  return turn;
+}
+
+function textOf(message: Message | undefined): string {
+  return JSON.stringify(message?.content ?? []);
+}
 
 function call(text: string, inputTokens: number): ScriptedTurn {
   return {
@@ -173,5 +195,303 @@ describe("compaction step", () => {
     expect(result).toMatchObject({ stop: "cancelled", turns: 3 });
     expect(model.requests).toHaveLength(3);
     expect(result.conversation.messages).toHaveLength(7);
+  });
+
+  test("compacts on the predicted size when new results push the transcript over the threshold", async () => {
+    let asked = 0;
+    const summarizer: Summarizer = async () => {
+      asked += 1;
+      return { text: "Read a to d." };
+    };
+    // Every reading is far under 1,000; the 9,000-character result of turn 4 is not.
+    const model = scriptedModel([
+      readTurn("a", 10, 100),
+      readTurn("b", 10, 110),
+      readTurn("c", 10, 120),
+      readTurn("d", 9000, 130),
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: [read],
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+    });
+    const run = agent.run("Read four files");
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result.stop).toBe("done");
+    expect(asked).toBe(1);
+    const compacted = events.filter((e) => e.type === "compacted");
+    expect(compacted).toMatchObject([{ reason: "predicted", summarized: true }]);
+    expect(compacted[0]?.type === "compacted" && compacted[0].before.tokens).toBeGreaterThan(1000);
+    expect(textOf(model.requests[4]?.messages[0])).toContain("Read a to d.");
+  });
+
+  test("uses a local estimate once the provider answers without usage", async () => {
+    let asked = 0;
+    const summarizer: Summarizer = async () => {
+      asked += 1;
+      return { text: "Read a to d." };
+    };
+    const model = scriptedModel([
+      readTurn("a", 10),
+      readTurn("b", 10),
+      readTurn("c", 10),
+      readTurn("d", 9000),
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: [read],
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+    });
+    const run = agent.run("Read four files");
+    const events = await eventsOf(run);
+    expect((await run.result).stop).toBe("done");
+    expect(asked).toBe(1);
+    expect(events.filter((e) => e.type === "compacted")).toMatchObject([{ reason: "predicted" }]);
+  });
+
+  test("derives the threshold from the model's window: 0.66 × 1,500 is 990", async () => {
+    const runWith = async (contextWindow: number) => {
+      let asked = 0;
+      const summarizer: Summarizer = async () => {
+        asked += 1;
+        return { text: "s" };
+      };
+      const turns = [call("a", 10), call("b", 10), call("c", 995), { text: "done" }];
+      const model = scriptedModel(turns, { contextWindow });
+      const agent = new Agent({ model, tools: [echo], compaction: { keepRecent: 2, summarizer } });
+      await agent.run("go").result;
+      return asked;
+    };
+    expect(await runWith(1500)).toBe(1);
+    expect(await runWith(3000)).toBe(0);
+  });
+
+  test("lossless passes that free enough skip the summary, emit `compacted` and retire the reading", async () => {
+    let asked = 0;
+    const summarizer: Summarizer = async () => {
+      asked += 1;
+      return { text: "s" };
+    };
+    const model = scriptedModel([
+      readTurn("big", 9000, 100),
+      readTurn("a", 10, 2400),
+      readTurn("b", 10, 300),
+      { text: "done", usage: { inputTokens: 310, outputTokens: 1 } },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: [read],
+      compaction: { thresholdTokens: 2000, keepRecent: 1, summarizer },
+    });
+    const run = agent.run("go");
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result.stop).toBe("done");
+    expect(asked).toBe(0);
+    const compacted = events.filter((e) => e.type === "compacted");
+    expect(compacted).toHaveLength(1);
+    const [event] = compacted;
+    if (event?.type !== "compacted") throw new Error("no compacted event");
+    expect(event).toMatchObject({ reason: "threshold", summarized: false });
+    expect(event.before).toEqual({ messages: 5, tokens: expect.any(Number) });
+    expect(event.before.tokens).toBeGreaterThanOrEqual(2400);
+    expect(event.after.messages).toBe(5);
+    expect(event.after.tokens).toBeLessThan(2000);
+    expect(textOf(model.requests[2]?.messages[2])).toContain("[thinned:");
+    expect(result.conversation.rewritten).toHaveLength(1);
+  });
+
+  test("adds the default model summariser's tokens, validation included, to the run's usage", async () => {
+    const model = scriptedModel([
+      call("a", 10),
+      call("b", 10),
+      call("c", 5000),
+      { text: "Echoed a, b and c.", usage: { inputTokens: 300, outputTokens: 40 } },
+      { text: "NONE", usage: { inputTokens: 50, outputTokens: 2 } },
+      { text: "done", usage: { inputTokens: 20, outputTokens: 3 } },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: [echo],
+      compaction: { thresholdTokens: 1000, keepRecent: 2 },
+    });
+    const result = await agent.run("Echo things").result;
+    expect(result).toMatchObject({ stop: "done", text: "done", turns: 4 });
+    expect(result.usage).toEqual({ inputTokens: 5390, outputTokens: 48 });
+    const [summary, validation] = [model.requests[3], model.requests[4]];
+    expect(summary?.tools).toEqual([]);
+    expect(summary?.maxTokens).toBe(8192);
+    expect(validation?.tools).toEqual([]);
+    expect(textOf(model.requests[5]?.messages[0])).toContain("Echoed a, b and c.");
+  });
+
+  test("never installs a truncated summary, and stops attempting summaries for the run", async () => {
+    const model = scriptedModel([
+      call("a", 10),
+      call("b", 10),
+      call("c", 5000),
+      { text: "Echoed a and", finish: "length" },
+      call("d", 5000),
+      call("e", 5000),
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: [echo],
+      compaction: { thresholdTokens: 1000, keepRecent: 2, validate: false },
+    });
+    const result = await agent.run("go").result;
+    expect(result).toMatchObject({ stop: "done", turns: 6 });
+    // One summary request; every later request is an agent turn over the whole transcript.
+    expect(model.requests.map((r) => r.tools.length)).toEqual([1, 1, 1, 0, 1, 1, 1]);
+    expect(model.requests[6]?.messages).toHaveLength(11);
+    expect(JSON.stringify(result.conversation.messages)).not.toContain(SUMMARY_MARKER);
+    expect(result.conversation.rewritten).toEqual([]);
+  });
+
+  test("the `compact` tool has the transcript summarised before the next turn, with no threshold", async () => {
+    const summaries: string[] = [];
+    const summarizer: Summarizer = async ({ transcript }) => {
+      summaries.push(transcript);
+      return { text: "Echoed a to c." };
+    };
+    const script = [
+      call("a", 10),
+      call("b", 10),
+      call("c", 10),
+      { toolCalls: [{ name: "compact", arguments: { reason: "next step" } }] },
+      { text: "done" },
+    ];
+    const model = scriptedModel(script);
+    const agent = new Agent({
+      model,
+      tools: [echo],
+      compaction: { keepRecent: 2, summarizer, compactTool: true },
+    });
+    const run = agent.run("go");
+    const events = await eventsOf(run);
+    expect((await run.result).stop).toBe("done");
+    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(["compact", "echo"]);
+    expect(summaries).toHaveLength(1);
+    expect(events.filter((e) => e.type === "compacted")).toMatchObject([
+      { reason: "requested", summarized: true },
+    ]);
+    expect(model.requests[4]?.messages).toHaveLength(3);
+    expect(textOf(model.requests[4]?.messages[0])).toContain("Echoed a to c.");
+    // Without the setting the model is not offered the tool.
+    const plain = scriptedModel([{ text: "hi" }]);
+    await new Agent({ model: plain, tools: [echo], compaction: { summarizer } }).run("go").result;
+    expect(plain.requests[0]?.tools.map((t) => t.name)).toEqual(["echo"]);
+  });
+
+  test("recovers from an overflow by thinning every result, the latest too, and summarising", async () => {
+    let asked = 0;
+    const summarizer: Summarizer = async () => {
+      asked += 1;
+      return { text: "Read a to c." };
+    };
+    const model = scriptedModel([
+      readTurn("a", 3000),
+      readTurn("b", 3000),
+      readTurn("c", 3000),
+      readTurn("d", 3000),
+      overflow,
+      { text: "fits now" },
+    ]);
+    const agent = new Agent({ model, tools: [read], compaction: { keepRecent: 2, summarizer } });
+    const run = agent.run("go");
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result).toMatchObject({ stop: "done", text: "fits now", turns: 5 });
+    expect(asked).toBe(1);
+    expect(events.filter((e) => e.type === "compacted")).toMatchObject([
+      { reason: "overflow", summarized: true, before: { messages: 9 }, after: { messages: 3 } },
+    ]);
+    const retried = model.requests[5]?.messages ?? [];
+    expect(retried).toHaveLength(3);
+    expect(textOf(retried[0])).toContain("Read a to c.");
+    expect(textOf(retried[2])).toContain("[thinned:");
+    expect(result.conversation.rewritten).toEqual([model.requests[4]?.messages]);
+  });
+
+  test("fires whenever the reactive check would: predictions and requests only add reasons", async () => {
+    const turn = fc.record({
+      reported: fc.option(fc.integer({ min: 0, max: 6000 }), { nil: undefined }),
+      size: fc.integer({ min: 0, max: 4000 }),
+      request: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.integer({ min: 1, max: 5000 }), { nil: undefined }),
+        fc.array(turn, { minLength: 1, maxLength: 30 }),
+        async (threshold, turns) => {
+          let acted = false;
+          const summarizer: Summarizer = async () => {
+            acted = true;
+            return { text: "s" };
+          };
+          const settings = { keepRecent: 2, summarizer, compactTool: true };
+          const step = createCompactionStep(
+            threshold === undefined ? settings : { ...settings, thresholdTokens: threshold },
+            scriptedModel([]),
+            [],
+          );
+          const [requests] = step.toolsets;
+          const conversation = {
+            messages: [{ role: "user", content: [{ type: "text", text: "task" }] }] as Message[],
+            taint: { private: false, untrusted: false },
+            rewritten: [] as Message[][],
+          };
+          const context = {
+            signal: new AbortController().signal,
+            emit: (event: AgentEvent) => {
+              if (event.type === "compacted") acted = true;
+            },
+            onUsage: () => {},
+          };
+          let reactive = false;
+          let requested = false;
+          for (const [i, t] of turns.entries()) {
+            acted = false;
+            const long = conversation.messages.length >= 7;
+            await step.beforeTurn(conversation, context);
+            // A summary is possible (the cut lands past index 4), so acting is observable.
+            if (long && (reactive || requested)) expect(acted).toBe(true);
+            if (threshold === undefined && !requested) expect(acted).toBe(false);
+            const sent = conversation.messages.slice();
+            const id = `c${i}`;
+            conversation.messages.push(
+              {
+                role: "assistant",
+                content: [{ type: "tool_use", id, name: "read", input: { path: id } }],
+              },
+              {
+                role: "user",
+                content: [
+                  {
+                    type: "tool_result",
+                    toolUseId: id,
+                    content: [{ type: "text", text: "r".repeat(t.size) }],
+                    isError: false,
+                  },
+                ],
+              },
+            );
+            step.observe(
+              t.reported === undefined ? undefined : { inputTokens: t.reported, outputTokens: 1 },
+              sent,
+            );
+            reactive =
+              threshold !== undefined && t.reported !== undefined && t.reported >= threshold;
+            requested = t.request;
+            if (t.request) await requests?.call("compact", {});
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
+import { Agent, modeApprover } from "../../src/agent/index.ts";
 import { CARRIED_STATE_HEADER } from "../../src/compaction/carried-block.ts";
 import { checkTranscript } from "../../src/compaction/check-transcript.ts";
 import { compact } from "../../src/compaction/compact.ts";
@@ -10,6 +11,8 @@ import { SUMMARY_MARKER } from "../../src/compaction/summary-block.ts";
 import type { ToolResult } from "../../src/execution/tool-result.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
 import type { Message } from "../../src/models/message.ts";
+import type { ModelRequest } from "../../src/models/model.ts";
+import { type ScriptedTurn, scriptedModel } from "../../src/models/scripted-model.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
 import { assistant, call, ok, results, textOf, user } from "./fixtures.ts";
 
@@ -115,5 +118,103 @@ describe("compact (long scripted run)", () => {
     expect(carried).toEqual([`${CARRIED_STATE_HEADER}\n## todo\n${body()}`]);
     expect(body()).toContain("19/20 done");
     expect(checkTranscript(conversation.messages)).toBeUndefined();
+  });
+});
+
+/** A todo tool like the demo's: `add` appends items, `complete` marks one; every answer is the list. */
+function demoTodo() {
+  const items: { id: number; text: string; done: boolean }[] = [];
+  const body = () => items.map((i) => `${i.done ? "[x]" : "[ ]"} ${i.id}. ${i.text}`).join("\n");
+  const tool = defineTool({
+    name: "todo",
+    description: "Edits the plan",
+    input: v.object({
+      action: v.picklist(["add", "complete"]),
+      items: v.optional(v.array(v.string())),
+      id: v.optional(v.number()),
+    }),
+    carriedState: () => (items.length === 0 ? undefined : { label: "todo", body: body() }),
+    call: ({ action, items: added, id }) => {
+      if (action === "add") {
+        for (const text of added ?? []) items.push({ id: items.length + 1, text, done: false });
+      } else {
+        const item = items.find((i) => i.id === id);
+        if (item) item.done = true;
+      }
+      return body();
+    },
+  });
+  return { tool, body };
+}
+
+describe("the agent loop (long scripted run)", () => {
+  test("300 tool turns stay under the threshold and the final transcript carries the todo list", async () => {
+    const { tool: todo, body } = demoTodo();
+    const readFile = defineTool({
+      name: "read_file",
+      description: "Reads a file",
+      readOnly: true,
+      input: v.object({ path: v.string() }),
+      call: ({ path }) => `// ${path}\n${"code ".repeat(120)}`,
+    });
+    const plan = [
+      ...Array.from({ length: STEPS }, (_, i) => `migrate module m${i}`),
+      "write the report",
+    ];
+    const last = 1 + STEPS * TURNS_PER_STEP;
+    const script = (request: ModelRequest, n: number): ScriptedTurn => {
+      // Hint: a provider's reading: the transcript plus a fixed system prompt and tool list.
+      const usage = { inputTokens: estimateTokens(request.messages) + 200, outputTokens: 20 };
+      if (n === 0) {
+        return { toolCalls: [{ name: "todo", arguments: { action: "add", items: plan } }], usage };
+      }
+      if (n < last) {
+        const step = Math.floor((n - 1) / TURNS_PER_STEP);
+        const k = (n - 1) % TURNS_PER_STEP;
+        const call =
+          k === TURNS_PER_STEP - 1
+            ? { name: "todo", arguments: { action: "complete", id: step + 1 } }
+            : { name: "read_file", arguments: { path: `m${step}/part${k}.ts` } };
+        return { text: `working on step ${step}`, toolCalls: [call], usage };
+      }
+      // The model asks for a compaction before writing the report, then stops.
+      if (n === last) return { toolCalls: [{ name: "compact", arguments: {} }], usage };
+      return { text: "Migrated all modules; the report is next.", usage };
+    };
+    const model = scriptedModel(script);
+    const agent = new Agent({
+      model,
+      tools: [readFile, todo],
+      approver: modeApprover("allow"),
+      maxTurns: 400,
+      compaction: {
+        thresholdTokens: THRESHOLD,
+        summarizer: extractiveSummarizer(),
+        compactTool: true,
+      },
+    });
+    let compactions = 0;
+    let summaries = 0;
+    agent.on("compacted", (event) => {
+      compactions++;
+      if (event.summarized) summaries++;
+    });
+    const result = await agent.run("TASK: migrate all 20 modules, one step at a time").result;
+    expect(result).toMatchObject({ stop: "done", turns: last + 2 });
+    expect(summaries).toBeGreaterThan(3);
+    // Every request the provider saw was under the threshold.
+    const sizes = model.requests.map((r) => estimateTokens(r.messages) + 200);
+    expect(Math.max(...sizes)).toBeLessThan(THRESHOLD);
+    const { messages, rewritten } = result.conversation;
+    expect(checkTranscript(messages)).toBeUndefined();
+    expect(rewritten).toHaveLength(compactions);
+    const texts = (messages[0] as Message).content.map(textOf);
+    expect(texts[0]).toBe("TASK: migrate all 20 modules, one step at a time");
+    expect(texts.filter((t) => t.startsWith(SUMMARY_MARKER))).toHaveLength(summaries);
+    // Exactly one carried block, byte-equal to the current list: 20 done, the report still open.
+    const carried = texts.filter((t) => t.startsWith(CARRIED_STATE_HEADER));
+    expect(carried).toEqual([`${CARRIED_STATE_HEADER}\n## todo\n${body()}`]);
+    expect(body().split("\n").at(-1)).toBe("[ ] 21. write the report");
+    expect(body().match(/\[x\]/g)).toHaveLength(STEPS);
   });
 });

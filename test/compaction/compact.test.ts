@@ -70,6 +70,28 @@ describe("compact", () => {
     expect(out.event?.after.messages).toBeLessThan(out.event?.before.messages ?? 0);
   });
 
+  test("with thinAll thins the latest result too, while the summary keeps its usual cut", async () => {
+    const messages = readRun(8, 1000);
+    const out = await compact(conversationOf(messages), {
+      summarizer: fixed("the summary"),
+      force: true,
+      keepRecent: 2,
+      thinAll: true,
+    });
+    expect(out.summarized).toBe(true);
+    const after = out.conversation.messages;
+    expect(after).toHaveLength(3);
+    expect(after[1]).toBe(messages[15]);
+    expect(textOf(after[2]?.content[0])).toMatch(/^content 7 y+\n\[thinned: \d+ more/);
+    // Without it the recent window keeps its results whole.
+    const plain = await compact(conversationOf(messages), {
+      summarizer: fixed("the summary"),
+      force: true,
+      keepRecent: 2,
+    });
+    expect(plain.conversation.messages[2]).toBe(messages[16]);
+  });
+
   test("runs evict, collapse and thin in that order, before the summary sees the transcript", async () => {
     const messages: Message[] = [
       user("TASK"),

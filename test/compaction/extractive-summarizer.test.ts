@@ -71,4 +71,55 @@ describe("extractiveSummarizer", () => {
     ).catch((e) => e);
     expect(isToolError(error, "cancelled")).toBe(true);
   });
+
+  test("keeps what remains of a todo list, as the demo's todo tool prints it", async () => {
+    // Hint: the demo's `todo` tool answers every action with the whole list, one
+    // `[marker] id. text` line per item; the first line alone would be the oldest, done item.
+    const list = (done: number) =>
+      ["write the parser", "add tests", "fix the bug", "update the docs", "release 1.2"]
+        .map((text, i) => `${i < done ? "[x]" : i === done ? "[~]" : "[ ]"} ${i + 1}. ${text}`)
+        .join("\n");
+    const flow: Message[] = [
+      user("TASK: ship release 1.2"),
+      assistant("planning", call("1", "todo", { action: "add", items: ["write the parser"] })),
+      results(ok("1", list(0))),
+      assistant(undefined, call("2", "read_file", { path: "src/parser.ts" })),
+      results(ok("2", "export function parse() {}")),
+      assistant(undefined, call("3", "todo", { action: "complete", id: 1 })),
+      results(ok("3", list(1))),
+      assistant(undefined, call("4", "todo", { action: "complete", id: 2 })),
+      results(ok("4", list(2))),
+      assistant("now the bug", call("5", "calculator", { expression: "6*7" })),
+      results(ok("5", "42")),
+    ];
+    const transcript = renderTranscript(flow);
+    const { text } = await extractiveSummarizer()({ transcript }, {});
+    expect(text).toContain("Task: TASK: ship release 1.2");
+    expect(text).toContain('last step in a sequence: todo {"action":"complete","id":2} → [x] 1.');
+    expect(text).toContain(
+      [
+        "Remaining:",
+        "- [~] 3. fix the bug",
+        "- [ ] 4. update the docs",
+        "- [ ] 5. release 1.2",
+      ].join("\n"),
+    );
+    expect(text).not.toContain("- [x]");
+    // Deterministic: the same rendering gives the same summary.
+    expect((await extractiveSummarizer()({ transcript }, {})).text).toBe(text);
+  });
+
+  test("bounds what remains to 5 open items and names how many more there are", async () => {
+    const items = Array.from({ length: 30 }, (_, i) => `[ ] ${i + 1}. item ${i + 1}`).join("\n");
+    const transcript = renderTranscript([
+      user("TASK: long plan"),
+      assistant(undefined, call("1", "plan", { step: 0 })),
+      results(ok("1", `0/30 done\n${items}`)),
+    ]);
+    const { text } = await extractiveSummarizer()({ transcript }, {});
+    const open = text.split("\n").filter((line) => line.startsWith("- [ ]"));
+    expect(open).toHaveLength(5);
+    expect(open[0]).toBe("- [ ] 1. item 1");
+    expect(text).toContain("- … and 25 more");
+  });
 });

@@ -74,9 +74,22 @@ describe("modelSummarizer", () => {
   test.each<[string, ScriptedTurn]>([
     ["empty", { text: "" }],
     ["truncated", { text: "seco", finish: "length" }],
+    ["failed", { error: { type: "http", provider: "scripted", status: 500, message: "x" } }],
   ])("keeps the first summary when the regeneration is %s", async (_, turn) => {
     const model = scriptedModel([{ text: "first" }, { text: "missing X" }, turn]);
     expect((await modelSummarizer(model)({ transcript: "t" }, {})).text).toBe("first");
+    expect(model.requests).toHaveLength(3);
+  });
+
+  test("counts every call's tokens, even when the regeneration is thrown away", async () => {
+    const usage = (inputTokens: number) => ({ inputTokens, outputTokens: 1 });
+    const model = scriptedModel([
+      { text: "first", usage: usage(100) },
+      { text: "missing X", usage: usage(20) },
+      { text: "seco", finish: "length", usage: usage(3) },
+    ]);
+    const summary = await modelSummarizer(model)({ transcript: "t" }, {});
+    expect(summary).toEqual({ text: "first", usage: { inputTokens: 123, outputTokens: 3 } });
   });
 
   test.each<[string, ScriptedTurn[]]>([

@@ -57,4 +57,16 @@ describe("thinResults", () => {
     const thinned = textOf(allResults(thinResults(messages, 1) ?? [])[0]);
     expect(thinned.startsWith(`${"a".repeat(239)}\n[thinned:`)).toBe(true);
   });
+
+  test("thins every result, the most recent too, when asked to thin all (overflow recovery)", () => {
+    const messages = run(3, 1000);
+    const out = thinResults(messages, 6, true) ?? [];
+    expect(
+      allResults(out)
+        .map(textOf)
+        .every((t) => t.includes("[thinned:")),
+    ).toBe(true);
+    expect(thinResults(out, 6, true)).toBeUndefined();
+    expect(thinResults(run(3, 100), 0, true)).toBeUndefined();
+  });
 });

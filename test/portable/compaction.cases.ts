@@ -7,6 +7,7 @@ import {
   createPressureTracker,
   extractiveSummarizer,
   type Message,
+  transcriptBytes,
 } from "../../src/agent/index.ts";
 import { defineTool, isToolError, Toolset } from "../../src/index.ts";
 import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
@@ -151,6 +152,66 @@ export const cases: PortableCase[] = [
       guard.arm();
       assertEqual(guard.recordTurn(turn), false);
       assertEqual(guard.recordTurn(turn), true);
+    },
+  },
+  {
+    name: "the extractive summary keeps what remains of a list; thinAll thins the newest result",
+    async run() {
+      const list = "[x] 1. parse\n[~] 2. test\n[ ] 3. ship";
+      const messages: Message[] = [
+        ...readRun(6, 400),
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t", name: "todo", input: { action: "complete" } }],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              toolUseId: "t",
+              content: [{ type: "text", text: `${list}\n${"z".repeat(400)}` }],
+              isError: false,
+            },
+          ],
+        },
+        // Hint: the kept tail (keepRecent 2) is one more read, so the todo call is summarised.
+        ...readRun(1, 400)
+          .slice(1)
+          .map((m) => ({
+            ...m,
+            content: m.content.map((b) =>
+              b.type === "tool_use"
+                ? { ...b, id: "last" }
+                : b.type === "tool_result"
+                  ? { ...b, toolUseId: "last" }
+                  : b,
+            ),
+          })),
+      ];
+      const out = await compact(conversationOf(messages), {
+        force: true,
+        keepRecent: 2,
+        thinAll: true,
+        summarizer: extractiveSummarizer(),
+      });
+      assert(out.summarized, "expected a summary");
+      const head = texts(out.conversation.messages[0]).join("\n");
+      assert(head.includes("Remaining:\n- [~] 2. test\n- [ ] 3. ship"), "lost what remains");
+      const newest = out.conversation.messages.at(-1)?.content[0];
+      const text = newest?.type === "tool_result" ? newest.content[0] : undefined;
+      assert(text?.type === "text" && text.text.includes("[thinned:"), "newest not thinned");
+    },
+  },
+  {
+    name: "transcriptBytes counts UTF-8 and leaves image payloads out",
+    run() {
+      const text: Message[] = [{ role: "user", content: [{ type: "text", text: "é😀" }] }];
+      assertEqual(transcriptBytes(text), new TextEncoder().encode(JSON.stringify(text)).length);
+      const image = (data: string): Message[] => [
+        { role: "user", content: [{ type: "image", mediaType: "image/png", data }] },
+      ];
+      assertEqual(transcriptBytes(image("A".repeat(5000))), transcriptBytes(image("")));
     },
   },
 ];
