@@ -72,6 +72,9 @@ export type ToolErrorInput =
  * The kind's fields are on `error.data` (a union to `switch` on) and, except `name` and
  * `message` which `Error` already owns, directly on the error.
  *
+ * Across realms (`postMessage`, a worker) send `error.toJSON()` and rebuild it with
+ * `ToolError.fromJSON`: `structuredClone` keeps only a plain `Error`, which `isToolError` rejects.
+ *
  * @example
  * ```ts
  * throw new ToolError({ type: "unknown_tool", name: "search" });
@@ -102,10 +105,12 @@ export class ToolError extends Error {
   declare readonly cleanup?: ToolError;
 
   /**
-   * Creates a tool error from the shape `toJSON()` returns.
+   * Creates a tool error from the shape `toJSON()` returns, keeping only the kind's own fields.
+   * Field types are trusted; use `ToolError.fromJSON` for untrusted data.
    *
    * @param input The kind and its fields.
    * @param options `cause`, kept for debugging and never serialised.
+   * @throws ToolError `invalid_configuration` for an unknown `type`.
    */
   constructor(input: ToolErrorInput, options?: { cause?: unknown }) {
     const data = toData(input);
@@ -136,12 +141,12 @@ export class ToolError extends Error {
   /**
    * Creates a tool error from its JSON shape.
    *
-   * @param value Parsed JSON, as produced by `toJSON()`.
+   * @param value Parsed JSON, as produced by `toJSON()`, or a `ToolError` (from any copy).
    * @returns The error.
    * @throws ToolError `protocol` when the value is not a tool error's JSON shape.
    */
   static fromJSON(value: unknown): ToolError {
-    return new ToolError(parseData(value));
+    return new ToolError(parseData(isToolError(value) ? value.toJSON() : value));
   }
 }
 
@@ -167,12 +172,26 @@ function asError(value: ToolError | ToolErrorData): ToolError {
 }
 
 function toData(input: ToolErrorInput): ToolErrorData {
-  if (input.type !== "build_cleanup") return { ...input };
-  return {
-    type: "build_cleanup",
-    primary: dataOf(input.primary),
-    cleanup: dataOf(input.cleanup),
-  };
+  const type = input?.type;
+  if (!isKind(type)) {
+    const message = `unknown ToolError type ${JSON.stringify(type)}`;
+    throw new ToolError({ type: "invalid_configuration", message });
+  }
+  if (input.type === "build_cleanup")
+    return {
+      type: "build_cleanup",
+      primary: dataOf(input.primary),
+      cleanup: dataOf(input.cleanup),
+    };
+  // Hint: copy only the kind's fields, so stray keys from untyped callers never reach toJSON().
+  const data: Record<string, unknown> = { type };
+  const source = input as unknown as Record<string, unknown>;
+  for (const key in FIELDS[type]) if (source[key] !== undefined) data[key] = source[key];
+  return data as ToolErrorData;
+}
+
+function isKind(type: unknown): type is ToolErrorType {
+  return typeof type === "string" && Object.hasOwn(FIELDS, type);
 }
 
 function dataOf(value: ToolError | ToolErrorData): ToolErrorData {
@@ -196,9 +215,9 @@ function messageOf(data: ToolErrorData): string {
     case "undeclared_interaction":
       return `tool \`${data.tool}\` requested an undeclared ${data.kind} interaction`;
     case "interaction_declined":
-      return `interaction for \`${data.tool}\` was declined${suffix(data.reason)}`;
+      return `interaction for \`${data.tool}\` was declined${data.reason ? `: ${data.reason}` : ""}`;
     case "cancelled":
-      return `call to \`${data.tool}\` was cancelled${suffix(data.reason)}`;
+      return `call to \`${data.tool}\` was cancelled${data.reason ? `: ${data.reason}` : ""}`;
     case "transport":
       return `transport failure${data.tool ? ` calling \`${data.tool}\`` : ""}: ${data.message}`;
     case "protocol":
@@ -214,10 +233,6 @@ function messageOf(data: ToolErrorData): string {
     default:
       return unreachable(data);
   }
-}
-
-function suffix(reason: string | undefined): string {
-  return reason ? `: ${reason}` : "";
 }
 
 /**
@@ -254,11 +269,9 @@ function parseData(value: unknown): ToolErrorData {
     new ToolError({ type: "protocol", message: `not a ToolError: ${why}` });
   if (typeof value !== "object" || value === null) throw bad("expected an object");
   const record = value as Record<string, unknown>;
-  const type = record.type as ToolErrorType;
+  const type = record.type;
+  if (!isKind(type)) throw bad(`unknown type ${JSON.stringify(type)}`);
   const fields = FIELDS[type];
-  if (typeof type !== "string" || !Object.hasOwn(FIELDS, type) || !fields) {
-    throw bad(`unknown type ${JSON.stringify(record.type)}`);
-  }
   const out: Record<string, unknown> = { type };
   for (const key of Object.keys(record)) {
     if (key !== "type" && !(key in fields)) throw bad(`unexpected field \`${key}\` for ${type}`);

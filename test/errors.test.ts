@@ -198,3 +198,68 @@ describe("unreachable", () => {
     expect(() => unreachable("surprise" as never)).toThrow(/unreachable/);
   });
 });
+
+describe("ToolError messages and shape", () => {
+  test.each([
+    ["invalid_configuration", "invalid configuration: bad namespace"],
+    ["unknown_tool", "tool `missing` was not found"],
+    ["duplicate_name", "duplicate tool name `echo`"],
+    ["invalid_arguments", "invalid tool arguments for `add`: /a: expected number"],
+    ["invalid_output", "invalid tool output: no structuredContent"],
+    ["invalid_interaction", "invalid interaction `i-1`: wrong id"],
+    ["undeclared_interaction", "tool `ask` requested an undeclared form interaction"],
+    ["interaction_declined", "interaction for `ask` was declined: not now"],
+    ["cancelled", "call to `slow` was cancelled"],
+    ["transport", "transport failure calling `remote`: connection reset"],
+    ["protocol", "protocol error: bad JSON-RPC"],
+    ["timeout", "call to `remote` timed out after 30 s"],
+    ["unsupported", "unsupported: a second invoke"],
+    ["closed", "closed: listTools after shutdown"],
+    [
+      "build_cleanup",
+      "transport failure: connect failed; cleanup also failed: closed: close after shutdown",
+    ],
+  ])("words %s from its fields", (type, message) => {
+    const data = samples.find((s) => s.type === type) as ToolErrorData;
+    expect(new ToolError(data).message).toBe(message);
+  });
+
+  test("keeps only the kind's own fields, dropping stray keys and undefined optionals", () => {
+    const error = new ToolError({
+      type: "cancelled",
+      tool: "t",
+      reason: undefined,
+      extra: "x",
+    } as never);
+    expect(error.toJSON()).toEqual({ type: "cancelled", tool: "t" });
+    expect(Object.keys(error.toJSON())).toEqual(["type", "tool"]);
+    expect(ToolError.fromJSON(JSON.parse(JSON.stringify(error))).data).toEqual(error.data);
+  });
+
+  test("refuses an unknown type with invalid_configuration", () => {
+    let error: unknown;
+    try {
+      new ToolError({ type: "nope" } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(isToolError(error, "invalid_configuration")).toBe(true);
+  });
+
+  test("structuredClone keeps a plain Error only; toJSON and fromJSON cross realms intact", () => {
+    const error = new ToolError({ type: "timeout", tool: "remote", timeoutSecs: 5 });
+    const cloned = structuredClone(error) as unknown;
+    expect(isToolError(cloned)).toBe(false);
+    const back = ToolError.fromJSON(structuredClone(error.toJSON()));
+    expect(isToolError(back, "timeout")).toBe(true);
+    expect(back.message).toBe(error.message);
+  });
+
+  test("fromJSON accepts a ToolError itself and returns an equal copy", () => {
+    const error = new ToolError({ type: "closed", operation: "step" }, { cause: "x" });
+    const copy = ToolError.fromJSON(error);
+    expect(copy).not.toBe(error);
+    expect(copy.data).toEqual(error.data);
+    expect(copy.cause).toBeUndefined();
+  });
+});

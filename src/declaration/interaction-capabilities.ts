@@ -9,7 +9,7 @@ export interface InteractionCapabilities {
   formSchemaValidation: boolean;
   /** May ask for a line of text. */
   text: boolean;
-  /** May ask for several lines of text. */
+  /** May ask for several lines of text; also allows single-line text (one line is a text too). */
   multilineText: boolean;
 }
 

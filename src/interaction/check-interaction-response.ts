@@ -9,7 +9,8 @@ import type { ToolInteractionResponse } from "./interaction-response.ts";
  *
  * @param request The pending request.
  * @param response The caller's reply.
- * @throws ToolError `invalid_interaction` naming what is wrong.
+ * @throws ToolError `invalid_interaction` naming what is wrong; `invalid_configuration` when
+ * the request's own schema cannot be interpreted (the asker's fault, not the reply's).
  */
 export async function checkInteractionResponse(
   request: ToolInteractionRequest,

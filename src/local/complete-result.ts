@@ -13,7 +13,18 @@ import type { Tool } from "./define-tool.ts";
  * @throws ToolError `invalid_output` when the value cannot be a result or misses the schema.
  */
 export async function completeResult(tool: Tool, value: unknown): Promise<ToolResult> {
-  const result = toResult(tool, value);
+  return checkOutput(tool, toResult(tool, value));
+}
+
+/**
+ * Returns a result checked against its tool's output schema; `isError` results are exempt.
+ *
+ * @param tool The tool that ran.
+ * @param result The result it produced.
+ * @returns The same result.
+ * @throws ToolError `invalid_output` when `structuredContent` is missing or misses the schema.
+ */
+export async function checkOutput(tool: Tool, result: ToolResult): Promise<ToolResult> {
   const output = tool["~output"];
   if (result.isError || !output) return result;
   if (result.structuredContent === undefined) {
@@ -32,7 +43,16 @@ export async function completeResult(tool: Tool, value: unknown): Promise<ToolRe
   });
 }
 
-function toResult(tool: Tool, value: unknown): ToolResult {
+/**
+ * Returns the result for what a tool's function returned, unchecked: a string becomes text, a
+ * `ToolResult.*` value is kept, anything else becomes structured content with its JSON text.
+ *
+ * @param tool The tool that ran.
+ * @param value What its function returned.
+ * @returns The result.
+ * @throws ToolError `invalid_output` for `undefined`.
+ */
+export function toResult(tool: Tool, value: unknown): ToolResult {
   if (typeof value === "string") return ToolResult.text(value);
   if (isToolResult(value)) return value;
   if (value === undefined) {

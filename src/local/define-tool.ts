@@ -38,6 +38,11 @@ export interface Tool<Input = unknown> {
   readonly "~input": PreparedSchema;
   /** Output validation, when an output schema is declared. */
   readonly "~output"?: PreparedSchema;
+  /**
+   * The author's function as given, which may return a bare value; the local handler calls it
+   * directly, sparing a sync tool a promise and the ticks it costs to adopt one.
+   */
+  "~run"?(input: Input, ctx: ToolContext): unknown;
 }
 
 /** Define tool options interface. */
@@ -52,11 +57,20 @@ export interface DefineToolOptions<S extends SchemaInput> {
   input: S;
   /** Output schema; when set, every successful result must carry matching `structuredContent`. */
   output?: SchemaInput;
-  /** The tool changes nothing, so it skips approval. Default `false`. */
+  /**
+   * The tool changes nothing, so it skips approval. Default: `annotations.readOnlyHint`, else
+   * `false`. It and `annotations.readOnlyHint` are one fact, so giving both with different
+   * values fails with `invalid_configuration`.
+   */
   readOnly?: boolean;
   /** Declared risk surface; unset flags are `false`. */
   capabilities?: Partial<Capabilities>;
-  /** MCP hints; by default derived from `readOnly` and `capabilities`. */
+  /**
+   * MCP hints. Each hint not given is derived: `readOnlyHint` from `readOnly`,
+   * `destructiveHint` from `capabilities.destructive`, `openWorldHint` from
+   * `capabilities.externalSend || capabilities.untrustedInput`, `title` from `title`. A hint
+   * given explicitly wins for its own field.
+   */
   annotations?: ToolAnnotations;
   /** Caller interactions the tool may request. */
   interactions?: Partial<InteractionCapabilities>;
@@ -83,7 +97,8 @@ export interface DefineToolOptions<S extends SchemaInput> {
  *
  * @param options The tool's declaration and function.
  * @returns The tool.
- * @throws ToolError `invalid_configuration` for a bad name or a missing function.
+ * @throws ToolError `invalid_configuration` for a bad name, a missing description, input schema
+ * or function, or `readOnly` contradicting `annotations.readOnlyHint`.
  * @example
  * ```ts
  * const add = defineTool({
@@ -96,26 +111,29 @@ export interface DefineToolOptions<S extends SchemaInput> {
 export function defineTool<S extends SchemaInput>(
   options: DefineToolOptions<S>,
 ): Tool<SchemaOutput<S>> {
-  const name = toolName(options.name);
-  if (typeof options.call !== "function") {
-    throw new ToolError({
-      type: "invalid_configuration",
-      message: `tool ${name} needs a call function`,
-    });
+  if (typeof options !== "object" || options === null) {
+    throw invalid("defineTool needs an options object");
   }
+  const name = toolName(options.name);
+  if (typeof options.description !== "string") throw invalid(`tool ${name} needs a description`);
+  if (typeof options.call !== "function") throw invalid(`tool ${name} needs a call function`);
   const input = prepareSchema(options.input);
   const output = options.output === undefined ? undefined : prepareSchema(options.output);
-  const readOnly = options.readOnly === true;
+  const hint = options.annotations?.readOnlyHint;
+  if (options.readOnly !== undefined && hint !== undefined && options.readOnly !== hint) {
+    throw invalid(`tool ${name} has readOnly ${options.readOnly} but readOnlyHint ${hint}`);
+  }
+  const readOnly = (options.readOnly ?? hint) === true;
   const caps = toCapabilities(options.capabilities);
   const info: ToolInfo = {
     name,
+    description: options.description,
     inputSchema: JsonSchema.unspecified(input.jsonSchema),
-    annotations: { ...defaultAnnotations(readOnly, caps, options.title), ...options.annotations },
+    annotations: annotationsOf(readOnly, caps, options.title, options.annotations),
     capabilities: caps,
     interactions: interactionCapabilities(options.interactions),
   };
   if (options.title !== undefined) info.title = options.title;
-  if (options.description !== undefined) info.description = options.description;
   if (output) info.outputSchema = JsonSchema.unspecified(output.jsonSchema);
   if (options.icons) info.icons = options.icons;
   if (options.metadata) info.metadata = options.metadata;
@@ -126,6 +144,7 @@ export function defineTool<S extends SchemaInput>(
     readOnly,
     capabilities: caps,
     call: async (value, ctx) => call(value, ctx),
+    "~run": call,
     "~input": input,
     ...(output ? { "~output": output } : {}),
   };
@@ -133,16 +152,25 @@ export function defineTool<S extends SchemaInput>(
   return tool;
 }
 
-function defaultAnnotations(
+function invalid(message: string): ToolError {
+  return new ToolError({ type: "invalid_configuration", message });
+}
+
+function annotationsOf(
   readOnly: boolean,
   caps: Capabilities,
   title: string | undefined,
+  explicit: ToolAnnotations | undefined,
 ): ToolAnnotations {
-  const annotations: ToolAnnotations = {
+  const annotations: Record<string, unknown> = {
     readOnlyHint: readOnly,
     destructiveHint: caps.destructive,
     openWorldHint: caps.externalSend || caps.untrustedInput,
   };
   if (title !== undefined) annotations.title = title;
-  return annotations;
+  // Hint: an explicit `undefined` means "not given", so it never erases a derived hint.
+  for (const [key, value] of Object.entries(explicit ?? {})) {
+    if (value !== undefined) annotations[key] = value;
+  }
+  return annotations as ToolAnnotations;
 }

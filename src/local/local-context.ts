@@ -16,14 +16,19 @@ export interface ContextPort {
 }
 
 /**
- * The context a local tool receives. Its functions are own properties, so a tool may
- * destructure them (`call: (input, { progress, signal }) => …`).
+ * The context a local tool receives. Its functions work detached, so a tool may destructure
+ * them (`call: (input, { progress, signal }) => …`); each is made on first use, since most
+ * calls use none of them.
  */
 export class LocalContext implements ToolContext {
   readonly toolName: ToolName;
   declare readonly callId?: string;
   readonly #port: ContextPort;
   readonly #formSchemaValidation: boolean;
+  #progress: ToolContext["progress"] | undefined;
+  #log: ToolContext["log"] | undefined;
+  #requestText: ToolContext["requestText"] | undefined;
+  #requestForm: ToolContext["requestForm"] | undefined;
 
   /**
    * Creates the context of one call.
@@ -50,24 +55,40 @@ export class LocalContext implements ToolContext {
     return this.#port["~signal"]();
   }
 
-  readonly progress = (update: ToolProgress): void => this.#port["~progress"](update);
+  /** Reports progress to whoever drives the call. */
+  get progress(): ToolContext["progress"] {
+    const port = this.#port;
+    this.#progress ??= (update) => port["~progress"](update);
+    return this.#progress;
+  }
 
-  readonly log = (level: ToolLogLevel, data: unknown, logger?: string): void =>
-    this.#port["~log"](logger === undefined ? { level, data } : { level, data, logger });
+  /** Logs a message to whoever drives the call. */
+  get log(): ToolContext["log"] {
+    const port = this.#port;
+    this.#log ??= (level: ToolLogLevel, data: unknown, logger?: string) =>
+      port["~log"](logger === undefined ? { level, data } : { level, data, logger });
+    return this.#log;
+  }
 
-  readonly requestText = (prompt: string, options?: { multiline?: boolean }): Promise<string> =>
-    this.#port["~ask"](prompt, {
-      type: "text",
-      multiline: options?.multiline === true,
-    }) as Promise<string>;
+  /** Asks the caller for text. */
+  get requestText(): ToolContext["requestText"] {
+    const port = this.#port;
+    this.#requestText ??= (prompt, options) =>
+      port["~ask"](prompt, {
+        type: "text",
+        multiline: options?.multiline === true,
+      }) as Promise<string>;
+    return this.#requestText;
+  }
 
-  readonly requestForm = (
-    prompt: string,
-    schema: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> =>
-    this.#port["~ask"](prompt, {
-      type: "form",
-      schema,
-      schemaValidation: this.#formSchemaValidation,
-    }) as Promise<Record<string, unknown>>;
+  /** Asks the caller for a JSON object described by a schema. */
+  get requestForm(): ToolContext["requestForm"] {
+    const port = this.#port;
+    const schemaValidation = this.#formSchemaValidation;
+    this.#requestForm ??= (prompt, schema) =>
+      port["~ask"](prompt, { type: "form", schema, schemaValidation }) as Promise<
+        Record<string, unknown>
+      >;
+    return this.#requestForm;
+  }
 }

@@ -8,6 +8,7 @@ import type {
   ToolProgress,
 } from "../execution/handler-io.ts";
 import { ToolResult } from "../execution/tool-result.ts";
+import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
 import { checkInteractionResponse } from "../interaction/check-interaction-response.ts";
 import {
   newInteractionId,
@@ -15,7 +16,7 @@ import {
   type ToolInteractionRequest,
 } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
-import { completeResult } from "./complete-result.ts";
+import { checkOutput, toResult } from "./complete-result.ts";
 import type { Tool } from "./define-tool.ts";
 import { type ContextPort, LocalContext } from "./local-context.ts";
 
@@ -36,7 +37,10 @@ interface Pending {
 /**
  * The local handler: one invocation of one local tool, as the state machine
  * ready → running ⇄ pending → finished. `cancel` is accepted in every state, even while
- * another step is in flight, and aborts `ctx.signal`.
+ * another step is in flight, and aborts `ctx.signal`; a cancel that arrives before the step in
+ * flight has returned wins, so that step rejects with `cancelled` too. Progress and log
+ * messages reach only the listeners of the step in flight; between and after steps they are
+ * dropped.
  */
 export class LocalHandler implements ToolHandlerBackend, ContextPort {
   readonly #tool: Tool;
@@ -48,7 +52,7 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
   #waiter: { resolve(event: Event): void; reject(error: unknown): void } | undefined;
   #queued: Event | undefined;
   #pending: Pending | undefined;
-  #cancelled: ToolError | undefined;
+  #stopped: ToolError | undefined;
   #onProgress: ((progress: ToolProgress) => void) | undefined;
   #onLog: ((log: ToolLog) => void) | undefined;
 
@@ -65,97 +69,119 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
    * Performs one transition.
    *
    * @param input `invoke`, `interaction` or `cancel`.
-   * @param options Progress listener for this step.
+   * @param options Progress and log listeners for this step.
    * @returns The completed result or the pending interaction.
-   * @throws ToolError `invalid_arguments`, `invalid_output`, `invalid_interaction` (the handler
-   * stays pending), `interaction_declined`, `undeclared_interaction`, `cancelled`, or
-   * `unsupported` for a second invoke, a step after completion or overlapping steps.
+   * @throws ToolError `invalid_arguments`, `invalid_output`, `invalid_interaction` (still
+   * pending), `interaction_declined`, `undeclared_interaction`, `cancelled`, `invalid_configuration`
+   * (a schema that cannot be applied), `unsupported` (unknown input, reuse, overlapping steps).
    */
   async step(input: ToolHandlerInput, options?: StepOptions): Promise<ToolHandlerOutput> {
-    if (input?.type === "cancel") throw this.#cancel(input.reason);
+    const type = typeof input === "object" && input !== null ? input.type : undefined;
+    if (type === "cancel") throw this.#cancel((input as { reason?: unknown }).reason);
+    if (type !== "invoke" && type !== "interaction") {
+      throw unsupported(
+        `step input ${JSON.stringify(type) ?? typeof input} (expected invoke, interaction or cancel)`,
+      );
+    }
     if (this.#busy) throw unsupported("a step while another step of this handler is in flight");
     this.#busy = true;
+    this.#onProgress = options?.onProgress;
+    this.#onLog = options?.onLog;
     try {
-      if (input?.type === "invoke")
-        return await this.#invoke(input.arguments, input.callId, options);
-      if (input?.type === "interaction") return await this.#answer(input.response, options);
-      throw unsupported(`step input ${JSON.stringify((input as { type?: unknown })?.type)}`);
+      if (input.type === "invoke") return await this.#invoke(input.arguments, input.callId);
+      return await this.#answer((input as { response: ToolInteractionResponse }).response);
     } finally {
       this.#busy = false;
+      // Hint: a tool still running after its step settled must not reach that caller's listeners.
+      this.#onProgress = undefined;
+      this.#onLog = undefined;
     }
   }
 
-  async #invoke(
-    args: unknown,
-    callId: string | undefined,
-    options?: StepOptions,
-  ): Promise<ToolHandlerOutput> {
+  async #invoke(args: unknown, callId: unknown): Promise<ToolHandlerOutput> {
     if (this.#state !== "ready")
       throw unsupported(`invoke on a ${this.#state} handler (one handler runs one call)`);
     this.#state = "running";
-    this.#callId = callId;
-    const outcome = await this.#tool["~input"].validate(args);
-    if (this.#cancelled) throw this.#cancelled;
+    if (typeof callId === "string") this.#callId = callId;
+    const tool = this.#tool;
+    let outcome: Awaited<ReturnType<Tool["~input"]["validate"]>>;
+    try {
+      outcome = await tool["~input"].validate(args);
+    } catch (error) {
+      this.#state = "finished";
+      throw error;
+    }
+    if (this.#stopped) throw this.#stopped;
     if (!outcome.ok) {
       this.#state = "finished";
       const first = outcome.issues[0];
       throw new ToolError({
         type: "invalid_arguments",
-        tool: this.#tool.name,
+        tool: tool.name,
         message: `${first.path || "/"}: ${first.message}${outcome.issues.length > 1 ? ` (and ${outcome.issues.length - 1} more)` : ""}`,
         issues: outcome.issues,
       });
     }
+    const ctx = new LocalContext(
+      this,
+      tool.name,
+      this.#callId,
+      tool.info.interactions.formSchemaValidation,
+    );
+    const value = outcome.value;
+    const run = tool["~run"] ?? tool.call;
+    // Hint: the tool starts on a microtask, so the waiter below is in place before it can report.
     Promise.resolve()
-      .then(() =>
-        this.#tool.call(
-          outcome.value,
-          new LocalContext(
-            this,
-            this.#tool.name,
-            this.#callId,
-            this.#tool.info.interactions.formSchemaValidation,
-          ),
-        ),
-      )
+      .then(() => run(value, ctx))
       .then(
         (value) => this.#emit({ type: "done", value }),
         (error: unknown) => this.#emit({ type: "failed", error }),
       );
-    return this.#next(options);
+    // Hint: `return await` settles in one tick; returning the bare promise would take three.
+    return await this.#next();
   }
 
-  async #answer(
-    response: ToolInteractionResponse,
-    options?: StepOptions,
-  ): Promise<ToolHandlerOutput> {
+  async #answer(response: ToolInteractionResponse): Promise<ToolHandlerOutput> {
     const pending = this.#pending;
     if (this.#state !== "pending" || !pending) {
+      if (this.#stopped) throw this.#stopped;
       throw new ToolError({
         type: "invalid_interaction",
-        id: String(response?.id),
+        id: String((response as { id?: unknown } | null)?.id),
         message: `no interaction is pending (the handler is ${this.#state})`,
       });
     }
-    await checkInteractionResponse(pending.request, response);
-    if (this.#cancelled) throw this.#cancelled;
+    try {
+      await checkInteractionResponse(pending.request, response);
+    } catch (error) {
+      if (this.#stopped) throw this.#stopped;
+      // Hint: a bad reply leaves the question open; a broken request schema is the tool's to handle.
+      if (isToolError(error, "invalid_interaction")) throw error;
+      return await this.#resume(() => pending.reject(error));
+    }
+    if (this.#stopped) throw this.#stopped;
     if (response.type === "cancel") throw this.#cancel(response.reason);
-    this.#state = "running";
-    this.#pending = undefined;
-    if (response.type === "submit") pending.resolve(response.content);
-    else pending.reject(declined(this.#tool.name, response.reason));
-    return this.#next(options);
+    return await this.#resume(() =>
+      response.type === "submit"
+        ? pending.resolve(response.content)
+        : pending.reject(declined(this.#tool.name, response.reason)),
+    );
   }
 
-  async #next(options?: StepOptions): Promise<ToolHandlerOutput> {
-    this.#onProgress = options?.onProgress;
-    this.#onLog = options?.onLog;
-    const queued = this.#queued;
+  #resume(settle: () => void): Promise<ToolHandlerOutput> {
+    this.#state = "running";
+    this.#pending = undefined;
+    settle();
+    return this.#next();
+  }
+
+  async #next(): Promise<ToolHandlerOutput> {
+    let event = this.#queued;
     this.#queued = undefined;
-    const event =
-      queued ??
-      (await new Promise<Event>((resolve, reject) => (this.#waiter = { resolve, reject })));
+    event ??= await new Promise<Event>((resolve, reject) => (this.#waiter = { resolve, reject }));
     this.#waiter = undefined;
+    // Hint: a cancel that landed while this step was resuming wins over what the tool produced.
+    if (this.#stopped) throw this.#stopped;
     if (event.type === "ask") {
       this.#state = "pending";
       return { type: "interaction", request: event.request };
@@ -166,7 +192,13 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
       const message = event.error instanceof Error ? event.error.message : String(event.error);
       return { type: "completed", result: ToolResult.error(message) };
     }
-    return { type: "completed", result: await completeResult(this.#tool, event.value) };
+    const tool = this.#tool;
+    let result = toResult(tool, event.value);
+    if (tool["~output"]) {
+      result = await checkOutput(tool, result);
+      if (this.#stopped) throw this.#stopped;
+    }
+    return { type: "completed", result };
   }
 
   #emit(event: Event): void {
@@ -175,20 +207,24 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
     else this.#queued = event;
   }
 
-  #cancel(reason: string | undefined): ToolError {
+  #cancel(reason: unknown): ToolError {
+    const tool = this.#tool.name;
     const error = new ToolError(
-      reason === undefined
-        ? { type: "cancelled", tool: this.#tool.name }
-        : { type: "cancelled", tool: this.#tool.name, reason },
+      typeof reason === "string"
+        ? { type: "cancelled", tool, reason }
+        : { type: "cancelled", tool },
     );
-    if (this.#state !== "finished") this.#fail(error);
-    this.#cancelled ??= error;
+    this.#stop(error);
     return error;
   }
 
-  #fail(error: ToolError): void {
+  // Ends the call from outside the tool's own flow: the step in flight and the tool's open
+  // question reject with `error`, `ctx.signal` aborts, and later replies replay it.
+  #stop(error: ToolError): void {
+    this.#stopped ??= error;
+    if (this.#state === "finished") return;
     this.#state = "finished";
-    this.#cancelled = error;
+    this.#queued = undefined;
     this.#controller?.abort(error);
     this.#waiter?.reject(error);
     this.#pending?.reject(error);
@@ -198,66 +234,39 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
 
   /** Returns the call's signal, creating it on first use. */
   "~signal"(): AbortSignal {
-    return this.#abortSignal().signal;
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#stopped) this.#controller.abort(this.#stopped);
+    }
+    return this.#controller.signal;
   }
 
-  /** Forwards a progress report to the step in flight; a faulty listener never breaks the tool. */
+  /** Forwards a progress report to the step in flight, if any. */
   "~progress"(update: ToolProgress): void {
-    try {
-      this.#onProgress?.(update);
-    } catch {
-      // Hint: the listener belongs to the caller; its bug must not fail the call.
-    }
+    notify(this.#onProgress, update);
   }
 
-  /** Forwards a log message to the step in flight; a faulty listener never breaks the tool. */
+  /** Forwards a log message to the step in flight, if any. */
   "~log"(log: ToolLog): void {
-    try {
-      this.#onLog?.(log);
-    } catch {
-      // Hint: as with progress, the listener's bug must not fail the call.
-    }
+    notify(this.#onLog, log);
   }
 
   /** Suspends the call on a question for the caller. */
   "~ask"(prompt: string, kind: ToolInteractionKind): Promise<unknown> {
-    return this.#ask(prompt, kind);
-  }
-
-  #abortSignal(): AbortController {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#cancelled) this.#controller.abort(this.#cancelled);
-    }
-    return this.#controller;
-  }
-
-  #ask(prompt: string, kind: ToolInteractionKind): Promise<unknown> {
     if (this.#state === "finished")
-      return Promise.reject(this.#cancelled ?? unsupported("asking after the call finished"));
-    const declared = this.#tool.info.interactions;
-    const name = kind.type === "form" ? "form" : kind.multiline ? "multiline_text" : "text";
-    const allowed =
-      kind.type === "form"
-        ? declared.form
-        : kind.multiline
-          ? declared.multilineText
-          : declared.text;
-    if (!allowed) {
-      const error = new ToolError({
-        type: "undeclared_interaction",
-        tool: this.#tool.name,
-        kind: name,
-      });
-      this.#emit({ type: "failed", error });
-      this.#abortSignal().abort(error);
-      return Promise.reject(error);
+      return Promise.reject(this.#stopped ?? unsupported("asking after the call finished"));
+    const tool = this.#tool;
+    const problem = checkInteractionRequest(tool.name, tool.info.interactions, kind);
+    if (problem) {
+      // Hint: an undeclared kind ends the call; a malformed form only fails this question.
+      if (problem.type === "undeclared_interaction") this.#stop(problem);
+      return Promise.reject(problem);
     }
     if (this.#pending)
       return Promise.reject(unsupported("a second interaction while one is pending"));
     const request: ToolInteractionRequest = {
       id: newInteractionId(),
-      toolName: this.#tool.name,
+      toolName: tool.name,
       prompt: String(prompt),
       kind,
     };
@@ -266,6 +275,14 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
       this.#pending = { request, resolve, reject };
       this.#emit({ type: "ask", request });
     });
+  }
+}
+
+function notify<T>(listener: ((value: T) => void) | undefined, value: T): void {
+  try {
+    listener?.(value);
+  } catch {
+    // Hint: the listener belongs to the caller; its bug must not fail the call.
   }
 }
 

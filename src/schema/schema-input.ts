@@ -1,6 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import type { ValidationIssue } from "../errors.ts";
+import { ToolError, type ValidationIssue } from "../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
 import type { JsonSchemaCheck } from "./validate-json-schema.ts";
 
@@ -30,7 +30,13 @@ export type ValidationOutcome =
 export interface PreparedSchema {
   /** The JSON Schema a model or MCP client sees. */
   jsonSchema: Record<string, unknown> | boolean;
-  /** Validates a value, returning the parsed value or JSON-pointer located issues. */
+  /**
+   * Validates a value, returning the parsed value or JSON-pointer located issues. A valibot
+   * schema that throws (a `transform` or `check` failing on this value) yields an issue at `""`.
+   *
+   * @throws ToolError `invalid_configuration` when a raw JSON Schema cannot be interpreted
+   * (an unresolvable `$ref`, say).
+   */
   validate(value: unknown): Promise<ValidationOutcome>;
 }
 
@@ -54,10 +60,18 @@ export function isValibotSchema(value: unknown): value is ValibotSchema {
  *
  * @param input A valibot schema or `{ jsonSchema }`.
  * @returns The prepared schema.
+ * @throws ToolError `invalid_configuration` when the input is neither.
  */
 export function prepareSchema(input: SchemaInput): PreparedSchema {
   if (isValibotSchema(input)) return prepareValibot(input);
-  return prepareRaw(input.jsonSchema);
+  const jsonSchema = (input as Partial<RawJsonSchemaInput> | undefined)?.jsonSchema;
+  if (typeof jsonSchema !== "boolean" && (typeof jsonSchema !== "object" || jsonSchema === null)) {
+    throw new ToolError({
+      type: "invalid_configuration",
+      message: "a schema must be a valibot schema or { jsonSchema: object | boolean }",
+    });
+  }
+  return prepareRaw(jsonSchema);
 }
 
 function prepareValibot(schema: ValibotSchema): PreparedSchema {
@@ -69,9 +83,16 @@ function prepareValibot(schema: ValibotSchema): PreparedSchema {
   return {
     jsonSchema,
     async validate(value) {
-      const result = schema.async
-        ? await v.safeParseAsync(schema, value)
-        : v.safeParse(schema as v.GenericSchema, value);
+      let result: v.SafeParseResult<v.GenericSchema>;
+      try {
+        result = schema.async
+          ? await v.safeParseAsync(schema, value)
+          : v.safeParse(schema as v.GenericSchema, value);
+      } catch (error) {
+        // Hint: a throwing transform (`JSON.parse` of a bad string) is a problem with this value.
+        const message = `validation threw: ${error instanceof Error ? error.message : String(error)}`;
+        return { ok: false, issues: [{ path: "", message }] };
+      }
       if (result.success) return { ok: true, value: result.output };
       const issues = result.issues.map((issue) => ({
         path: jsonPointer((issue.path ?? []).map((item) => item.key as string | number)),
@@ -91,7 +112,18 @@ function prepareRaw(jsonSchema: Record<string, unknown> | boolean): PreparedSche
     jsonSchema,
     async validate(value) {
       check ??= import("./validate-json-schema.ts").then((m) => m.compileJsonSchema(jsonSchema));
-      const issues = (await check)(value);
+      let issues: ValidationIssue[];
+      try {
+        issues = (await check)(value);
+      } catch (error) {
+        throw new ToolError(
+          {
+            type: "invalid_configuration",
+            message: `the JSON Schema cannot be applied: ${error instanceof Error ? error.message : String(error)}`,
+          },
+          { cause: error },
+        );
+      }
       return issues.length === 0
         ? { ok: true, value }
         : { ok: false, issues: issues as [ValidationIssue, ...ValidationIssue[]] };

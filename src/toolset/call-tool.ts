@@ -1,4 +1,4 @@
-import { ToolError } from "../errors.ts";
+import { isToolError, ToolError } from "../errors.ts";
 import type { ToolHandlerBackend } from "../execution/backend.ts";
 import type { StepOptions, ToolLog, ToolProgress } from "../execution/handler-io.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
@@ -16,7 +16,12 @@ export interface CallOptions {
   onProgress?(progress: ToolProgress): void;
   /** Receives the tool's log messages (`ctx.log`). */
   onLog?(log: ToolLog): void;
-  /** Answers the tool's questions; without it, a question fails the call with `unsupported`. */
+  /**
+   * Answers the tool's questions; without it, a question fails the call with `unsupported`.
+   * Should it throw something other than a `ToolError`, the call fails with
+   * `invalid_interaction` (the thrown value as `cause`); a malformed reply fails it the same
+   * way. Either way the tool is cancelled.
+   */
   onInteraction?(request: ToolInteractionRequest): Promise<ToolInteractionResponse>;
 }
 
@@ -63,7 +68,7 @@ export async function driveHandler(
           operation: `${name} asked for input but the call has no onInteraction`,
         });
       }
-      const response = await raceAbort(options.onInteraction(output.request), name, signal);
+      const response = await raceAbort(answer(options.onInteraction, output.request), name, signal);
       output = await raceAbort(
         handler.step({ type: "interaction", response }, stepOptions),
         name,
@@ -78,6 +83,23 @@ export async function driveHandler(
   } finally {
     if (onAbort) signal.removeEventListener("abort", onAbort);
   }
+}
+
+// Hint: the caller's callback may throw synchronously, return a bare value or fail untyped.
+function answer(
+  onInteraction: NonNullable<CallOptions["onInteraction"]>,
+  request: ToolInteractionRequest,
+): Promise<ToolInteractionResponse> {
+  return Promise.resolve()
+    .then(() => onInteraction(request))
+    .catch((error: unknown) => {
+      if (isToolError(error)) throw error;
+      const why = error instanceof Error ? error.message : String(error);
+      throw new ToolError(
+        { type: "invalid_interaction", id: request.id, message: `onInteraction failed: ${why}` },
+        { cause: error },
+      );
+    });
 }
 
 function stepOptionsOf({ onProgress, onLog }: CallOptions): StepOptions | undefined {

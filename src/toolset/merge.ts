@@ -48,7 +48,7 @@ export function createMergedBackend(
     return routes;
   };
   return {
-    listTools: async () => (await load()).infos.slice(),
+    listTools: async () => (await load()).infos,
     toolHandler: async (name) => {
       const route = (await load()).byName.get(name);
       if (!route) throw new ToolError({ type: "unknown_tool", name: String(name) });
@@ -82,6 +82,8 @@ async function discover(
       infos.push(name === info.name ? info : { ...info, name });
     }
   });
+  // Hint: sorted once here, so the Toolset's per-call listTools finds it sorted.
+  infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { infos, byName };
 }
 

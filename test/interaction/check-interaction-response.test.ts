@@ -98,3 +98,17 @@ describe("checkInteractionResponse", () => {
     expect(error.type).toBe("invalid_interaction");
   });
 });
+
+describe("checkInteractionResponse with a request schema it cannot apply", () => {
+  test("fails with invalid_configuration, since the asker is at fault, not the reply", async () => {
+    const broken: ToolInteractionRequest = {
+      id: "i-1",
+      toolName: toolName("ask"),
+      prompt: "Who?",
+      kind: { type: "form", schema: { $ref: "#/nowhere" }, schemaValidation: true },
+    };
+    await expect(
+      checkInteractionResponse(broken, InteractionResponse.submit("i-1", { a: 1 })),
+    ).rejects.toMatchObject({ type: "invalid_configuration" });
+  });
+});

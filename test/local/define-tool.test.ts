@@ -115,4 +115,121 @@ describe("defineTool", () => {
     });
     expect(tool.carriedState?.()).toEqual({ label: "todo", body: "- [ ] ship" });
   });
+
+  test("takes readOnly from an explicit readOnlyHint, keeping the two one fact", () => {
+    const base = { description: "d", input: v.object({}), call: () => "ok" };
+    const hinted = defineTool({ ...base, name: "hinted", annotations: { readOnlyHint: true } });
+    expect(hinted.readOnly).toBe(true);
+    expect(hinted.info.annotations.readOnlyHint).toBe(true);
+    const agreeing = defineTool({
+      ...base,
+      name: "agreeing",
+      readOnly: false,
+      annotations: { readOnlyHint: false },
+    });
+    expect(agreeing.readOnly).toBe(false);
+  });
+
+  test.each([
+    [true, false],
+    [false, true],
+  ])(
+    "rejects readOnly %s with readOnlyHint %s as invalid_configuration",
+    async (readOnly, hint) => {
+      const error = await caught(() =>
+        defineTool({
+          name: "torn",
+          description: "d",
+          input: v.object({}),
+          readOnly,
+          annotations: { readOnlyHint: hint },
+          call: () => "ok",
+        }),
+      );
+      expect(error.type).toBe("invalid_configuration");
+      expect(error.message).toContain("readOnlyHint");
+    },
+  );
+
+  test("an explicit undefined hint does not erase the derived one", () => {
+    const tool = defineTool({
+      name: "sender",
+      description: "d",
+      input: v.object({}),
+      capabilities: { externalSend: true },
+      annotations: { openWorldHint: undefined as never, title: "Send" },
+      call: () => "ok",
+    });
+    expect(tool.info.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: true,
+      title: "Send",
+    });
+  });
+
+  test.each([
+    ["no options", undefined],
+    ["a missing description", { name: "x", input: v.object({}), call: (): string => "" }],
+    [
+      "a bad name",
+      { name: "bad name", description: "d", input: v.object({}), call: (): string => "" },
+    ],
+    ["a missing input schema", { name: "x", description: "d", call: (): string => "" }],
+    [
+      "an input that is no schema",
+      { name: "x", description: "d", input: 3, call: (): string => "" },
+    ],
+    [
+      "a bad raw schema",
+      { name: "x", description: "d", input: { jsonSchema: 1 }, call: (): string => "" },
+    ],
+  ])("rejects %s with invalid_configuration", async (_label, options) => {
+    expect((await caught(() => defineTool(options as never))).type).toBe("invalid_configuration");
+  });
+
+  test("validates with an async valibot schema, transforms included", async () => {
+    const tool = defineTool({
+      name: "async_input",
+      description: "d",
+      input: v.objectAsync({
+        n: v.pipeAsync(
+          v.string(),
+          v.checkAsync(async (s) => s !== "0", "zero is not allowed"),
+          v.transform(Number),
+        ),
+      }),
+      call: ({ n }) => ({ doubled: n * 2 }),
+    });
+    const ok = await new LocalHandler(tool).step({ type: "invoke", arguments: { n: "21" } });
+    expect(ok.type === "completed" && ok.result.structuredContent).toEqual({ doubled: 42 });
+    const error = await caught(
+      new LocalHandler(tool).step({ type: "invoke", arguments: { n: "0" } }),
+    );
+    expect(error.issues).toEqual([
+      { path: "/n", message: "zero is not allowed", keyword: "check" },
+    ]);
+  });
+
+  test("enforces a valibot output schema and a raw JSON Schema output alike", async () => {
+    for (const output of [
+      v.object({ total: v.number() }),
+      { jsonSchema: { type: "object", properties: { total: { type: "number" } } } },
+    ]) {
+      const tool = defineTool({
+        name: "totals",
+        description: "d",
+        input: v.object({ total: v.unknown() }),
+        output,
+        call: ({ total }) => ({ total }),
+      });
+      const good = await new LocalHandler(tool).step({ type: "invoke", arguments: { total: 3 } });
+      expect(good.type).toBe("completed");
+      const bad = await caught(
+        new LocalHandler(tool).step({ type: "invoke", arguments: { total: "3" } }),
+      );
+      expect(bad.type).toBe("invalid_output");
+      expect(bad.issues?.[0]?.path).toBe("/total");
+    }
+  });
 });

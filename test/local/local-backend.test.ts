@@ -81,4 +81,38 @@ describe("createLocalBackend", () => {
     body = "v2";
     expect(await backend.carriedState?.()).toEqual([{ label: "live", body: "v2" }]);
   });
+
+  test.each([
+    [
+      "throws",
+      () => {
+        throw new Error("disk gone");
+      },
+      "broken carriedState(): threw disk gone",
+    ],
+    ["returns no label", () => ({ body: "x" }), "broken carriedState(): must return"],
+    ["returns a promise", async () => ({ label: "l", body: "b" }), "broken carriedState(): must"],
+  ])("fails with invalid_output naming the tool when carriedState %s", async (_l, read, text) => {
+    const broken = defineTool({
+      name: "broken",
+      description: "d",
+      input: v.object({}),
+      carriedState: read as never,
+      call: () => "x",
+    }) as Tool;
+    const error = await caught(createLocalBackend([tool("fine", "ok"), broken]).carriedState());
+    expect(error.type).toBe("invalid_output");
+    expect(error.message).toContain(text);
+  });
+
+  test("treats a carriedState of null like undefined: nothing to carry", async () => {
+    const none = defineTool({
+      name: "none",
+      description: "d",
+      input: v.object({}),
+      carriedState: () => null as never,
+      call: () => "x",
+    }) as Tool;
+    expect(await createLocalBackend([none]).carriedState()).toEqual([]);
+  });
 });

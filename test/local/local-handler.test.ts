@@ -360,3 +360,210 @@ describe("LocalHandler", () => {
     expect((await caught(handler(() => "x").step(input as never))).type).toBe("unsupported");
   });
 });
+
+// Hint: a promise the test opens by hand, plus a signal that says the tool reached it.
+function hold() {
+  let open: () => void = () => {};
+  let reached: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const arrived = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  return { gate, arrived, open, reached };
+}
+
+describe("LocalHandler under adversarial use", () => {
+  test.each([
+    ["null", null],
+    ["an empty object", {}],
+    ["an unknown type", { type: "bogus" }],
+    ["a number", 5],
+    ["a bare string", "invoke"],
+  ])("rejects %s as a step with unsupported and stays usable", async (_label, input) => {
+    const h = handler(() => "ok");
+    const error = await caught(h.step(input as never));
+    expect(error.type).toBe("unsupported");
+    expect(error.message).toContain("expected invoke, interaction or cancel");
+    expect((await h.step({ type: "invoke", arguments: {} })).type).toBe("completed");
+  });
+
+  test("a cancel that lands after the tool returned but before its step did wins", async () => {
+    const checking = hold();
+    const h = handler(() => ({ n: 1 }), {
+      output: v.pipeAsync(
+        v.object({ n: v.number() }),
+        v.checkAsync(async () => {
+          checking.reached();
+          await checking.gate;
+          return true;
+        }),
+      ),
+    });
+    const invoke = h.step({ type: "invoke", arguments: {} });
+    await checking.arrived;
+    const cancel = h.step({ type: "cancel", reason: "too late?" });
+    checking.open();
+    expect((await caught(invoke)).data).toEqual({
+      type: "cancelled",
+      tool: "probe",
+      reason: "too late?",
+    });
+    expect((await caught(cancel)).type).toBe("cancelled");
+  });
+
+  test("a tool that ignores its signal settles later without reaching anyone", async () => {
+    const running = hold();
+    let later: ToolContext | undefined;
+    const progress: number[] = [];
+    const h = handler(async (_i, ctx) => {
+      later = ctx;
+      running.reached();
+      await running.gate;
+      ctx.progress({ progress: 99 });
+      throw new Error("finished anyway");
+    });
+    const invoke = h.step(
+      { type: "invoke", arguments: {} },
+      { onProgress: (p) => progress.push(p.progress) },
+    );
+    await running.arrived;
+    await caught(h.step({ type: "cancel" }));
+    expect((await caught(invoke)).type).toBe("cancelled");
+    running.open();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(progress).toEqual([]);
+    expect(later?.signal.aborted).toBe(true);
+    const asked = await caught(later?.requestText("still there?") as Promise<string>);
+    expect(asked.type).toBe("cancelled");
+  });
+
+  test("progress after completion is dropped rather than sent to the finished step's listener", async () => {
+    let report: ToolContext["progress"] = () => {};
+    const seen: number[] = [];
+    const h = handler((_i, ctx) => {
+      report = ctx.progress;
+      report({ progress: 1 });
+      return "done";
+    });
+    await h.step({ type: "invoke", arguments: {} }, { onProgress: (p) => seen.push(p.progress) });
+    report({ progress: 2 });
+    expect(seen).toEqual([1]);
+  });
+
+  test("a reply racing a cancel loses: the reply's step and the tool's question reject", async () => {
+    let question: Promise<unknown> | undefined;
+    const h = handler(
+      async (_i, ctx) => {
+        question = ctx.requestForm("Who?", { type: "object", required: ["name"] });
+        return question;
+      },
+      { interactions: { form: true, formSchemaValidation: true } },
+    );
+    const { id } = request(await h.step({ type: "invoke", arguments: {} }));
+    const reply = h.step({
+      type: "interaction",
+      response: InteractionResponse.submit(id, { name: "Ada" }),
+    });
+    const cancel = h.step({ type: "cancel", reason: "changed my mind" });
+    expect((await caught(reply)).type).toBe("cancelled");
+    expect((await caught(cancel)).type).toBe("cancelled");
+    expect((await caught(question as Promise<unknown>)).type).toBe("cancelled");
+    const after = InteractionResponse.submit(id, { name: "Ada" });
+    expect((await caught(h.step({ type: "interaction", response: after }))).type).toBe("cancelled");
+  });
+
+  test("a tool that catches a decline may ask again, with a fresh id", async () => {
+    const h = handler(async (_i, ctx) => {
+      try {
+        return await ctx.requestText("City?");
+      } catch {
+        return `second try: ${await ctx.requestText("Any city?")}`;
+      }
+    }, textOnly);
+    const first = request(await h.step({ type: "invoke", arguments: {} }));
+    const decline = InteractionResponse.decline(first.id, "not now");
+    const second = request(await h.step({ type: "interaction", response: decline }));
+    expect(second.id).not.toBe(first.id);
+    expect(second.prompt).toBe("Any city?");
+    const stale = InteractionResponse.submit(first.id, "Oslo");
+    expect((await caught(h.step({ type: "interaction", response: stale }))).type).toBe(
+      "invalid_interaction",
+    );
+    const output = await h.step({
+      type: "interaction",
+      response: InteractionResponse.submit(second.id, "Oslo"),
+    });
+    expect(output).toEqual({ type: "completed", result: ToolResult.text("second try: Oslo") });
+  });
+
+  test("a form whose own schema cannot be applied fails the tool's question, not the reply", async () => {
+    const h = handler(
+      async (_i, ctx) => JSON.stringify(await ctx.requestForm("Who?", { $ref: "#/nowhere" })),
+      { interactions: { form: true, formSchemaValidation: true } },
+    );
+    const { id } = request(await h.step({ type: "invoke", arguments: {} }));
+    const error = await caught(
+      h.step({ type: "interaction", response: InteractionResponse.submit(id, { a: 1 }) }),
+    );
+    expect(error.type).toBe("invalid_configuration");
+  });
+
+  test("a form request without a schema object fails with invalid_configuration", async () => {
+    const h = handler(async (_i, ctx) => ctx.requestForm("Who?", undefined as never), {
+      interactions: { form: true },
+    });
+    expect((await caught(h.step({ type: "invoke", arguments: {} }))).type).toBe(
+      "invalid_configuration",
+    );
+  });
+
+  test("multilineText also allows single-line text; text alone does not allow multiline", async () => {
+    const both = handler((_i, ctx) => ctx.requestText("Line?"), {
+      interactions: { multilineText: true },
+    });
+    const asked = request(await both.step({ type: "invoke", arguments: {} }));
+    expect(asked.kind).toEqual({ type: "text", multiline: false });
+    const single = handler((_i, ctx) => ctx.requestText("Notes?", { multiline: true }), textOnly);
+    expect((await caught(single.step({ type: "invoke", arguments: {} }))).data).toEqual({
+      type: "undeclared_interaction",
+      tool: "probe",
+      kind: "multiline_text",
+    });
+  });
+
+  test("a valibot transform that throws yields invalid_arguments and never calls the tool", async () => {
+    let calls = 0;
+    const h = handler(
+      () => {
+        calls += 1;
+        return "x";
+      },
+      {
+        input: v.pipe(
+          v.string(),
+          v.transform((s) => JSON.parse(s) as unknown),
+        ),
+      },
+    );
+    const error = await caught(h.step({ type: "invoke", arguments: "{not json" }));
+    expect(error.type).toBe("invalid_arguments");
+    expect(error.issues?.[0]?.path).toBe("");
+    expect(error.issues?.[0]?.message).toMatch(/^validation threw: /);
+    expect(calls).toBe(0);
+  });
+
+  test("a raw input schema that cannot be applied fails with invalid_configuration, terminally", async () => {
+    const h = handler(() => "x", { input: { jsonSchema: { $ref: "#/nowhere" } } });
+    expect((await caught(h.step({ type: "invoke", arguments: {} }))).type).toBe(
+      "invalid_configuration",
+    );
+    expect((await caught(h.step({ type: "invoke", arguments: {} }))).type).toBe("unsupported");
+  });
+
+  test("a cancel reason that is not a string is left out rather than serialised", async () => {
+    const error = await caught(handler(() => "x").step({ type: "cancel", reason: 5 as never }));
+    expect(error.toJSON()).toEqual({ type: "cancelled", tool: "probe" });
+  });
+});

@@ -77,3 +77,45 @@ describe("prepareSchema", () => {
     expect(results.map((r) => r.ok)).toEqual([true, false]);
   });
 });
+
+describe("prepareSchema at the edges", () => {
+  test.each([
+    ["undefined", undefined],
+    ["a number", 3],
+    ["an object without jsonSchema", { type: "object" }],
+    ["a jsonSchema that is no document", { jsonSchema: "object" }],
+  ])("rejects %s with invalid_configuration", (_label, input) => {
+    expect(() => prepareSchema(input as never)).toThrow(
+      expect.objectContaining({ type: "invalid_configuration" }),
+    );
+  });
+
+  test("turns a throwing valibot transform into one issue at the root", async () => {
+    const prepared = prepareSchema(
+      v.pipe(
+        v.string(),
+        v.transform((s) => JSON.parse(s)),
+      ),
+    );
+    expect(await prepared.validate("{oops")).toEqual({
+      ok: false,
+      issues: [{ path: "", message: expect.stringMatching(/^validation threw: /) }],
+    });
+  });
+
+  test("fails a raw schema it cannot interpret with invalid_configuration, on every use", async () => {
+    const prepared = prepareSchema({
+      jsonSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } },
+    });
+    for (let i = 0; i < 2; i++) {
+      await expect(prepared.validate({ a: 1 })).rejects.toMatchObject({
+        type: "invalid_configuration",
+      });
+    }
+  });
+
+  test("accepts the boolean schemas true and false", async () => {
+    expect((await prepareSchema({ jsonSchema: true }).validate(1)).ok).toBe(true);
+    expect((await prepareSchema({ jsonSchema: false }).validate(1)).ok).toBe(false);
+  });
+});

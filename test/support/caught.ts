@@ -18,3 +18,22 @@ export async function caught(run: Promise<unknown> | (() => unknown)): Promise<T
   if (!isToolError(error)) throw new Error(`expected a ToolError, got ${String(error)}`);
   return error;
 }
+
+/**
+ * Returns the `ToolError` a synchronous operation throws, failing the test when it returns or
+ * throws anything else.
+ *
+ * @param run The operation.
+ * @returns The error.
+ */
+export function thrown(run: () => unknown): ToolError {
+  let error: unknown;
+  try {
+    run();
+  } catch (e) {
+    error = e;
+  }
+  if (error === undefined) throw new Error("expected a ToolError, but the operation returned");
+  if (!isToolError(error)) throw new Error(`expected a ToolError, got ${String(error)}`);
+  return error;
+}

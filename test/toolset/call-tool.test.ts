@@ -1,9 +1,11 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
+import { ToolError } from "../../src/errors.ts";
 import { ToolResult } from "../../src/execution/tool-result.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
 import type { ToolContext } from "../../src/local/tool-context.ts";
+import type { CallOptions } from "../../src/toolset/call-tool.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 import { createFakeBackend } from "../support/fake-backend.ts";
@@ -112,13 +114,46 @@ describe("driveHandler (through Toolset.call)", () => {
     expect(seen.signal?.aborted).toBe(true);
   });
 
-  test("passes an onInteraction failure through and cancels the tool", async () => {
+  test("turns an untyped onInteraction failure into invalid_interaction and cancels the tool", async () => {
     const { tools, seen } = probe();
     const boom = new Error("ui crashed");
-    const error = await tools
-      .call("ask", {}, { onInteraction: () => Promise.reject(boom) })
-      .catch((e: unknown) => e);
-    expect(error).toBe(boom);
+    let asked = "";
+    const error = await caught(
+      tools.call(
+        "ask",
+        {},
+        {
+          onInteraction: (request) => {
+            asked = request.id;
+            return Promise.reject(boom);
+          },
+        },
+      ),
+    );
+    expect(error.data).toEqual({
+      type: "invalid_interaction",
+      id: asked,
+      message: "onInteraction failed: ui crashed",
+    });
+    expect(error.cause).toBe(boom);
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  test("passes a ToolError thrown by onInteraction through unchanged", async () => {
+    const { tools, seen } = probe();
+    const stop = new ToolError({ type: "unsupported", operation: "no UI" });
+    const error = await caught(
+      tools.call(
+        "ask",
+        {},
+        {
+          onInteraction: () => {
+            throw stop;
+          },
+        },
+      ),
+    );
+    expect(error).toBe(stop);
     expect(seen.signal?.aborted).toBe(true);
   });
 
@@ -159,5 +194,67 @@ describe("driveHandler (through Toolset.call)", () => {
     );
     expect(added).toBeGreaterThan(0);
     expect(removed).toBe(added);
+  });
+
+  test("leaves no listener behind over 10,000 calls sharing one long-lived signal", async () => {
+    const tools = Toolset.local([
+      defineTool({ name: "echo", description: "Echoes", input: v.string(), call: (s) => s }),
+    ]);
+    const controller = new AbortController();
+    const live = new Set<unknown>();
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((type: string, listener: unknown, o?: unknown) => {
+      live.add(listener);
+      add(type, listener as EventListener, o as AddEventListenerOptions);
+    }) as typeof add;
+    controller.signal.removeEventListener = ((type: string, listener: unknown, o?: unknown) => {
+      live.delete(listener);
+      remove(type, listener as EventListener, o as EventListenerOptions);
+    }) as typeof remove;
+    for (let i = 0; i < 10_000; i++) {
+      await tools.call("echo", "x", { signal: controller.signal });
+      if (i % 1000 === 0) expect(live.size).toBe(0);
+    }
+    await Promise.all(
+      Array.from({ length: 1000 }, () => tools.call("echo", "y", { signal: controller.signal })),
+    );
+    expect(live.size).toBe(0);
+  });
+
+  test("accepts an onInteraction that answers synchronously with a bare value", async () => {
+    const { tools } = probe();
+    const result = await tools.call(
+      "ask",
+      {},
+      {
+        signal: new AbortController().signal,
+        onInteraction: ((r: { id: string }) =>
+          InteractionResponse.submit(r.id, "Rome")) as unknown as NonNullable<
+          CallOptions["onInteraction"]
+        >,
+      },
+    );
+    expect(result).toEqual(ToolResult.text("weather in Rome"));
+  });
+
+  test.each([
+    ["a reply to another id", (id: string) => InteractionResponse.submit(`${id}-other`, "Rome")],
+    ["a non-string text reply", (id: string) => InteractionResponse.submit(id, 42)],
+    ["no reply at all", () => undefined],
+    ["an unknown reply type", (id: string) => ({ type: "maybe", id })],
+  ])("fails with invalid_interaction on %s, and cancels the tool", async (_label, reply) => {
+    const { tools, seen } = probe();
+    const error = await caught(
+      tools.call("ask", {}, { onInteraction: async (r) => reply(r.id) as never }),
+    );
+    expect(error.type).toBe("invalid_interaction");
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  test("treats null options like no options", async () => {
+    const { tools } = probe();
+    const error = await caught(tools.call("ask", {}, null as never));
+    expect(error.type).toBe("unsupported");
   });
 });

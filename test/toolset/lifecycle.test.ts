@@ -275,3 +275,49 @@ describe("shared shutdown under 1,000 concurrent calls", () => {
     expect(unhandled).toEqual([]);
   });
 });
+
+describe("shared shutdown at the edges", () => {
+  test("a handler made before shutdown but never invoked neither delays it nor runs after it", async () => {
+    const backend = createFakeBackend();
+    const tools = Toolset.fromBackend(backend);
+    const idle = await tools.toolHandler("alpha");
+    await tools.shutdown();
+    expect(backend.counts.shutdowns).toBe(1);
+    expect((await caught(idle.step({ type: "invoke", arguments: {} }))).type).toBe("closed");
+    expect(backend.counts.steps).toBe(0);
+  });
+
+  test("a cleanup that hangs seals admission and stops live calls, but shutdown stays pending", async () => {
+    const backend = createFakeBackend({ hold: { cleanup: true, step: true } });
+    const tools = Toolset.fromBackend(backend);
+    const handler = await tools.toolHandler("alpha");
+    const step = handler.step({ type: "invoke", arguments: {} });
+    await backend.stepStarted.wait();
+    let settled = false;
+    const shutdown = tools.shutdown().then(() => {
+      settled = true;
+    });
+    await backend.cleanupStarted.wait();
+    expect((await caught(step)).type).toBe("closed");
+    expect((await caught(tools.listTools())).type).toBe("closed");
+    const raced = await Promise.race([tools.shutdown(), Promise.resolve("moved on")]);
+    expect(raced).toBe("moved on");
+    expect(settled).toBe(false);
+    backend.gates.cleanup.open();
+    await shutdown;
+    expect(backend.counts.shutdowns).toBe(1);
+  });
+
+  test("a cleanup that throws synchronously is reported like one that rejects", async () => {
+    const tools = Toolset.fromBackend({
+      listTools: async () => [],
+      toolHandler: async () => ({ step: async () => ({ type: "completed" }) as never }),
+      shutdown: () => {
+        throw new Error("socket stuck");
+      },
+    });
+    const [a, b] = await Promise.all([caught(tools.shutdown()), caught(tools.shutdown())]);
+    expect(a).toBe(b);
+    expect(a.data).toEqual({ type: "transport", message: "shutdown failed: socket stuck" });
+  });
+});

@@ -103,3 +103,45 @@ describe("Toolset.merge", () => {
     expect(b.counts.shutdowns).toBe(1);
   });
 });
+
+describe("Toolset.merge with sources in other states", () => {
+  test("a source shut down before the merge makes the merge's operations fail with closed", async () => {
+    const child = Toolset.local([echo]);
+    await child.shutdown();
+    const merged = Toolset.merge([child]);
+    expect((await caught(merged.listTools())).type).toBe("closed");
+    expect((await caught(merged.carriedState())).type).toBe("closed");
+    await merged.shutdown();
+  });
+
+  test("shutting a child down separately closes the merged call running on it", async () => {
+    const child = Toolset.local([echo]);
+    const merged = Toolset.merge([child]);
+    const handler = await merged.toolHandler("echo");
+    const output = await handler.step({ type: "invoke", arguments: { text: "x" } });
+    expect(output.type).toBe("interaction");
+    await child.shutdown();
+    const reply = {
+      type: "interaction",
+      response: InteractionResponse.submit(
+        output.type === "interaction" ? output.request.id : "",
+        "y",
+      ),
+    } as const;
+    expect((await caught(handler.step(reply))).type).toBe("closed");
+    await merged.shutdown();
+  });
+
+  test("accepts a raw backend as a source and shuts it down with the merge", async () => {
+    const backend = createFakeBackend({ tools: ["alpha"] });
+    const merged = Toolset.merge([backend as never]);
+    expect((await merged.listTools()).map((t) => t.name)).toEqual(["alpha"]);
+    await merged.shutdown();
+    expect(backend.counts.shutdowns).toBe(1);
+  });
+
+  test("rejects sources that are not a list, or not toolsets, with invalid_configuration", async () => {
+    expect((await caught(() => Toolset.merge("x" as never))).type).toBe("invalid_configuration");
+    expect((await caught(() => Toolset.merge([{} as never]))).type).toBe("invalid_configuration");
+  });
+});

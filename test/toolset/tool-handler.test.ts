@@ -109,3 +109,85 @@ describe("ToolHandler", () => {
     expect(calls).toBe(3);
   });
 });
+
+describe("ToolHandler keeps a call live exactly while it can still run", () => {
+  // A source whose invoke is held until the test lets it answer.
+  function held() {
+    const inputs: string[] = [];
+    let answer: (output: unknown) => void = () => {};
+    const backend: ToolHandlerBackend = {
+      step: (input) => {
+        inputs.push(input.type);
+        if (input.type === "invoke") {
+          return new Promise((resolve) => {
+            answer = resolve as (output: unknown) => void;
+          });
+        }
+        return Promise.reject(new ToolError({ type: "unsupported", operation: "overlap" }));
+      },
+    };
+    return { backend, inputs, answer: (output: unknown) => answer(output) };
+  }
+
+  test("an overlapping step refused with unsupported does not release the running call", async () => {
+    const { backend, inputs } = held();
+    const lifecycle = createLifecycle(async () => {});
+    const handler = new ToolHandler(backend, lifecycle);
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    const overlap = handler.step({ type: "interaction", response: {} as never });
+    expect((await caught(overlap)).type).toBe("unsupported");
+    await lifecycle.shutdown();
+    expect((await caught(invoke)).type).toBe("closed");
+    expect(inputs).toEqual(["invoke", "interaction", "cancel"]);
+  });
+
+  test("a misused step on a suspended call keeps it live, so shutdown still cancels it", async () => {
+    const { backend, inputs, answer } = held();
+    const lifecycle = createLifecycle(async () => {});
+    const handler = new ToolHandler(backend, lifecycle);
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    answer({ type: "interaction", request: { id: "q" } });
+    expect((await invoke).type).toBe("interaction");
+    await caught(handler.step({ type: "interaction", response: {} as never }));
+    await lifecycle.shutdown();
+    expect(inputs).toEqual(["invoke", "interaction", "cancel"]);
+  });
+
+  test("a completed call is released, so shutdown sends it nothing", async () => {
+    const { backend, inputs, answer } = held();
+    const lifecycle = createLifecycle(async () => {});
+    const handler = new ToolHandler(backend, lifecycle);
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    answer({ type: "completed", result: ToolResult.text("ok") });
+    await invoke;
+    await lifecycle.shutdown();
+    expect(inputs).toEqual(["invoke"]);
+  });
+
+  test("a source that returns something other than a step output fails with protocol", async () => {
+    const { backend, answer } = held();
+    const handler = new ToolHandler(
+      backend,
+      createLifecycle(async () => {}),
+    );
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    answer({ kind: "done" });
+    expect((await caught(invoke)).type).toBe("protocol");
+  });
+
+  test("a source that throws synchronously rejects the step instead of throwing", async () => {
+    const failure = new ToolError({ type: "transport", message: "down" });
+    const backend: ToolHandlerBackend = {
+      step: () => {
+        throw failure;
+      },
+    };
+    const handler = new ToolHandler(
+      backend,
+      createLifecycle(async () => {}),
+    );
+    const step = handler.step({ type: "invoke", arguments: {} });
+    expect(step).toBeInstanceOf(Promise);
+    expect(await caught(step)).toBe(failure);
+  });
+});

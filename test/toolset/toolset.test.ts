@@ -179,3 +179,50 @@ describe("bad input is typed", () => {
     }
   });
 });
+
+describe("Toolset guards its backend", () => {
+  test("fromBackend rejects something that is not a backend with invalid_configuration", async () => {
+    for (const bad of [null, undefined, {}, { listTools() {}, toolHandler() {} }]) {
+      expect((await caught(() => Toolset.fromBackend(bad as never))).type).toBe(
+        "invalid_configuration",
+      );
+    }
+  });
+
+  test("a backend whose listTools gives no array fails with protocol", async () => {
+    const backend = createFakeBackend();
+    backend.listTools = async () => ({ tools: [] }) as never;
+    expect((await caught(Toolset.fromBackend(backend).listTools())).type).toBe("protocol");
+  });
+
+  test("a backend that gives no handler fails with protocol", async () => {
+    const backend = createFakeBackend();
+    backend.toolHandler = async () => ({}) as never;
+    expect((await caught(Toolset.fromBackend(backend).call("alpha", {}))).type).toBe("protocol");
+  });
+
+  test("listTools hands every caller a fresh array", async () => {
+    const tools = Toolset.local([add, ask]);
+    const first = await tools.listTools();
+    first.reverse();
+    first.pop();
+    expect((await tools.listTools()).map((t) => t.name)).toEqual(["add", "ask"]);
+  });
+
+  test("a local call after shutdown fails with closed without creating a handler", async () => {
+    const tools = Toolset.local([add]);
+    await tools.shutdown();
+    const before = calls;
+    expect((await caught(tools.call("add", { a: 1, b: 2 }))).data).toEqual({
+      type: "closed",
+      operation: "toolHandler",
+    });
+    expect(calls).toBe(before);
+  });
+
+  test("an unknown local tool fails call with a rejection, never a synchronous throw", async () => {
+    const pending = Toolset.local([add]).call("nope", {});
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await caught(pending)).data).toEqual({ type: "unknown_tool", name: "nope" });
+  });
+});
