@@ -28,5 +28,12 @@ export interface ToolInteractionRequest {
  * @returns A random UUID.
  */
 export function newInteractionId(): string {
-  return crypto.randomUUID();
+  // Hint: browsers offer randomUUID only to secure contexts; a page served over plain http from
+  // a LAN address still has getRandomValues, so build the same version-4 UUID from it.
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
