@@ -1,6 +1,12 @@
-import type { AgentEvent, Message, RunResult } from "../src/agent/index.ts";
-import { CARRIED_STATE_HEADER } from "../src/compaction/carried-block.ts";
-import { SUMMARY_MARKER } from "../src/compaction/summary-block.ts";
+import {
+  type AgentEvent,
+  CARRIED_STATE_HEADER,
+  isCarriedBlock,
+  isSummaryBlock,
+  type Message,
+  type RunResult,
+  SUMMARY_MARKER,
+} from "../src/agent/index.ts";
 
 /**
  * Compaction record interface: one compaction as the page's log shows it.
@@ -47,9 +53,9 @@ export function headParts(head: Message | undefined): HeadParts {
   for (const block of head?.content ?? []) {
     if (block.type !== "text") continue;
     const text = block.text.trimStart();
-    if (text.startsWith(SUMMARY_MARKER)) {
+    if (isSummaryBlock(block)) {
       parts.summaries.push(text.slice(SUMMARY_MARKER.length).replace(/^\n/, ""));
-    } else if (text.startsWith(CARRIED_STATE_HEADER)) {
+    } else if (isCarriedBlock(block)) {
       parts.carried = text.slice(CARRIED_STATE_HEADER.length).replace(/^\n/, "");
     }
   }

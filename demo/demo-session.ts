@@ -10,7 +10,6 @@ import {
   modelSummarizer,
   type Summarizer,
 } from "../src/agent/index.ts";
-import { estimateTokens } from "../src/compaction/estimate-tokens.ts";
 import { Toolset } from "../src/index.ts";
 import type { Model } from "../src/models/index.ts";
 import {
@@ -24,6 +23,7 @@ import { createPromptQueue, type PendingPrompt, type PromptQueue } from "./promp
 import { createRemoteServers, type RemoteServers } from "./remote-servers.ts";
 import { loadSession, saveSession } from "./saved-session.ts";
 import type { Store } from "./store.ts";
+import { estimatedReading, type TokenReading, tokenReading } from "./token-reading.ts";
 import type { DemoTools } from "./tools/demo-tools.ts";
 
 /** Messages a summary keeps verbatim in the demo (small, so compaction is easy to see). */
@@ -49,6 +49,8 @@ export type DemoSessionEvents = {
   reset: [items: readonly DisplayItem[]];
   timeline: [entry: TimelineEntry | undefined];
   context: [];
+  /** The size changed during a run (a turn's usage, or a compaction). */
+  tokens: [reading: TokenReading];
   running: [running: boolean];
   prompt: [prompt: PendingPrompt | undefined];
   tools: [];
@@ -83,6 +85,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
   #options: DemoSessionOptions;
   #controller: AbortController | undefined;
   #automatic = new Set<string>();
+  #reading: TokenReading | undefined;
 
   /**
    * Creates the session.
@@ -106,9 +109,9 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     return [...this.remotes.list.map((remote) => remote.toolset), this.local];
   }
 
-  /** The current transcript's estimated size, in tokens. */
-  get tokens(): number {
-    return estimateTokens(this.conversation.messages);
+  /** The transcript's size: the model's latest count (live during runs), else an estimate. */
+  get tokens(): TokenReading {
+    return this.#reading ?? estimatedReading(this.conversation.messages);
   }
 
   /** The carried-state block in message 0, header excluded. */
@@ -121,6 +124,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     const { store, demo } = this.#options;
     const [saved] = await Promise.all([loadSession(store), demo.todo.load()]);
     this.conversation = saved.conversation;
+    this.#reading = undefined;
     this.log = createDisplayLog(saved.items);
     this.compactions = saved.compactions;
     this.emit("reset", this.log.items);
@@ -131,6 +135,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
   async reset(): Promise<void> {
     this.stop();
     this.conversation = emptyConversation();
+    this.#reading = undefined;
     this.log = createDisplayLog();
     this.compactions = [];
     await this.#options.demo.todo.clear();
@@ -180,6 +185,11 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
       for await (const event of run) {
         this.emit("timeline", { ms: performance.now() - started, event });
         if (event.type === "compacted") compacted.push(event);
+        const reading = tokenReading(event);
+        if (reading) {
+          this.#reading = reading;
+          this.emit("tokens", reading);
+        }
         const changed = this.log.apply(event, (callId) => this.#automatic.has(callId));
         if (changed.length > 0) this.emit("items", changed);
       }
@@ -227,6 +237,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
         summaries,
       );
       this.conversation = { ...result.conversation, rewritten: [] };
+      this.#reading = undefined;
       this.compactions.push(record);
       const { before: b, after: a, summarized } = result.event;
       const id = `m${Date.now().toString(36)}`;

@@ -108,6 +108,7 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
     apply(event, automatic = () => false) {
       switch (event.type) {
         case "turn_start":
+        case "usage":
           return [];
         case "text_delta": {
           const id = `${runId}-t${event.turn}`;

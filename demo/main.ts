@@ -97,8 +97,10 @@ async function start(root: HTMLElement): Promise<void> {
 
   const drawContext = () => {
     const head = headParts(session.conversation.messages[0]);
+    const size = session.tokens;
     compaction.update({
-      tokens: session.tokens,
+      tokens: size.tokens,
+      tokenSource: size.source,
       threshold: settings.thresholdTokens,
       messages: session.conversation.messages.length,
       running: session.running,
@@ -114,6 +116,9 @@ async function start(root: HTMLElement): Promise<void> {
   });
   session.on("timeline", (entry) => timeline.add(entry));
   session.on("context", drawContext);
+  session.on("tokens", ({ tokens, source }) =>
+    compaction.updateTokens(tokens, source, settings.thresholdTokens),
+  );
   session.on("prompt", (prompt) => dock.show(prompt));
   session.on("running", (running) => {
     composer.setRunning(running);

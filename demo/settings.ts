@@ -114,12 +114,12 @@ export async function createModel(settings: Settings, apiKey: string): Promise<M
     case "offline":
       return offlineModel();
     case "openai": {
-      const { openAICompatible } = await import("../src/models/openai-compatible.ts");
+      const { openAICompatible } = await import("./model/provider-adapters.ts");
       const options = { baseURL: settings.baseURL, model: settings.openaiModel };
       return openAICompatible(apiKey ? { ...options, apiKey } : options);
     }
     case "anthropic": {
-      const { anthropic } = await import("../src/models/anthropic.ts");
+      const { anthropic } = await import("./model/provider-adapters.ts");
       return anthropic({ apiKey, model: settings.anthropicModel });
     }
     default:

@@ -88,6 +88,9 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
   const slow = cards.nth(5);
   await expect(slow).toHaveAttribute("data-status", "running");
   await expect(slow.locator("progress")).toBeVisible();
+  // The token meter follows the run live: turn 1's usage is in while its tool still runs.
+  await expect(page.getByTestId("token-meter")).toContainText("model's count, turn 1");
+  await expect(page.getByTestId("stop")).toBeEnabled();
   await page.getByTestId("stop").click();
   await expect(slow).toHaveAttribute("data-status", "cancelled");
   await expect(transcript).toContainText("Stopped. Everything in flight was cancelled.");

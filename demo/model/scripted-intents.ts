@@ -1,4 +1,4 @@
-import { estimateTokens } from "../../src/compaction/estimate-tokens.ts";
+import { estimateTokens } from "../../src/agent/index.ts";
 import { unreachable } from "../../src/index.ts";
 import {
   type Message,

@@ -8,6 +8,8 @@ import { transcriptText } from "./transcript-text.ts";
  */
 export interface CompactionViewState {
   tokens: number;
+  /** Where `tokens` came from: `estimated`, or what the model reported. */
+  tokenSource: string;
   threshold: number;
   messages: number;
   running: boolean;
@@ -24,6 +26,8 @@ export interface CompactionViewState {
 export interface CompactionPanel {
   element: HTMLElement;
   update(state: CompactionViewState): void;
+  /** Redraws the token meter alone (live, during a run). */
+  updateTokens(tokens: number, source: string, threshold: number): void;
 }
 
 /** The threshold slider's range, in tokens. */
@@ -113,8 +117,9 @@ export function createCompactionPanel(options: {
 
   return {
     element: root,
+    updateTokens: (tokens, source, threshold) => meter.update(tokens, threshold, source),
     update(state) {
-      meter.update(state.tokens, state.threshold);
+      meter.update(state.tokens, state.threshold, state.tokenSource);
       if (document.activeElement !== slider) slider.value = String(state.threshold);
       thresholdValue.textContent = `${state.threshold} tokens`;
       compactNow.disabled = state.running;

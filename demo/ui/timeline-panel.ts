@@ -79,6 +79,8 @@ export function describeEvent(event: AgentEvent): string {
       return `turn ${event.turn}${event.final ? " (final answer)" : ""}`;
     case "text_delta":
       return event.text;
+    case "usage":
+      return `turn ${event.turn}: ${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens${event.usage.cacheReadTokens ? ` (${event.usage.cacheReadTokens} cached)` : ""}`;
     case "tool_call":
       return `${event.toolName} ${formatArguments(event.arguments)}`;
     case "approval_requested":

@@ -1,13 +1,13 @@
 import { element } from "./element.ts";
 
 /**
- * Token meter interface: the transcript's estimated size against the compaction threshold
- * (`data-testid="token-meter"`).
+ * Token meter interface: the transcript's size against the compaction threshold
+ * (`data-testid="token-meter"`), estimated between runs and as the model counts it during one.
  */
 export interface TokenMeter {
   element: HTMLElement;
-  /** Redraws with a new size and threshold. */
-  update(tokens: number, threshold: number): void;
+  /** Redraws with a new size, threshold and the size's source (`estimated` by default). */
+  update(tokens: number, threshold: number, source?: string): void;
 }
 
 /**
@@ -17,6 +17,7 @@ export interface TokenMeter {
  */
 export function createTokenMeter(): TokenMeter {
   const value = element("span", { className: "meter-value" });
+  const source = element("p", { className: "meter-source", text: "estimated" });
   const fill = element("div", { className: "meter-fill" });
   const root = element(
     "div",
@@ -26,15 +27,18 @@ export function createTokenMeter(): TokenMeter {
     },
     [
       element("div", { className: "meter-head" }, [
-        element("span", { className: "meter-label", text: "Transcript size (estimated)" }),
+        element("span", { className: "meter-label", text: "Transcript size" }),
         value,
       ]),
       element("div", { className: "meter-track", attrs: { "aria-hidden": "true" } }, [fill]),
+      // Hint: estimated between runs; during one, the model's own count arrives with each turn.
+      source,
     ],
   );
   return {
     element: root,
-    update(tokens, threshold) {
+    update(tokens, threshold, from = "estimated") {
+      source.textContent = from;
       const ratio = threshold > 0 ? tokens / threshold : 0;
       const number = new Intl.NumberFormat("en");
       value.textContent = `${number.format(tokens)} / ${number.format(threshold)} tokens`;
@@ -43,7 +47,7 @@ export function createTokenMeter(): TokenMeter {
       root.setAttribute("aria-valuemin", "0");
       root.setAttribute("aria-valuemax", String(threshold));
       root.setAttribute("aria-valuenow", String(tokens));
-      root.setAttribute("aria-valuetext", `${tokens} of ${threshold} tokens`);
+      root.setAttribute("aria-valuetext", `${tokens} of ${threshold} tokens, ${from}`);
     },
   };
 }

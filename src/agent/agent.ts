@@ -1,12 +1,12 @@
 import { EventEmitter } from "eventemitter3";
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
-import { ToolError } from "../errors.ts";
 import type { Tool } from "../local/define-tool.ts";
 import type { Message } from "../models/message.ts";
 import type { Model } from "../models/model.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { type AgentRun, createAgentRun } from "./agent-run.ts";
 import { type Approver, modeApprover } from "./approval.ts";
+import { checkAgentOptions } from "./check-options.ts";
 import { type CompactionSettings, createCompactionStep } from "./compaction-step.ts";
 import { type Concurrency, concurrencyCap } from "./concurrency.ts";
 import type { AgentEvent, AgentEventMap } from "./events.ts";
@@ -32,7 +32,7 @@ export interface AgentOptions {
   instructions?: string;
   /** Decides calls to tools that are not read-only; default `modeApprover("ask")` (fail closed). */
   approver?: Approver;
-  /** Model turns per run before a final tool-less answer is asked for. Default 40. */
+  /** Model turns per run before a final tool-less answer is asked for (0: answer at once). Default 40. */
   maxTurns?: number;
   /** How a turn's calls run; default `read-only-parallel`. */
   concurrency?: Concurrency;
@@ -76,18 +76,17 @@ export class Agent extends EventEmitter<AgentEventMap> {
    * Creates an agent.
    *
    * @param options The model, tools and policies.
-   * @throws ToolError `invalid_configuration` for a bad `maxTurns` or `concurrency`, and
-   *   `duplicate_name` when two local tools share a name.
+   * @throws ToolError `invalid_configuration` naming the option, for a model without
+   *   `stream()`, toolsets that are not `Toolset`s, a `maxTurns` that is not a non-negative
+   *   integer, a `concurrency` that is not `sequential`, `read-only-parallel` or a positive
+   *   integer, compaction sizes that are not positive numbers (`keepRecent`: a non-negative
+   *   integer), or a wrongly typed callback or flag; `duplicate_name` when two local tools share
+   *   a name.
    */
   constructor(options: AgentOptions) {
     super();
+    checkAgentOptions(options);
     const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
-    if (!Number.isInteger(maxTurns) || maxTurns < 0) {
-      throw new ToolError({
-        type: "invalid_configuration",
-        message: `maxTurns must be a non-negative integer, got ${String(maxTurns)}`,
-      });
-    }
     const toolsets = [...(options.toolsets ?? [])];
     if (options.tools && options.tools.length > 0) toolsets.push(Toolset.local(options.tools));
     const compaction = options.compaction;

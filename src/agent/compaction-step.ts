@@ -145,8 +145,10 @@ export function createCompactionStep(
   // without usage only the prediction is left. A local estimate stands in only once the
   // provider has answered without usage: before the first reply nothing is known.
   const sizeOf = (messages: readonly Message[], bytes: number): number | undefined => {
+    // Hint: rounded up, since the prediction is fractional (bytes × a rate) and the size ends
+    // up in the `compacted` event, where a token count must be a whole number.
     const predicted = tracker.predict(bytes);
-    if (predicted !== undefined) return Math.max(fresh ?? 0, predicted);
+    if (predicted !== undefined) return Math.max(fresh ?? 0, Math.ceil(predicted));
     return fresh ?? (unreported ? estimateTokens(messages) : undefined);
   };
 

@@ -4,6 +4,7 @@ import type { ToolProgress } from "../execution/handler-io.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { ModelUsage } from "../models/model.ts";
 import type { ApprovalDecision } from "./approval.ts";
 import type { CompactionReason } from "./compaction-reason.ts";
 import type { RunResult } from "./run-result.ts";
@@ -24,6 +25,10 @@ export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
  *
  * - `turn_start`: a model call begins; `final` marks the tool-less answer turn after a limit.
  * - `text_delta`: streamed assistant text.
+ * - `usage`: the tokens a model turn used, as the provider reported them, right after the turn's
+ *   stream ends (before its calls are handled); turns whose provider reports none have no such
+ *   event. `inputTokens` is the size of the prompt just sent, so a UI can show the context
+ *   filling up live; the run's `RunResult.usage` is the sum of these plus any summaries'.
  * - `tool_call`: the loop starts handling a call (in call order, before its gates).
  * - `approval_requested` / `approval_resolved`: a writing call is put to the approver; when
  *   the run is cancelled while it waits, no `approval_resolved` follows, only the call's
@@ -40,6 +45,7 @@ export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
 export type AgentEvent =
   | { type: "turn_start"; turn: number; final: boolean }
   | { type: "text_delta"; turn: number; text: string }
+  | { type: "usage"; turn: number; usage: ModelUsage }
   | { type: "tool_call"; turn: number; callId: string; toolName: string; arguments: unknown }
   | {
       type: "approval_requested";

@@ -33,6 +33,7 @@
  * @module
  */
 
+export { CARRIED_STATE_HEADER, isCarriedBlock } from "../compaction/carried-block.ts";
 export {
   type CompactOptions,
   type CompactResult,
@@ -43,11 +44,13 @@ export { type CompactRequest, createCompactRequest } from "../compaction/compact
 export type { CompactedEvent, TranscriptSize } from "../compaction/compacted-event.ts";
 export { compactionThreshold } from "../compaction/compaction-threshold.ts";
 export { type Conversation, emptyConversation, type Taint } from "../compaction/conversation.ts";
+export { estimateTokens } from "../compaction/estimate-tokens.ts";
 export { extractiveSummarizer } from "../compaction/extractive-summarizer.ts";
 export { createLoopGuard, type ExecutedCall, type LoopGuard } from "../compaction/loop-guard.ts";
 export { type ModelSummarizerOptions, modelSummarizer } from "../compaction/model-summarizer.ts";
 export { createPressureTracker, type PressureTracker } from "../compaction/pressure-tracker.ts";
 export type { Summarizer, Summary, SummaryRequest } from "../compaction/summarizer.ts";
+export { isSummaryBlock, SUMMARY_MARKER } from "../compaction/summary-block.ts";
 export { transcriptBytes } from "../compaction/transcript-bytes.ts";
 export type {
   Block,

@@ -30,7 +30,7 @@ export interface ModelTurn {
 export interface ModelTurnOptions {
   /** The run's signal; passed to the model and cancels the stream's reader. */
   signal: AbortSignal;
-  /** Where `text_delta` events go. */
+  /** Where `text_delta` and `usage` events go. */
   emit: EmitEvent;
   /** The turn's number, for events. */
   turn: number;
@@ -38,7 +38,9 @@ export interface ModelTurnOptions {
 
 /**
  * Returns one model call's output, reading the model's stream to its end. It never rejects:
- * a failure or an abort is reported in `end`, with the text streamed so far.
+ * a failure or an abort is reported in `end`, with the text streamed so far. When the model
+ * reported usage, a `usage` event is emitted once the stream ends, however it ended, so the
+ * events add up to what the run counts.
  *
  * Hint: on abort the reader is cancelled as well as the signal passed on, so a model that
  * ignores its signal still stops (cancelling the stream aborts its `fetch`).
@@ -49,6 +51,21 @@ export interface ModelTurnOptions {
  * @returns What the model produced.
  */
 export async function streamModelTurn(
+  model: Model,
+  request: ModelRequest,
+  options: ModelTurnOptions,
+): Promise<ModelTurn> {
+  const result = await readModelTurn(model, request, options);
+  if (result.usage) emitUsage(options, result.usage);
+  return result;
+}
+
+function emitUsage(options: ModelTurnOptions, usage: ModelUsage): void {
+  // Hint: a copy, so a listener that edits the event cannot change the run's totals.
+  options.emit({ type: "usage", turn: options.turn, usage: { ...usage } });
+}
+
+async function readModelTurn(
   model: Model,
   request: ModelRequest,
   options: ModelTurnOptions,

@@ -2,8 +2,9 @@ import type { CarriedState } from "../declaration/carried-state.ts";
 import type { Block } from "../models/message.ts";
 
 /**
- * The first line of the carried-state block. Compaction recognises the block by it and replaces
- * the block instead of stacking a second one.
+ * The first line of the carried-state block in message 0. Compaction recognises the block by it
+ * and replaces the block instead of stacking a second one; a UI can strip it (and the newline
+ * after it) to show the carried state alone.
  */
 export const CARRIED_STATE_HEADER =
   "[Carried state: live tool state, current as of the latest compaction; it overrides anything the summaries say about it]";
@@ -25,7 +26,9 @@ export function carriedBlockText(states: readonly CarriedState[]): string | unde
 }
 
 /**
- * Checks whether a block is a carried-state block (ignoring leading whitespace).
+ * Checks whether a block is the carried-state block that compaction keeps in message 0
+ * (ignoring leading whitespace). Its text is `CARRIED_STATE_HEADER`, a newline, then one
+ * `## <label>` section per tool state.
  *
  * @param block The block to check.
  * @returns Whether it is.

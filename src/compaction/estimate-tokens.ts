@@ -3,7 +3,8 @@ import { transcriptBytes } from "./transcript-bytes.ts";
 
 /**
  * Returns a rough token count for a transcript: a quarter of its JSON size in bytes, image
- * payloads excluded. Used when no provider measurement is available.
+ * payloads excluded. Compaction falls back to it when no provider measurement is available; a
+ * UI can use it to show a saved conversation's size before any model has read it.
  *
  * @param messages The transcript.
  * @returns The estimated token count.

@@ -1,6 +1,9 @@
 import type { Block } from "../models/message.ts";
 
-/** The line that opens every summary folded into message 0. */
+/**
+ * The line that opens every summary folded into message 0; the summary follows it after a
+ * newline, so a UI can strip it to show the summary alone.
+ */
 export const SUMMARY_MARKER = "[Earlier turns were compacted. Summary of those turns:]";
 
 /**
@@ -14,7 +17,9 @@ export function summaryBlock(summary: string): Block {
 }
 
 /**
- * Checks whether a block is a summary folded in by an earlier compaction.
+ * Checks whether a block is a summary folded into message 0 by an earlier compaction (ignoring
+ * leading whitespace). Message 0 holds the task, then the summaries oldest first, then at most
+ * one carried-state block (`isCarriedBlock`).
  *
  * @param block The block to check.
  * @returns Whether it is.

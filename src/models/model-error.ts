@@ -5,7 +5,8 @@ import { unreachable } from "../errors.ts";
  *
  * - `http`: the provider answered with a non-2xx status (or, without `status`, the request
  *   never got an answer: DNS, refused connection, CORS).
- * - `rate_limit`: status 429; `retryAfterMs` comes from `retry-after-ms` or `retry-after`.
+ * - `rate_limit`: status 429; `retryAfterMs` comes from `retry-after-ms` or `retry-after`. An
+ *   exhausted quota (OpenAI's 429 `insufficient_quota`) is `http` instead: retrying won't help.
  * - `context_overflow`: the prompt does not fit the model's context window (compact and retry).
  * - `stream`: the response stream broke or ended before the provider marked its end.
  * - `cancelled`: the caller's signal aborted the request.

@@ -14,6 +14,13 @@ const CONTEXT_OVERFLOW =
   /context[_ ]length|context (window|size|limit)|maximum context|maximum model length|prompt is too long|too many tokens|input is too long|exceeds the maximum number of tokens/i;
 // Hint: machine-readable codes for the same (OpenAI and its imitators, llama.cpp).
 const CONTEXT_OVERFLOW_CODES = new Set(["context_length_exceeded", "exceed_context_size_error"]);
+// Hint: OpenAI answers 429 `insufficient_quota` when the account is out of credit or over its
+// spending limit. Retrying after any delay fails the same way, so it is not a rate limit.
+const EXHAUSTED_QUOTA_CODES = new Set(["insufficient_quota"]);
+// Hint: Anthropic's 529 means "overloaded" even when a proxy replaced the JSON body, so the
+// caller can still tell it from other failures by its code.
+const OVERLOADED_STATUS = 529;
+const OVERLOADED_CODE = "overloaded_error";
 
 /**
  * Provider error details interface: what a provider said about a failure.
@@ -61,9 +68,11 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
 }
 
 /**
- * Creates the model error for a provider failure: `rate_limit` for 429 or a rate-limit code,
+ * Creates the model error for a provider failure: `rate_limit` for 429 or a rate-limit code
+ * (but an exhausted quota, `insufficient_quota`, is not one: waiting does not help),
  * `context_overflow` when the code or message says the prompt is too long, otherwise `http`
- * for a status and `stream` for an error event that arrived mid-stream.
+ * for a status and `stream` for an error event that arrived mid-stream. The provider's code is
+ * kept; a 529 without one gets `overloaded_error`.
  *
  * @param provider The adapter's name.
  * @param details What the provider said.
@@ -76,10 +85,13 @@ export function providerError(
   secrets: readonly string[],
 ): ModelError {
   const { status, retryAfterMs: wait } = details;
-  const code = details.code === undefined ? undefined : redact(details.code, secrets);
+  const given = details.code === undefined ? undefined : redact(details.code, secrets);
+  const code = given ?? (status === OVERLOADED_STATUS ? OVERLOADED_CODE : undefined);
   const message = truncate(redact(details.message || "no error message", secrets));
   const extra = { ...(code === undefined ? {} : { code }) };
-  if (status === 429 || code === "rate_limit_error" || code === "rate_limit_exceeded") {
+  const exhausted = code !== undefined && EXHAUSTED_QUOTA_CODES.has(code);
+  const limited = status === 429 || code === "rate_limit_error" || code === "rate_limit_exceeded";
+  if (limited && !exhausted) {
     return new ModelError({
       type: "rate_limit",
       provider,

@@ -224,6 +224,9 @@ describe("compaction step", () => {
     const compacted = events.filter((e) => e.type === "compacted");
     expect(compacted).toMatchObject([{ reason: "predicted", summarized: true }]);
     expect(compacted[0]?.type === "compacted" && compacted[0].before.tokens).toBeGreaterThan(1000);
+    // A prediction is bytes × a rate, but the sizes it reports are whole token counts.
+    const sizes = compacted.flatMap((e) => (e.type === "compacted" ? [e.before, e.after] : []));
+    expect(sizes.map((size) => Number.isInteger(size.tokens))).toEqual([true, true]);
     expect(textOf(model.requests[4]?.messages[0])).toContain("Read a to d.");
   });
 

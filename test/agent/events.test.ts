@@ -45,3 +45,52 @@ describe("TOOL_CALL_OUTCOMES", () => {
     expect((await run.result).stop).toBe("cancelled");
   });
 });
+
+describe("usage events", () => {
+  test("arrive live after each turn that reported usage, final answer turn included", async () => {
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: "read", arguments: {} }],
+        usage: { inputTokens: 100, outputTokens: 10 },
+      },
+      { toolCalls: [{ name: "read", arguments: {} }] },
+      { text: "Out of turns.", usage: { inputTokens: 180, outputTokens: 5, cacheReadTokens: 90 } },
+    ]);
+    const tools = [tool("read", true, () => "ok")];
+    // Hint: the second turn reports no usage, so it has no usage event.
+    const agent = new Agent({ model, tools, maxTurns: 2 });
+    const emitted: AgentEvent[] = [];
+    agent.on("usage", (event) => emitted.push(event));
+    const run = agent.run("go");
+    const streamed: AgentEvent[] = [];
+    for await (const event of run) streamed.push(event);
+    const usage = streamed.filter((event) => event.type === "usage");
+    expect(emitted).toEqual(usage);
+    expect(usage).toEqual([
+      { type: "usage", turn: 1, usage: { inputTokens: 100, outputTokens: 10 } },
+      {
+        type: "usage",
+        turn: 3,
+        usage: { inputTokens: 180, outputTokens: 5, cacheReadTokens: 90 },
+      },
+    ]);
+    // Each comes right after its turn's stream, before the turn's calls are handled.
+    const steps = streamed.map((e) => e.type).filter((type, i, all) => type !== all[i - 1]);
+    expect(steps).toEqual([
+      "turn_start",
+      "usage",
+      "tool_call",
+      "tool_result",
+      "turn_start",
+      "tool_call",
+      "tool_result",
+      "turn_start",
+      "text_delta",
+      "usage",
+      "done",
+    ]);
+    const result = await run.result;
+    expect(result.stop).toBe("max_turns");
+    expect(result.usage).toEqual({ inputTokens: 280, outputTokens: 15, cacheReadTokens: 90 });
+  });
+});

@@ -28,9 +28,8 @@ describe("streamModelTurn", () => {
       usage: { inputTokens: 3, outputTokens: 4 },
       finish: "tool_calls",
     });
-    expect(events.map((e) => e.type === "text_delta" && `${e.turn}:${e.text}`).join("|")).toBe(
-      "7:Hello |7:there",
-    );
+    const text = events.map((e) => e.type === "text_delta" && `${e.turn}:${e.text}`);
+    expect(text.filter(Boolean).join("|")).toBe("7:Hello |7:there");
   });
 
   test("reports a failing stream, and a stream() that throws, without rejecting", async () => {
@@ -92,5 +91,63 @@ describe("streamModelTurn", () => {
       turn: 1,
     });
     expect(turn.toolCalls.map((call) => call.id)).toEqual(["0", "call_1_2", "x"]);
+  });
+
+  test("emits one usage event after the turn's text, with the turn's number", async () => {
+    const model = scriptedModel([
+      { text: "Hi", usage: { inputTokens: 120, outputTokens: 4, cacheReadTokens: 100 } },
+    ]);
+    const events: AgentEvent[] = [];
+    const turn = await streamModelTurn(model, request, {
+      signal: new AbortController().signal,
+      emit: (event) => events.push(event),
+      turn: 3,
+    });
+    expect(events.map((e) => e.type)).toEqual(["text_delta", "usage"]);
+    expect(events.at(-1)).toEqual({
+      type: "usage",
+      turn: 3,
+      usage: { inputTokens: 120, outputTokens: 4, cacheReadTokens: 100 },
+    });
+    // Hint: the event carries a copy; a listener editing it cannot change what the run counts.
+    const event = events.at(-1);
+    if (event?.type === "usage") event.usage.inputTokens = 0;
+    expect(turn.usage).toEqual({ inputTokens: 120, outputTokens: 4, cacheReadTokens: 100 });
+  });
+
+  test("emits no usage event for a turn whose provider reported none", async () => {
+    const events: AgentEvent[] = [];
+    await streamModelTurn(scriptedModel([{ text: "Hi" }]), request, {
+      signal: new AbortController().signal,
+      emit: (event) => events.push(event),
+      turn: 1,
+    });
+    expect(events.map((e) => e.type)).toEqual(["text_delta"]);
+  });
+
+  test("still reports the usage of a turn whose stream failed after reporting it", async () => {
+    let sent = false;
+    const model: Model = {
+      id: "m",
+      stream: () =>
+        new ReadableStream({
+          // Hint: pulled one chunk at a time, so the usage is read before the stream breaks.
+          pull(controller) {
+            if (sent) return controller.error(new Error("connection reset"));
+            sent = true;
+            controller.enqueue({ type: "usage", inputTokens: 50, outputTokens: 2 });
+          },
+        }),
+    };
+    const events: AgentEvent[] = [];
+    const turn = await streamModelTurn(model, request, {
+      signal: new AbortController().signal,
+      emit: (event) => events.push(event),
+      turn: 2,
+    });
+    expect(turn).toMatchObject({ end: "failed", usage: { inputTokens: 50, outputTokens: 2 } });
+    expect(events).toEqual([
+      { type: "usage", turn: 2, usage: { inputTokens: 50, outputTokens: 2 } },
+    ]);
   });
 });

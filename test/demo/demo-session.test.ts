@@ -114,4 +114,24 @@ describe("DemoSession with the offline model", () => {
     expect(s.conversation.messages).toEqual([]);
     expect(demo.todo.body()).toBe("");
   });
+
+  it("updates the token reading live from each turn's usage, and estimates between runs", async () => {
+    const { s } = session(memoryStore(), 100_000);
+    const empty = s.tokens;
+    expect(empty.source).toBe("estimated");
+    const readings: { source: string; tokens: number; running: boolean }[] = [];
+    s.on("tokens", (reading) => readings.push({ ...reading, running: s.running }));
+    await s.send("calculate 2+3*4");
+    // One reading per model turn (the calculator call, then the answer), each while running.
+    expect(readings.map((r) => [r.source, r.running])).toEqual([
+      ["model's count, turn 1", true],
+      ["model's count, turn 2", true],
+    ]);
+    const [first, second] = readings.map((r) => r.tokens);
+    expect(first).toBeGreaterThan(empty.tokens);
+    expect(second).toBeGreaterThan(first ?? Number.POSITIVE_INFINITY);
+    expect(s.tokens).toEqual({ tokens: second, source: "model's count, turn 2" });
+    await s.reset();
+    expect(s.tokens).toEqual(empty);
+  });
 });

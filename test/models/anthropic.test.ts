@@ -286,6 +286,18 @@ describe("anthropic", () => {
     expect(error).toMatchObject({ type: "http", status: 529, code: "overloaded_error" });
   });
 
+  test("gives a 529 whose body is not Anthropic's JSON the overloaded_error code", async () => {
+    const model = await serve(async (exchange) => {
+      // Hint: a proxy in front of the API may replace the JSON body with its own page.
+      exchange.head(529, { "content-type": "text/html" });
+      await exchange.write("<html><body>Overloaded</body></html>");
+      exchange.end();
+    });
+    const { error } = await collect(model.stream(request));
+    expect(error).toMatchObject({ type: "http", status: 529, code: "overloaded_error" });
+    expect(isModelError(error, "rate_limit")).toBe(false);
+  });
+
   test("turns an error event mid-stream into a stream error, keeping earlier text", async () => {
     const text =
       messageStart({ input_tokens: 1, output_tokens: 1 }) +

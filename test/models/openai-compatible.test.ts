@@ -296,6 +296,31 @@ describe("openAICompatible", () => {
     expect(error).toMatchObject({ status: 429, retryAfterMs: 2000 });
   });
 
+  test("turns 429 insufficient_quota into http, not rate_limit: waiting will not help", async () => {
+    // OpenAI's body when the account is out of credit, with the retry-after it may still send.
+    const body = {
+      error: {
+        message: "You exceeded your current quota, please check your plan and billing details.",
+        type: "insufficient_quota",
+        param: null,
+        code: "insufficient_quota",
+      },
+    };
+    const model = await serve((exchange) =>
+      replayError(exchange, 429, body, { "retry-after": "20" }),
+    );
+    const { error } = await collect(model.stream(request));
+    expect(isModelError(error, "rate_limit")).toBe(false);
+    expect(isModelError(error, "http")).toBe(true);
+    expect((error as Error & { toJSON(): unknown }).toJSON()).toEqual({
+      type: "http",
+      provider: "openai-compatible",
+      status: 429,
+      code: "insufficient_quota",
+      message: "You exceeded your current quota, please check your plan and billing details.",
+    });
+  });
+
   test("turns context_length_exceeded into context_overflow", async () => {
     const model = await serve((exchange) =>
       replayError(exchange, 400, {

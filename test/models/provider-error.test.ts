@@ -94,6 +94,41 @@ describe("providerError", () => {
     expect(providerError("p", { code: "api_error", message: "x" }, []).type).toBe("stream");
   });
 
+  test("an exhausted quota is http with its code kept, not a rate limit to wait out", () => {
+    const quota = { code: "insufficient_quota", message: "You exceeded your current quota" };
+    const error = providerError("p", { status: 429, retryAfterMs: 20_000, ...quota }, []);
+    expect(error.toJSON()).toEqual({ type: "http", provider: "p", status: 429, ...quota });
+    expect(error.retryAfterMs).toBeUndefined();
+    // The same code in an error event mid-stream (no status) is a stream failure, code kept.
+    expect(providerError("p", quota, []).toJSON()).toEqual({
+      type: "stream",
+      provider: "p",
+      ...quota,
+    });
+    // A plain 429, or a rate-limit code, is still a rate limit.
+    expect(
+      providerError("p", { status: 429, code: "rate_limit_exceeded", message: "x" }, []).type,
+    ).toBe("rate_limit");
+  });
+
+  test("a 529 (Anthropic overloaded) is http and always carries a code", () => {
+    const overloaded = { status: 529, code: "overloaded_error", message: "Overloaded" };
+    expect(providerError("p", overloaded, []).toJSON()).toEqual({
+      type: "http",
+      provider: "p",
+      ...overloaded,
+    });
+    expect(providerError("p", { status: 529, message: "<html>busy</html>" }, []).toJSON()).toEqual({
+      type: "http",
+      provider: "p",
+      status: 529,
+      code: "overloaded_error",
+      message: "<html>busy</html>",
+    });
+    // Other statuses without a code stay without one.
+    expect(providerError("p", { status: 502, message: "bad gateway" }, []).code).toBeUndefined();
+  });
+
   test("recognises each provider's context-overflow wording and code", () => {
     const overflow: [string, string, string?][] = [
       [
