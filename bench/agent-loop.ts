@@ -5,10 +5,9 @@ import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { tool as aiTool, generateText, jsonSchema, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { do_not_optimize, measure } from "mitata";
 import * as v from "valibot";
 import { loadDist } from "./load.ts";
-import { compare, figure, section, time } from "./report.ts";
+import { compare, figure, interleaved, section, time } from "./report.ts";
 
 type AgentEntry = typeof import("../src/agent/index.ts");
 type ModelsEntry = typeof import("../src/models/index.ts");
@@ -155,9 +154,7 @@ export async function agentLoop(): Promise<void> {
   if ((await agentRun()) !== TURNS || (await bareRun()) !== TURNS || (await aiRun()) !== TURNS) {
     throw new Error("bad script");
   }
-  const peer = await measure(async () => do_not_optimize(await aiRun()));
-  const floor = await measure(async () => do_not_optimize(await bareRun()));
-  const loop = await measure(async () => do_not_optimize(await agentRun()));
+  const { peer, floor, loop } = await interleaved({ peer: aiRun, floor: bareRun, loop: agentRun });
   section(`Agent loop: per turn with one tool call (scripted model, ${TURNS}-turn runs, ${from})`);
   const per = (ns: number) => ns / TURNS;
   compare(

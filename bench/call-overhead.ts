@@ -1,9 +1,6 @@
-// Per-call overhead of a local toolset call against the physical floor: the bare async
-// function plus the valibot validation any tool needs anyway.
-import { do_not_optimize, measure } from "mitata";
 import * as v from "valibot";
 import { loadCore } from "./load.ts";
-import { compare, section, time } from "./report.ts";
+import { compare, interleaved, section, time } from "./report.ts";
 
 /** Measures `toolset.call` against `v.safeParse` + the bare function, p50 and p99. */
 export async function callOverhead(): Promise<void> {
@@ -22,8 +19,10 @@ export async function callOverhead(): Promise<void> {
     if (!parsed.success) throw new Error("invalid");
     return String(parsed.output.a + parsed.output.b);
   };
-  const floor = await measure(async () => do_not_optimize(await bare({ a: 1, b: 2 })));
-  const call = await measure(async () => do_not_optimize(await tools.call("add", { a: 1, b: 2 })));
+  const { floor, call } = await interleaved({
+    floor: () => bare({ a: 1, b: 2 }),
+    call: () => tools.call("add", { a: 1, b: 2 }),
+  });
   section("Per-call overhead: local toolset.call vs bare async function + v.safeParse");
   compare("p50", time(call.p50), time(floor.p50), call.p50 / floor.p50, "<= 10x");
   compare("p99", time(call.p99), time(floor.p99), call.p99 / floor.p99);

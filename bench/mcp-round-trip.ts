@@ -9,11 +9,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { do_not_optimize, measure } from "mitata";
 import * as v from "valibot";
 import { z } from "zod";
 import { loadCore, loadDist } from "./load.ts";
-import { compare, section, time } from "./report.ts";
+import { compare, interleaved, section, time } from "./report.ts";
 
 type Mcp = typeof import("../src/mcp/index.ts");
 
@@ -92,9 +91,7 @@ export async function mcpRoundTrip(): Promise<void> {
   const inMemory = await sdkInMemory();
   const http = await sdkHttp();
   try {
-    const a = await measure(async () => do_not_optimize(await toolwire.call()));
-    const b = await measure(async () => do_not_optimize(await inMemory.call()));
-    const c = await measure(async () => do_not_optimize(await http.call()));
+    const { a, b, c } = await interleaved({ a: toolwire.call, b: inMemory.call, c: http.call });
     section("MCP tools/call round trip, in-process (no sockets): toolwire vs the official SDK");
     console.log("toolwire: connectMcp → createMcpHandler, the handler's fetch as transport");
     console.log("SDK in-memory: Client → McpServer over InMemoryTransport (no HTTP)");

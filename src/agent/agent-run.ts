@@ -45,34 +45,50 @@ export type RunBody = (emit: EmitEvent, steering: string[]) => Promise<RunResult
  * @returns The run.
  */
 export function createAgentRun(body: RunBody, forward: EmitEvent): AgentRun {
+  // Hint: the stream is made on first use and events wait in a plain array until then; most
+  // callers listen on the emitter or await `result`, and a stream costs more per event.
+  let buffered: AgentEvent[] = [];
+  let stream: ReadableStream<AgentEvent> | undefined;
   let controller: ReadableStreamDefaultController<AgentEvent> | undefined;
-  let open = true;
-  const events = new ReadableStream<AgentEvent>({
-    start(c) {
-      controller = c;
-    },
-    cancel() {
-      // Hint: a reader that gives up only stops listening; the run itself goes on.
-      open = false;
-    },
-  });
+  let listening = true;
+  let finished = false;
+  const events = (): ReadableStream<AgentEvent> => {
+    stream ??= new ReadableStream<AgentEvent>({
+      start(c) {
+        controller = c;
+        for (const event of buffered) c.enqueue(event);
+        buffered = [];
+        if (finished) c.close();
+      },
+      cancel() {
+        // Hint: a reader that gives up only stops listening; the run itself goes on.
+        listening = false;
+      },
+    });
+    return stream;
+  };
   const emit: EmitEvent = (event) => {
-    if (open) controller?.enqueue(event);
+    if (listening) {
+      if (controller) controller.enqueue(event);
+      else buffered.push(event);
+    }
     forward(event);
   };
   const steering: string[] = [];
   const result = body(emit, steering).finally(() => {
-    if (open) controller?.close();
-    open = false;
+    finished = true;
+    if (listening) controller?.close();
   });
   return {
-    events,
+    get events() {
+      return events();
+    },
     result,
     steer(text) {
       if (text !== "") steering.push(text);
     },
     async *[Symbol.asyncIterator]() {
-      const reader = events.getReader();
+      const reader = events().getReader();
       let ended = false;
       try {
         for (let read = await reader.read(); !read.done; read = await reader.read()) {

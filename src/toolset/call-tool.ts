@@ -4,7 +4,7 @@ import type { StepOptions, ToolLog, ToolProgress } from "../execution/handler-io
 import type { ToolResult } from "../execution/tool-result.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
-import { cancelledError, raceAbort } from "./cancelled-error.ts";
+import { cancelledError } from "./cancelled-error.ts";
 
 /** Call options interface: how `Toolset.call` is driven. */
 export interface CallOptions {
@@ -44,22 +44,32 @@ export async function driveHandler(
 ): Promise<ToolResult> {
   const { signal } = options;
   if (signal?.aborted) throw cancelledError(name, signal);
-  const onAbort =
+  // Hint: one listener per call, not one per await: it sends `cancel` to the handler and
+  // rejects whatever the call is waiting for (a step or the caller's answer).
+  let onAbort: (() => void) | undefined;
+  const aborted =
     signal &&
-    (() => {
-      const reason = cancelledError(name, signal as AbortSignal).reason;
-      handler
-        .step(reason === undefined ? { type: "cancel" } : { type: "cancel", reason })
-        .catch(() => {});
+    new Promise<never>((_, reject) => {
+      onAbort = () => {
+        const error = cancelledError(name, signal);
+        const { reason } = error;
+        handler
+          .step(reason === undefined ? { type: "cancel" } : { type: "cancel", reason })
+          .catch(() => {});
+        reject(error);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
     });
-  if (onAbort) signal.addEventListener("abort", onAbort, { once: true });
+  aborted?.catch(() => {});
+  const guard = <T>(promise: Promise<T>): Promise<T> =>
+    aborted ? Promise.race([promise, aborted]) : promise;
   const stepOptions = stepOptionsOf(options);
   try {
     const invoke =
       options.callId === undefined
         ? ({ type: "invoke", arguments: args } as const)
         : ({ type: "invoke", callId: options.callId, arguments: args } as const);
-    let output = await raceAbort(handler.step(invoke, stepOptions), name, signal);
+    let output = await guard(handler.step(invoke, stepOptions));
     while (output.type === "interaction") {
       if (!options.onInteraction) {
         await handler.step({ type: "cancel", reason: "nobody can answer" }).catch(() => {});
@@ -68,12 +78,8 @@ export async function driveHandler(
           operation: `${name} asked for input but the call has no onInteraction`,
         });
       }
-      const response = await raceAbort(answer(options.onInteraction, output.request), name, signal);
-      output = await raceAbort(
-        handler.step({ type: "interaction", response }, stepOptions),
-        name,
-        signal,
-      );
+      const response = await guard(answer(options.onInteraction, output.request));
+      output = await guard(handler.step({ type: "interaction", response }, stepOptions));
     }
     return output.result;
   } catch (error) {
@@ -81,7 +87,7 @@ export async function driveHandler(
     handler.step({ type: "cancel", reason: "the call failed" }).catch(() => {});
     throw error;
   } finally {
-    if (onAbort) signal.removeEventListener("abort", onAbort);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }
 
