@@ -52,7 +52,10 @@ export async function interleaved<K extends string>(
   for (let round = 0; round < rounds; round++) {
     for (const [name, run] of Object.entries(contenders) as [K, () => Promise<unknown>][]) {
       const stats = await measure(async () => do_not_optimize(await run()));
-      samples[name] = [...(samples[name] ?? []), { p50: stats.p50, p99: stats.p99, avg: stats.avg }];
+      samples[name] = [
+        ...(samples[name] ?? []),
+        { p50: stats.p50, p99: stats.p99, avg: stats.avg },
+      ];
     }
   }
   const median = (values: number[]) =>

@@ -70,6 +70,12 @@ export {
   InteractionResponse,
   type ToolInteractionResponse,
 } from "./interaction/interaction-response.ts";
+export type {
+  SamplingContent,
+  SamplingMessage,
+  SamplingRequest,
+  SamplingResult,
+} from "./interaction/sampling.ts";
 export { type DefineToolOptions, defineTool, type Tool } from "./local/define-tool.ts";
 export type { ToolContext } from "./local/tool-context.ts";
 export { jsonPointer } from "./schema/json-pointer.ts";

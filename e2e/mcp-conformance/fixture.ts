@@ -245,6 +245,21 @@ export function conformanceToolset(): Toolset {
         ),
     }),
     defineTool({
+      name: "test_sampling",
+      description: "Asks the client's model to answer a prompt",
+      readOnly: true,
+      input: v.object({ prompt: v.string() }),
+      interactions: { sampling: true },
+      call: async ({ prompt }, ctx) => {
+        const reply = await ctx.requestSampling({
+          messages: [{ role: "user", content: { type: "text", text: prompt } }],
+          maxTokens: 100,
+        });
+        const text = reply.content.type === "text" ? reply.content.text : `[${reply.content.type}]`;
+        return `LLM response: ${text}`;
+      },
+    }),
+    defineTool({
       name: "json_schema_2020_12_tool",
       description: "Tool with JSON Schema 2020-12 features",
       readOnly: true,
@@ -256,7 +271,7 @@ export function conformanceToolset(): Toolset {
 
 /**
  * Creates the conformance server: in-memory sessions (the suite's SSE scenarios want a session
- * id) and elicitation on, loopback hosts only.
+ * id) and elicitation and sampling forwarded to the client, loopback hosts only.
  *
  * @returns The handler.
  */

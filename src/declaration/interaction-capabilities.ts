@@ -11,6 +11,8 @@ export interface InteractionCapabilities {
   text: boolean;
   /** May ask for several lines of text; also allows single-line text (one line is a text too). */
   multilineText: boolean;
+  /** May ask the caller's model for a reply (`requestSampling`; MCP `sampling/createMessage`). */
+  sampling: boolean;
 }
 
 /**
@@ -27,5 +29,6 @@ export function interactionCapabilities(
     formSchemaValidation: partial.formSchemaValidation === true,
     text: partial.text === true,
     multilineText: partial.multilineText === true,
+    sampling: partial.sampling === true,
   };
 }

@@ -1,35 +1,46 @@
 import type { InteractionCapabilities } from "../declaration/interaction-capabilities.ts";
-import { ToolError } from "../errors.ts";
+import { ToolError, unreachable } from "../errors.ts";
 import type { ToolInteractionKind } from "./interaction-request.ts";
+import { readSamplingRequest } from "./read-sampling.ts";
 
 /**
  * Returns what is wrong with a question a tool is about to ask, or `undefined` when it may ask
  * it: the kind must be declared (multiline text also allows single-line text, since a caller
- * that takes several lines takes one), and a form needs a JSON Schema object.
+ * that takes several lines takes one), a form needs a JSON Schema object, and a sampling
+ * request needs messages and a positive `maxTokens`.
  *
  * @param tool The asking tool's name.
  * @param declared The interactions the tool declared.
  * @param kind What it asks for.
- * @returns `undeclared_interaction` (kind `text`, `multiline_text` or `form`),
- * `invalid_configuration` for a form without a schema object, or `undefined`.
+ * @returns `undeclared_interaction` (kind `text`, `multiline_text`, `form` or `sampling`),
+ * `invalid_configuration` for a form without a schema object or a malformed sampling request,
+ * or `undefined`.
  */
 export function checkInteractionRequest(
   tool: string,
   declared: InteractionCapabilities,
   kind: ToolInteractionKind,
 ): ToolError | undefined {
-  const form = kind.type === "form";
-  const allowed = form
-    ? declared.form
-    : declared.multilineText || (!kind.multiline && declared.text);
-  if (!allowed) {
-    const name = form ? "form" : kind.multiline ? "multiline_text" : "text";
-    return new ToolError({ type: "undeclared_interaction", tool, kind: name });
+  const undeclared = (name: string) =>
+    new ToolError({ type: "undeclared_interaction", tool, kind: name });
+  const invalid = (message: string) =>
+    new ToolError({ type: "invalid_configuration", message: `${tool} ${message}` });
+  switch (kind.type) {
+    case "text":
+      if (declared.multilineText || (!kind.multiline && declared.text)) return undefined;
+      return undeclared(kind.multiline ? "multiline_text" : "text");
+    case "form": {
+      if (!declared.form) return undeclared("form");
+      const schema: unknown = kind.schema;
+      if (typeof schema === "object" && schema !== null && !Array.isArray(schema)) return undefined;
+      return invalid("asked for a form without a JSON Schema object");
+    }
+    case "sampling": {
+      if (!declared.sampling) return undeclared("sampling");
+      const read = readSamplingRequest(kind);
+      return typeof read === "string" ? invalid(`asked for sampling, but ${read}`) : undefined;
+    }
+    default:
+      return unreachable(kind);
   }
-  const schema: unknown = form ? kind.schema : {};
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    const message = `${tool} asked for a form without a JSON Schema object`;
-    return new ToolError({ type: "invalid_configuration", message });
-  }
-  return undefined;
 }

@@ -1,11 +1,13 @@
-import { ToolError } from "../errors.ts";
+import { ToolError, unreachable } from "../errors.ts";
 import { prepareSchema } from "../schema/schema-input.ts";
 import type { ToolInteractionRequest } from "./interaction-request.ts";
 import type { ToolInteractionResponse } from "./interaction-response.ts";
+import { readSamplingResult } from "./read-sampling.ts";
 
 /**
  * Checks a reply against the pending request: the id must match exactly, a text reply must be a
- * string, a form reply an object that, when the request asks for it, satisfies the schema.
+ * string, a form reply an object that, when the request asks for it, satisfies the schema, and a
+ * sampling reply a `SamplingResult` (`role: "assistant"`, one content block, `model`).
  *
  * @param request The pending request.
  * @param response The caller's reply.
@@ -26,9 +28,19 @@ export async function checkInteractionResponse(
     throw invalid(`unknown reply type ${JSON.stringify((response as { type: unknown }).type)}`);
   const { content } = response;
   const kind = request.kind;
-  if (kind.type === "text") {
-    if (typeof content !== "string") throw invalid("a text reply must be a string");
-    return;
+  switch (kind.type) {
+    case "text":
+      if (typeof content !== "string") throw invalid("a text reply must be a string");
+      return;
+    case "sampling": {
+      const read = readSamplingResult(content);
+      if (typeof read === "string") throw invalid(`a sampling reply is malformed: ${read}`);
+      return;
+    }
+    case "form":
+      break;
+    default:
+      return unreachable(kind);
   }
   if (typeof content !== "object" || content === null || Array.isArray(content)) {
     throw invalid("a form reply must be a JSON object");

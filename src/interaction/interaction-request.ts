@@ -1,9 +1,15 @@
 import type { ToolName } from "../declaration/tool-name.ts";
+import type { SamplingRequest } from "./sampling.ts";
 
-/** Interaction kind type: what a tool asks its caller for. */
+/**
+ * Interaction kind type: what a tool asks its caller for — a line (or lines) of text, a JSON
+ * object described by a schema, or a reply from the caller's model (`sampling`, answered with
+ * a `SamplingResult`; a person should see and approve it, as with any other question).
+ */
 export type ToolInteractionKind =
   | { type: "text"; multiline: boolean }
-  | { type: "form"; schema: Record<string, unknown>; schemaValidation: boolean };
+  | { type: "form"; schema: Record<string, unknown>; schemaValidation: boolean }
+  | ({ type: "sampling" } & SamplingRequest);
 
 /**
  * Interaction request interface: a suspended tool's question to its caller. The reply must echo
@@ -16,7 +22,7 @@ export interface ToolInteractionRequest {
   toolName: ToolName;
   /** The invocation's caller-owned correlation id. */
   callId?: string;
-  /** What to show the person. */
+  /** What to show the person (for sampling, the text of the last text message). */
   prompt: string;
   /** What kind of answer is expected. */
   kind: ToolInteractionKind;

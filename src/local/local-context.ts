@@ -1,7 +1,11 @@
 import type { ToolName } from "../declaration/tool-name.ts";
 import type { ToolLog, ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
 import type { ToolInteractionKind } from "../interaction/interaction-request.ts";
+import { readSamplingResult } from "../interaction/read-sampling.ts";
+import { type SamplingResult, samplingPrompt } from "../interaction/sampling.ts";
 import type { ToolContext } from "./tool-context.ts";
+
+type SamplingKind = Extract<ToolInteractionKind, { type: "sampling" }>;
 
 /** Context port interface: what a context asks of the handler that runs its tool. */
 export interface ContextPort {
@@ -29,6 +33,7 @@ export class LocalContext implements ToolContext {
   #log: ToolContext["log"] | undefined;
   #requestText: ToolContext["requestText"] | undefined;
   #requestForm: ToolContext["requestForm"] | undefined;
+  #requestSampling: ToolContext["requestSampling"] | undefined;
 
   /**
    * Creates the context of one call.
@@ -90,5 +95,22 @@ export class LocalContext implements ToolContext {
         Record<string, unknown>
       >;
     return this.#requestForm;
+  }
+
+  /** Asks the caller's model for a reply. */
+  get requestSampling(): ToolContext["requestSampling"] {
+    const port = this.#port;
+    this.#requestSampling ??= (request) => {
+      const { messages, maxTokens, systemPrompt, temperature, stopSequences } = request ?? {};
+      const kind: SamplingKind = { type: "sampling", messages, maxTokens };
+      // Hint: optional fields left undefined stay absent, so the caller sees only what was asked.
+      if (systemPrompt !== undefined) kind.systemPrompt = systemPrompt;
+      if (temperature !== undefined) kind.temperature = temperature;
+      if (stopSequences !== undefined) kind.stopSequences = stopSequences;
+      return port["~ask"](samplingPrompt(messages), kind).then(
+        (reply) => readSamplingResult(reply) as SamplingResult,
+      );
+    };
+    return this.#requestSampling;
   }
 }

@@ -258,7 +258,7 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
     const tool = this.#tool;
     const problem = checkInteractionRequest(tool.name, tool.info.interactions, kind);
     if (problem) {
-      // Hint: an undeclared kind ends the call; a malformed form only fails this question.
+      // Hint: an undeclared kind ends the call; a malformed request fails only this question.
       if (problem.type === "undeclared_interaction") this.#stop(problem);
       return Promise.reject(problem);
     }

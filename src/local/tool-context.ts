@@ -1,5 +1,6 @@
 import type { ToolName } from "../declaration/tool-name.ts";
 import type { ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
+import type { SamplingRequest, SamplingResult } from "../interaction/sampling.ts";
 
 /**
  * Tool context interface: what a running local tool can use besides its arguments.
@@ -36,4 +37,13 @@ export interface ToolContext {
    * @throws ToolError `interaction_declined` or `undeclared_interaction`.
    */
   requestForm(prompt: string, schema: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Asks the caller's model for a reply (MCP sampling); needs `interactions: { sampling: true }`.
+   * The caller picks the model and should let a person see and approve the request; the prompt
+   * it shows is the text of the last text message.
+   *
+   * @throws ToolError `interaction_declined` when the caller declines, `undeclared_interaction`
+   * when the tool did not declare sampling, `invalid_configuration` for a malformed request.
+   */
+  requestSampling(request: SamplingRequest): Promise<SamplingResult>;
 }

@@ -47,6 +47,8 @@ export {
   LOGGING_LEVELS,
   type McpCallToolResult,
   type McpContentBlock,
+  type McpCreateMessageParams,
+  type McpCreateMessageResult,
   type McpElicitParams,
   type McpElicitResult,
   type McpLoggingLevel,

@@ -106,6 +106,26 @@ export interface McpElicitResult {
 }
 
 /**
+ * MCP create-message params interface: a sampling request sent as `sampling/createMessage`
+ * (the fields toolwire sends; content blocks as in `SamplingContent`).
+ */
+export interface McpCreateMessageParams {
+  messages: { role: "user" | "assistant"; content: Record<string, unknown> }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+}
+
+/** MCP create-message result interface: the client's model reply to `sampling/createMessage`. */
+export interface McpCreateMessageResult {
+  role: "assistant";
+  content: Record<string, unknown>;
+  model: string;
+  stopReason?: string;
+}
+
+/**
  * Returns the `tools/list` entry for a tool. MCP requires object schemas, so a schema without
  * `type` gains `type: "object"` and a boolean schema becomes the matching object schema.
  *

@@ -8,6 +8,7 @@ describe("interactionCapabilities", () => {
       formSchemaValidation: false,
       text: false,
       multilineText: false,
+      sampling: false,
     });
   });
 
@@ -17,6 +18,15 @@ describe("interactionCapabilities", () => {
       formSchemaValidation: false,
       text: true,
       multilineText: false,
+      sampling: false,
     });
+    expect(interactionCapabilities({ sampling: true }).sampling).toBe(true);
+  });
+
+  test("only a literal true turns a kind on (untyped callers cannot smuggle values)", () => {
+    const loose = { sampling: "yes", form: 1 } as unknown as Parameters<
+      typeof interactionCapabilities
+    >[0];
+    expect(interactionCapabilities(loose)).toMatchObject({ sampling: false, form: false });
   });
 });

@@ -112,3 +112,40 @@ describe("checkInteractionResponse with a request schema it cannot apply", () =>
     ).rejects.toMatchObject({ type: "invalid_configuration" });
   });
 });
+
+describe("checkInteractionResponse for sampling", () => {
+  const sampling: ToolInteractionRequest = {
+    ...text,
+    kind: {
+      type: "sampling",
+      messages: [{ role: "user", content: { type: "text", text: "City?" } }],
+      maxTokens: 10,
+    },
+  };
+  const reply = { role: "assistant", content: { type: "text", text: "Oslo" }, model: "m" };
+
+  test("accepts a SamplingResult, and decline or cancel", async () => {
+    for (const response of [
+      InteractionResponse.submit("i-1", reply),
+      InteractionResponse.submit("i-1", { ...reply, stopReason: "endTurn" }),
+      InteractionResponse.decline("i-1", "not now"),
+      InteractionResponse.cancel("i-1"),
+    ]) {
+      await expect(checkInteractionResponse(sampling, response)).resolves.toBeUndefined();
+    }
+  });
+
+  test.each([
+    ["a plain string", "Oslo", "is not an object"],
+    ["a form-style object", { city: "Oslo" }, "`role` must be `assistant`"],
+    ["no model", { role: "assistant", content: reply.content }, "`model` must be a string"],
+    ["string content", { ...reply, content: "Oslo" }, "`content` must be one"],
+  ])("rejects %s with invalid_interaction naming the problem", async (_label, content, why) => {
+    const error = await caught(
+      checkInteractionResponse(sampling, InteractionResponse.submit("i-1", content)),
+    );
+    expect(error.type).toBe("invalid_interaction");
+    expect(error.message).toContain("a sampling reply is malformed");
+    expect(error.message).toContain(why);
+  });
+});

@@ -29,7 +29,13 @@ describe("defineTool", () => {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
       capabilities: tool.capabilities,
-      interactions: { form: false, formSchemaValidation: false, text: false, multilineText: false },
+      interactions: {
+        form: false,
+        formSchemaValidation: false,
+        text: false,
+        multilineText: false,
+        sampling: false,
+      },
     });
   });
 

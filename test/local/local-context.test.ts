@@ -9,6 +9,8 @@ import { LocalHandler } from "../../src/local/local-handler.ts";
 import type { ToolContext } from "../../src/local/tool-context.ts";
 import { caught } from "../support/caught.ts";
 
+const REPLY = { role: "assistant", content: { type: "text", text: "Hi" }, model: "m" } as const;
+
 // A port that records what the context asks of its handler.
 function recordingPort() {
   const seen = {
@@ -27,6 +29,7 @@ function recordingPort() {
     "~log": (log) => seen.logs.push(log),
     "~ask": async (prompt, kind) => {
       seen.asks.push({ prompt, kind });
+      if (kind.type === "sampling") return { ...REPLY, extra: "dropped" };
       return kind.type === "text" ? "answer" : { ok: true };
     },
   };
@@ -71,12 +74,38 @@ describe("LocalContext", () => {
     ]);
   });
 
+  test("requestSampling works detached, asks with the last text as prompt, returns a clean reply", async () => {
+    const { port, seen } = recordingPort();
+    const { requestSampling } = new LocalContext(port, name, undefined, false);
+    const messages = [
+      { role: "user", content: { type: "text", text: "Summarise this" } },
+      { role: "user", content: { type: "image", mimeType: "image/png", data: "AA==" } },
+    ] as const;
+    const reply = await requestSampling({
+      messages: messages.slice(),
+      maxTokens: 20,
+      temperature: undefined as unknown as number,
+      stopSequences: ["END"],
+    });
+    expect(reply).toEqual(REPLY);
+    expect(seen.asks).toEqual([
+      {
+        prompt: "Summarise this",
+        kind: { type: "sampling", messages, maxTokens: 20, stopSequences: ["END"] },
+      },
+    ]);
+    // Hint: unset optional fields stay absent, so a caller sees only what the tool asked.
+    expect("temperature" in (seen.asks[0]?.kind ?? {})).toBe(false);
+    expect("systemPrompt" in (seen.asks[0]?.kind ?? {})).toBe(false);
+  });
+
   test("hands out the same function on every read", () => {
     const ctx = new LocalContext(recordingPort().port, name, undefined, false);
     expect(ctx.progress).toBe(ctx.progress);
     expect(ctx.log).toBe(ctx.log);
     expect(ctx.requestText).toBe(ctx.requestText);
     expect(ctx.requestForm).toBe(ctx.requestForm);
+    expect(ctx.requestSampling).toBe(ctx.requestSampling);
   });
 
   test("reads the signal from the handler only when the tool reads it", () => {

@@ -5,12 +5,14 @@ import {
   InteractionResponse,
   isReadOnly,
   isToolError,
+  type ToolInteractionRequest,
   type ToolLog,
   type ToolProgress,
 } from "../../src/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 import { caught } from "../support/caught.ts";
 import { roundTripServer } from "../support/round-trip-tools.ts";
+import { fixtureHandler } from "./server/fixture.ts";
 
 const URL_ = "http://localhost/mcp";
 
@@ -130,5 +132,104 @@ describe("MCP round trip: connectMcp → createMcpHandler", () => {
     expect((await toolset.call("echo", { message: "s" })).isError).toBe(false);
     await Promise.all([toolset.shutdown(), toolset.shutdown()]);
     expect(methods.filter((method) => method === "DELETE")).toHaveLength(1);
+  });
+});
+
+describe("MCP round trip: sampling", () => {
+  const reply = {
+    role: "assistant",
+    content: { type: "text", text: "bonjour" },
+    model: "host-model",
+    stopReason: "endTurn",
+  } as const;
+
+  async function sampling(sessions: "stateless" | "memory", samplingInteractions: boolean) {
+    const { handler } = fixtureHandler({ sessions, interactionPolicy: "elicit" });
+    return connectMcp({ url: URL_, fetch: handler.fetch, samplingInteractions });
+  }
+
+  for (const sessions of ["stateless", "memory"] as const) {
+    it(`a served tool's requestSampling reaches the caller's onInteraction (${sessions})`, async () => {
+      const toolset = await sampling(sessions, true);
+      const sample = (await toolset.listTools()).find((tool) => tool.name === "sample");
+      expect(sample?.interactions.sampling).toBe(true);
+      const asked: ToolInteractionRequest[] = [];
+      const result = await toolset.call(
+        "sample",
+        { prompt: "Say hello in French" },
+        {
+          onInteraction: async (request) => {
+            asked.push(request);
+            return InteractionResponse.submit(request.id, reply);
+          },
+        },
+      );
+      expect(result.content).toEqual([{ type: "text", text: "host-model said bonjour (endTurn)" }]);
+      expect(asked).toMatchObject([
+        {
+          toolName: "sample",
+          prompt: "Say hello in French",
+          kind: {
+            type: "sampling",
+            messages: [{ role: "user", content: { type: "text", text: "Say hello in French" } }],
+            maxTokens: 50,
+            systemPrompt: "Be brief.",
+            temperature: 0.2,
+            stopSequences: ["END"],
+          },
+        },
+      ]);
+      await toolset.shutdown();
+    });
+  }
+
+  it("a caller's decline reaches the served tool as interaction_declined", async () => {
+    const toolset = await sampling("memory", true);
+    const result = await toolset.call(
+      "sample",
+      { prompt: "x" },
+      { onInteraction: async (request) => InteractionResponse.decline(request.id, "no budget") },
+    );
+    expect(result.isError).toBe(false);
+    expect(result.content).toEqual([
+      {
+        type: "text",
+        text: "no sample: interaction for `sample` was declined: the client refused: User rejected sampling request: no budget",
+      },
+    ]);
+    await toolset.shutdown();
+  });
+
+  it("with samplingInteractions off, a stateless server's request is refused and the tool sees a decline", async () => {
+    const toolset = await sampling("stateless", false);
+    const sample = (await toolset.listTools()).find((tool) => tool.name === "sample");
+    expect(sample?.interactions.sampling).toBe(false);
+    let asked = 0;
+    const result = await toolset.call(
+      "sample",
+      { prompt: "x" },
+      {
+        onInteraction: async (request) => {
+          asked += 1;
+          return InteractionResponse.decline(request.id);
+        },
+      },
+    );
+    expect(asked).toBe(0);
+    expect(result.isError).toBe(false);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /^no sample: .*declined.*sampling\/createMessage is not supported/,
+    );
+    await toolset.shutdown();
+  });
+
+  it("with samplingInteractions off, a session server never asks and the call fails as a tool error", async () => {
+    const toolset = await sampling("memory", false);
+    const result = await toolset.call("sample", { prompt: "x" });
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toContain(
+      "did not declare the sampling capability",
+    );
+    await toolset.shutdown();
   });
 });

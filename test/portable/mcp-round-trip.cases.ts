@@ -1,8 +1,15 @@
 // Our connectMcp against our createMcpHandler in-process (the client's `fetch` is the
-// handler's): list, call, structuredContent, isError, progress, logs, cancellation and
-// elicitation, proven in Node, Chromium, workerd and Deno.
-import { InteractionResponse, isToolError, type ToolLog } from "../../src/index.ts";
-import { connectMcp } from "../../src/mcp/index.ts";
+// handler's): list, call, structuredContent, isError, progress, logs, cancellation,
+// elicitation and sampling, proven in Node, Chromium, workerd and Deno.
+import * as v from "valibot";
+import {
+  defineTool,
+  InteractionResponse,
+  isToolError,
+  type ToolLog,
+  Toolset,
+} from "../../src/index.ts";
+import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
 import { roundTripServer } from "../support/round-trip-tools.ts";
 import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
 
@@ -16,6 +23,28 @@ async function connect() {
     formInteractions: true,
   });
   return { toolset, observed: server.observed };
+}
+
+// A served tool that asks the caller's model (MCP sampling) and returns what it said.
+function samplingServer() {
+  const haiku = defineTool({
+    name: "haiku",
+    description: "Asks the caller's model for a haiku",
+    input: v.object({ topic: v.string() }),
+    interactions: { sampling: true },
+    call: async ({ topic }, { requestSampling }) => {
+      const reply = await requestSampling({
+        messages: [{ role: "user", content: { type: "text", text: `A haiku about ${topic}` } }],
+        maxTokens: 60,
+      });
+      return reply.content.type === "text" ? `${reply.model}: ${reply.content.text}` : "?";
+    },
+  });
+  return createMcpHandler(Toolset.local([haiku]), {
+    name: "sampling",
+    version: "1.0.0",
+    interactionPolicy: "elicit",
+  });
 }
 
 export const cases: PortableCase[] = [
@@ -85,6 +114,34 @@ export const cases: PortableCase[] = [
         },
       );
       assertEqual(result.content, [{ type: "text", text: "Hello Ada" }]);
+      await toolset.shutdown();
+    },
+  },
+  {
+    name: "mcp round trip: a tool's sampling request is answered by the caller's model",
+    async run() {
+      const handler = samplingServer();
+      const toolset = await connectMcp({
+        url: URL_,
+        fetch: handler.fetch,
+        samplingInteractions: true,
+      });
+      const result = await toolset.call(
+        "haiku",
+        { topic: "rain" },
+        {
+          onInteraction: async (request) => {
+            assertEqual(request.prompt, "A haiku about rain");
+            assertEqual(request.kind.type, "sampling");
+            return InteractionResponse.submit(request.id, {
+              role: "assistant",
+              content: { type: "text", text: "soft rain on the roof" },
+              model: "tiny",
+            });
+          },
+        },
+      );
+      assertEqual(result.content, [{ type: "text", text: "tiny: soft rain on the roof" }]);
       await toolset.shutdown();
     },
   },

@@ -18,12 +18,19 @@ export interface ConnectMcpOptions {
   namespace?: string;
   /**
    * Idle deadline of each request, in milliseconds (default 30 000). A tool call's deadline
-   * restarts with every progress notification and pauses while a form interaction waits for
-   * the caller.
+   * restarts with every progress notification and pauses while a form or sampling
+   * interaction waits for the caller.
    */
   requestTimeoutMs?: number;
   /** Answers the server's form elicitations as `interaction` steps (default `false`). */
   formInteractions?: boolean;
+  /**
+   * Declares the `sampling` capability and turns the server's `sampling/createMessage` requests
+   * into `sampling` interaction steps, which the caller answers from its own model, ideally after
+   * a person approved the request (default `false`: such requests get a JSON-RPC error, and a
+   * toolwire server then tells its tool that sampling was declined).
+   */
+  samplingInteractions?: boolean;
   /** The `fetch` to use; `globalThis.fetch` at call time when absent. */
   fetch?: typeof fetch;
   /** Aborts connecting. */
@@ -61,6 +68,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
   const common = {
     timeoutMs: settings.timeoutMs,
     formInteractions: settings.formInteractions,
+    samplingInteractions: settings.samplingInteractions,
     ...(signal ? { signal } : {}),
   };
   try {
@@ -89,6 +97,7 @@ interface Settings {
   namespace: string | undefined;
   timeoutMs: number;
   formInteractions: boolean;
+  samplingInteractions: boolean;
   fetch: typeof fetch | undefined;
 }
 
@@ -127,6 +136,7 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     namespace,
     timeoutMs,
     formInteractions: options.formInteractions === true,
+    samplingInteractions: options.samplingInteractions === true,
     fetch: options.fetch,
   };
 }

@@ -23,11 +23,13 @@ export interface ServerSummary {
 /**
  * Runs the MCP lifecycle's initialization: `initialize` (advertising elicitation only with form
  * interactions, as `elicitation: {}`, the shape both 2025-06-18 and 2025-11-25 read as form
- * support), a check that the server answered with a revision toolwire speaks, then
- * `notifications/initialized`. Each exchange has its own deadline.
+ * support, and `sampling: {}` only with sampling interactions), a check that the server
+ * answered with a revision toolwire speaks, then `notifications/initialized`. Each exchange has
+ * its own deadline.
  *
  * @param session The fresh session.
- * @param options The deadline, whether form interactions are enabled, and the caller's signal.
+ * @param options The deadline, whether form and sampling interactions are enabled, and the
+ * caller's signal.
  * @returns The negotiated revision and whether the server has tools.
  * @throws ToolError `protocol` for an unsupported revision or a malformed answer, `transport`,
  * `timeout` or `cancelled`.
@@ -35,13 +37,21 @@ export interface ServerSummary {
  */
 export async function initializeSession(
   session: McpSession,
-  options: { timeoutMs: number; formInteractions: boolean; signal?: AbortSignal },
+  options: {
+    timeoutMs: number;
+    formInteractions: boolean;
+    samplingInteractions?: boolean;
+    signal?: AbortSignal;
+  },
 ): Promise<ServerSummary> {
   const { timeoutMs, signal } = options;
   const outer = signal ? { signal } : {};
   const params = {
     protocolVersion: LATEST_PROTOCOL_VERSION,
-    capabilities: options.formInteractions ? { elicitation: {} } : {},
+    capabilities: {
+      ...(options.formInteractions ? { elicitation: {} } : {}),
+      ...(options.samplingInteractions ? { sampling: {} } : {}),
+    },
     clientInfo: { ...CLIENT_INFO },
   };
   const result = await withDeadline(

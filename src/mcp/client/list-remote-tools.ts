@@ -11,8 +11,8 @@ const MAX_PAGES = 1000;
  * is a protocol error rather than an endless loop. Each page has its own deadline.
  *
  * @param session The initialized session.
- * @param options The namespace, whether form interactions are enabled, the deadline, and the
- * caller's signal.
+ * @param options The namespace, whether form and sampling interactions are enabled, the
+ * deadline, and the caller's signal.
  * @returns The tools, in the server's order.
  * @throws ToolError `protocol` for a malformed page or a cursor loop, `invalid_configuration`
  * for a name that cannot be a tool name, `transport`, `timeout` or `cancelled`.
@@ -23,12 +23,14 @@ export async function listRemoteTools(
   options: {
     namespace?: string;
     formInteractions: boolean;
+    samplingInteractions?: boolean;
     timeoutMs: number;
     signal?: AbortSignal;
   },
 ): Promise<RemoteTool[]> {
-  const { namespace, formInteractions, timeoutMs, signal } = options;
-  const mapping = namespace === undefined ? { formInteractions } : { namespace, formInteractions };
+  const { namespace, formInteractions, samplingInteractions = false, timeoutMs, signal } = options;
+  const flags = { formInteractions, samplingInteractions };
+  const mapping = namespace === undefined ? flags : { namespace, ...flags };
   const tools: RemoteTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;

@@ -11,14 +11,14 @@ import type { RemoteTool } from "./tool-from-mcp.ts";
  *
  * @param session The initialized session.
  * @param tools The remote tools.
- * @param options The call deadline and whether form interactions are enabled.
+ * @param options The call deadline and whether form and sampling interactions are enabled.
  * @returns The backend.
  * @throws ToolError `duplicate_name` when two remote tools end up with the same name.
  */
 export function createRemoteBackend(
   session: McpSession,
   tools: readonly RemoteTool[],
-  options: { timeoutMs: number; formInteractions: boolean },
+  options: { timeoutMs: number; formInteractions: boolean; samplingInteractions?: boolean },
 ): ToolsetBackend<RemoteHandler> {
   const plans = new Map<string, RemoteCallPlan>();
   for (const tool of tools) {

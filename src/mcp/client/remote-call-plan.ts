@@ -15,6 +15,8 @@ export interface RemoteCallPlan {
   timeoutMs: number;
   /** Whether `elicitation/create` becomes a form interaction. */
   formInteractions: boolean;
+  /** Whether `sampling/createMessage` becomes a sampling interaction. */
+  samplingInteractions: boolean;
   /**
    * Returns the arguments when they are a JSON object that satisfies the remote input schema.
    *
@@ -33,12 +35,12 @@ export interface RemoteCallPlan {
  * Creates the call plan of one remote tool.
  *
  * @param tool The tool.
- * @param options The call deadline and whether form interactions are enabled.
+ * @param options The call deadline and whether form and sampling interactions are enabled.
  * @returns The plan.
  */
 export function createRemoteCallPlan(
   tool: RemoteTool,
-  options: { timeoutMs: number; formInteractions: boolean },
+  options: { timeoutMs: number; formInteractions: boolean; samplingInteractions?: boolean },
 ): RemoteCallPlan {
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
@@ -47,6 +49,7 @@ export function createRemoteCallPlan(
     tool,
     timeoutMs: options.timeoutMs,
     formInteractions: options.formInteractions,
+    samplingInteractions: options.samplingInteractions === true,
     checkArguments(args) {
       if (!isRecord(args)) {
         throw invalidArguments(name, [

@@ -12,20 +12,13 @@ import type { ToolResult } from "../../execution/tool-result.ts";
 import { checkInteractionResponse } from "../../interaction/check-interaction-response.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
-import {
-  JSON_RPC_ERROR,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  jsonRpcError,
-  jsonRpcResult,
-} from "../json-rpc.ts";
-import { elicitResultFor, interactionFromElicitation } from "./elicitation.ts";
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
 import { createIdleTimer, type IdleTimer } from "./idle-timer.ts";
 import { logFromMcp } from "./log-from-mcp.ts";
 import type { McpSession, ServerMessage } from "./mcp-session.ts";
 import type { RemoteCallPlan } from "./remote-call-plan.ts";
 import { resultFromMcp } from "./result-from-mcp.ts";
+import { handleServerRequest, replyToServer } from "./server-request.ts";
 
 type State = "ready" | "running" | "pending" | "finished";
 
@@ -33,14 +26,15 @@ type State = "ready" | "running" | "pending" | "finished";
 type Event =
   | { type: "done"; result: ToolResult }
   | { type: "failed"; error: unknown }
-  | { type: "ask"; request: ToolInteractionRequest; elicitationId: JsonRpcRequest["id"] };
+  | { type: "ask"; request: ToolInteractionRequest; questionId: JsonRpcRequest["id"] };
 
 /**
  * The remote handler: one `tools/call` on an MCP server, as the same state machine as a local
  * handler (ready → running ⇄ pending → finished). Progress notifications reach `onProgress`,
  * log messages on the call's stream reach `onLog`, `elicitation/create` on it becomes a form
- * interaction, and `cancel` (or the idle deadline) sends `notifications/cancelled` upstream
- * before aborting the request.
+ * interaction and `sampling/createMessage` a sampling interaction (each when enabled), and
+ * `cancel` (or the idle deadline) sends `notifications/cancelled` upstream before aborting the
+ * request.
  */
 export class RemoteHandler implements ToolHandlerBackend {
   readonly #session: McpSession;
@@ -79,7 +73,7 @@ export class RemoteHandler implements ToolHandlerBackend {
    *
    * @param input `invoke`, `interaction` or `cancel`.
    * @param options Progress listener for this step.
-   * @returns The completed result or the pending form interaction.
+   * @returns The completed result or the pending form or sampling interaction.
    * @throws ToolError `invalid_arguments` (nothing is sent), `invalid_interaction` (the handler
    * stays pending), `invalid_output`, `cancelled`, `timeout`, `protocol`, `transport`, or
    * `unsupported` for a second invoke, a step after completion or overlapping steps.
@@ -154,13 +148,10 @@ export class RemoteHandler implements ToolHandlerBackend {
     this.#pending = undefined;
     this.#timer.arm();
     try {
-      await this.#session.send(
-        jsonRpcResult(pending.elicitationId, { ...elicitResultFor(response) }),
-        {
-          signal: this.#controller.signal,
-          label: this.#name,
-        },
-      );
+      await this.#session.send(replyToServer(pending.request, pending.questionId, response), {
+        signal: this.#controller.signal,
+        label: this.#name,
+      });
     } catch (error) {
       throw this.#fail(this.#failure ?? (error as ToolError));
     }
@@ -225,19 +216,16 @@ export class RemoteHandler implements ToolHandlerBackend {
   }
 
   // Returns the reply to send now, or nothing when the caller will answer.
-  #onRequest({ id, method, params = {} }: JsonRpcRequest): JsonRpcMessage | undefined {
-    if (method === "ping") return jsonRpcResult(id, {});
-    if (method !== "elicitation/create") {
-      return jsonRpcError(id, JSON_RPC_ERROR.methodNotFound, `${method} is not supported`);
-    }
-    const request = this.#plan.formInteractions
-      ? interactionFromElicitation(params, { toolName: this.#name, callId: this.#callId })
-      : undefined;
+  #onRequest(message: JsonRpcRequest): JsonRpcMessage | undefined {
+    const context = { toolName: this.#name, callId: this.#callId };
+    const outcome = handleServerRequest(message, this.#plan, context);
+    if (outcome.type === "reply") return outcome.message;
+    const { request } = outcome;
     // Hint: one question at a time; the caller answers the pending one first.
-    if (!request || this.#pending || this.#events.some((event) => event.type === "ask")) {
-      return jsonRpcResult(id, { action: "decline" });
+    if (this.#pending || this.#events.some((event) => event.type === "ask")) {
+      return replyToServer(request, message.id, { type: "decline", id: request.id });
     }
-    this.#emit({ type: "ask", request, elicitationId: id });
+    this.#emit({ type: "ask", request, questionId: message.id });
     return undefined;
   }
 

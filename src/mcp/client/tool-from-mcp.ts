@@ -20,18 +20,18 @@ const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHi
 /**
  * Returns the declaration of one `tools/list` entry: the name namespaced as `ns__name`, schemas
  * wrapped as `JsonSchema.unspecified`, annotations mapped to capabilities (a missing
- * `readOnlyHint` means the tool writes), `_meta` as metadata, and form interactions when the
- * client answers elicitations.
+ * `readOnlyHint` means the tool writes), `_meta` as metadata, form interactions when the
+ * client answers elicitations and sampling when it answers sampling requests.
  *
  * @param value The entry, as sent.
- * @param options The namespace, and whether form interactions are enabled.
+ * @param options The namespace, and whether form and sampling interactions are enabled.
  * @returns The remote tool.
  * @throws ToolError `protocol` for an entry that is not an MCP tool; `invalid_configuration`
  * when its (namespaced) name is not a portable tool name.
  */
 export function toolFromMcp(
   value: unknown,
-  options: { namespace?: string; formInteractions: boolean },
+  options: { namespace?: string; formInteractions: boolean; samplingInteractions?: boolean },
 ): RemoteTool {
   if (!isRecord(value) || typeof value.name !== "string") {
     throw protocolError("a tools/list entry has no string `name`");
@@ -54,7 +54,11 @@ export function toolFromMcp(
     inputSchema: JsonSchema.unspecified(value.inputSchema),
     annotations,
     capabilities: capabilitiesFromAnnotations(annotations),
-    interactions: interactionCapabilities({ form, formSchemaValidation: form }),
+    interactions: interactionCapabilities({
+      form,
+      formSchemaValidation: form,
+      sampling: options.samplingInteractions === true,
+    }),
   };
   if (typeof value.title === "string") info.title = value.title;
   if (typeof value.description === "string") info.description = value.description;

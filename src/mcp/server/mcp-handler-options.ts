@@ -54,9 +54,14 @@ export interface McpHandlerOptions {
    * minutes. Its next request then gets 404, and the client must initialize again.
    */
   sessionIdleTimeoutMs?: number;
-  /** What a tool's question becomes: a tool error (`reject`, default) or an elicitation (`elicit`). */
+  /**
+   * What a tool's question becomes: a tool error (`reject`, default), or a request to the client
+   * (`elicit`): text and form questions as `elicitation/create`, sampling requests as
+   * `sampling/createMessage`, each only when the client declared that capability (in stateless
+   * mode the server never saw `initialize`, so `elicit` assumes it did).
+   */
   interactionPolicy?: "reject" | "elicit";
-  /** How long an elicitation may wait for its answer; default 5 minutes. */
+  /** How long an elicitation or sampling request may wait for its answer; default 5 minutes. */
   interactionTimeoutMs?: number;
   /** Tools per `tools/list` page; default 64. */
   pageSize?: number;

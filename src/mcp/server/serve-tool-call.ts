@@ -7,11 +7,10 @@ import {
   type JsonRpcRequest,
   jsonRpcError,
   jsonRpcNotification,
-  jsonRpcRequest,
   jsonRpcResult,
 } from "../json-rpc.ts";
 import { LOGGING_LEVELS, type McpLoggingLevel, toMcpCallToolResult } from "../protocol.ts";
-import { toElicitParams, toInteractionResponse } from "./elicitation.ts";
+import { answerFrom, capabilityFor, clientDeclares, questionFor } from "./forward-interaction.ts";
 import { jsonResponse } from "./json-response.ts";
 import { createResponseChannel, type ResponseChannel } from "./response-channel.ts";
 import type { RequestScope, ServerState } from "./server-state.ts";
@@ -23,10 +22,11 @@ export const REQUEST_CANCELLED = -32800;
 /**
  * Answers a `tools/call`: as plain JSON when the tool just completes, as an SSE stream once it
  * reports progress (and the request carried `_meta.progressToken`) or asks a question that
- * becomes an elicitation. The tool's `ctx.log` messages at or above the level the client set with
- * `logging/setLevel` (all of them before it sets one) go out as `notifications/message` on the
- * same stream. `notifications/cancelled` for the request aborts the tool's
- * `ctx.signal`, and the stream then ends without a response, as the cancellation spec asks.
+ * becomes an elicitation (text, form) or a `sampling/createMessage` request (sampling). The
+ * tool's `ctx.log` messages at or above the level the client set with `logging/setLevel` (all
+ * of them before it sets one) go out as `notifications/message` on the same stream.
+ * `notifications/cancelled` for the request aborts the tool's `ctx.signal`, and the stream then
+ * ends without a response, as the cancellation spec asks.
  *
  * @param state The server.
  * @param scope The POST's session and headers.
@@ -118,11 +118,12 @@ async function ask(
   signal: AbortSignal,
   request: ToolInteractionRequest,
 ): Promise<ToolInteractionResponse> {
-  if (state.options.interactionPolicy === "reject" || !canElicit(scope)) {
+  const capability = capabilityFor(request.kind);
+  if (state.options.interactionPolicy === "reject" || !clientDeclares(scope.session, capability)) {
     const why =
       state.options.interactionPolicy === "reject"
         ? "this MCP server does not forward questions (interactionPolicy `reject`)"
-        : "the MCP client did not declare the elicitation capability";
+        : `the MCP client did not declare the ${capability} capability`;
     throw new ToolError({
       type: "unsupported",
       operation: `tool \`${request.toolName}\` asked for input, but ${why}`,
@@ -132,24 +133,13 @@ async function ask(
   const pending = state.pending.open(scope.session?.id, {
     signal: AbortSignal.any([signal, timeout]),
   });
-  const params = toElicitParams(request, scope.protocolVersion);
-  channel.send(jsonRpcRequest(pending.id, "elicitation/create", { ...params }));
+  channel.send(questionFor(request, pending.id, scope.protocolVersion));
   try {
-    return toInteractionResponse(request, await pending.response);
+    return answerFrom(request, await pending.response);
   } catch (error) {
     if (signal.aborted) throw error;
     return { type: "cancel", id: request.id, reason: "the client did not answer in time" };
   }
-}
-
-function canElicit(scope: RequestScope): boolean {
-  // Hint: a stateless server never saw this client's `initialize`; choosing `elicit` opts in.
-  if (!scope.session) return true;
-  const elicitation = scope.session.clientCapabilities.elicitation;
-  if (typeof elicitation !== "object" || elicitation === null) return false;
-  const modes = elicitation as Record<string, unknown>;
-  // Hint: 2025-11-25 lists modes; an empty object (2025-06-18 style) means form.
-  return Object.keys(modes).length === 0 || "form" in modes;
 }
 
 function answerOf(message: JsonRpcRequest, outcome: ToolErrorOutcome) {

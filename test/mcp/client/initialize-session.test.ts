@@ -4,10 +4,15 @@ import { McpSession } from "../../../src/mcp/client/mcp-session.ts";
 import { caught } from "../../support/caught.ts";
 import { createFakeMcp, type FakeMcpOptions } from "../../support/fake-mcp-fetch.ts";
 
-const start = async (fake: FakeMcpOptions, formInteractions = false) => {
+const start = async (
+  fake: FakeMcpOptions,
+  formInteractions = false,
+  samplingInteractions = false,
+) => {
   const server = createFakeMcp(fake);
   const session = new McpSession("http://x.test/mcp", new Headers(), server.fetch);
-  const outcome = initializeSession(session, { timeoutMs: 5000, formInteractions });
+  const options = { timeoutMs: 5000, formInteractions, samplingInteractions };
+  const outcome = initializeSession(session, options);
   return { server, session, outcome };
 };
 
@@ -35,6 +40,19 @@ describe("initializeSession", () => {
     expect(server.messages("initialize")[0]?.params).toMatchObject({
       capabilities: { elicitation: {} },
     });
+  });
+
+  it("advertises sampling only with sampling interactions, alone or beside elicitation", async () => {
+    const sampling = await start({}, false, true);
+    await sampling.outcome;
+    expect(sampling.server.messages("initialize")[0]?.params).toEqual(
+      expect.objectContaining({ capabilities: { sampling: {} } }),
+    );
+    const both = await start({}, true, true);
+    await both.outcome;
+    expect(both.server.messages("initialize")[0]?.params).toEqual(
+      expect.objectContaining({ capabilities: { elicitation: {}, sampling: {} } }),
+    );
   });
 
   it("reports a server without tools, and refuses a revision toolwire does not speak", async () => {

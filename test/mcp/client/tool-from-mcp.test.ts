@@ -64,4 +64,11 @@ describe("toolFromMcp", () => {
       "invalid_configuration",
     );
   });
+
+  it("declares sampling only when the client answers sampling requests", () => {
+    const off = toolFromMcp(entry(), { formInteractions: true });
+    expect(off.info.interactions).toMatchObject({ form: true, sampling: false });
+    const on = toolFromMcp(entry(), { formInteractions: false, samplingInteractions: true });
+    expect(on.info.interactions).toMatchObject({ form: false, sampling: true });
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolInteractionRequest } from "../../../src/index.ts";
 import { toolName } from "../../../src/index.ts";
 import { toElicitParams, toInteractionResponse } from "../../../src/mcp/server/elicitation.ts";
-import { fixtureHandler, post, rpc } from "./fixture.ts";
+import { streamEvents as events, fixtureHandler, post, rpc } from "./fixture.ts";
 
 const form: ToolInteractionRequest = {
   id: "q1",
@@ -15,27 +15,6 @@ const form: ToolInteractionRequest = {
   },
 };
 const text: ToolInteractionRequest = { ...form, kind: { type: "text", multiline: false } };
-
-async function* events(response: Response): AsyncGenerator<Record<string, unknown>> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const data = buffer
-        .slice(0, end)
-        .split("\n")
-        .find((line) => line.startsWith("data: "));
-      buffer = buffer.slice(end + 2);
-      if (data) yield JSON.parse(data.slice(6));
-      end = buffer.indexOf("\n\n");
-    }
-  }
-}
 
 describe("elicitation mapping", () => {
   it("sends forms as they are and text as a one-field form; mode only on 2025-11-25", () => {

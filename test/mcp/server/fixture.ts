@@ -106,6 +106,27 @@ export function fixtureToolset(): { toolset: Toolset; observed: Observed } {
       interactions: { text: true },
       call: async (_, ctx) => `got ${await ctx.requestText("Say something")}`,
     }),
+    defineTool({
+      name: "sample",
+      description: "Asks the client's model to continue a prompt",
+      input: v.object({ prompt: v.string() }),
+      interactions: { sampling: true },
+      call: async ({ prompt }, ctx) => {
+        try {
+          const reply = await ctx.requestSampling({
+            messages: [{ role: "user", content: { type: "text", text: prompt } }],
+            maxTokens: 50,
+            systemPrompt: "Be brief.",
+            temperature: 0.2,
+            stopSequences: ["END"],
+          });
+          const text = reply.content.type === "text" ? reply.content.text : reply.content.type;
+          return `${reply.model} said ${text} (${reply.stopReason ?? "no reason"})`;
+        } catch (error) {
+          return `no sample: ${(error as Error).message}`;
+        }
+      },
+    }),
   ];
   return { toolset: Toolset.local(tools), observed };
 }
@@ -157,4 +178,26 @@ export async function sseMessages(response: Response): Promise<Record<string, un
     .map((event) => event.split("\n").find((line) => line.startsWith("data: ")))
     .filter((line): line is string => line !== undefined)
     .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+}
+
+/** Reads a response's SSE `data:` payloads as JSON, one by one, while the stream stays open. */
+export async function* streamEvents(response: Response): AsyncGenerator<Record<string, unknown>> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const data = buffer
+        .slice(0, end)
+        .split("\n")
+        .find((line) => line.startsWith("data: "));
+      buffer = buffer.slice(end + 2);
+      if (data) yield JSON.parse(data.slice(6));
+      end = buffer.indexOf("\n\n");
+    }
+  }
 }

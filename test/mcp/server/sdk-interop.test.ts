@@ -1,6 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpHandler, McpHandlerOptions } from "../../../src/mcp/index.ts";
 import { fixtureHandler } from "./fixture.ts";
@@ -15,12 +18,15 @@ afterEach(async () => {
 // Hint: the SDK's transport takes a `fetch`, so the official client drives our handler with no socket.
 async function connect(
   handler: McpHandler,
-  options: { elicitation?: boolean } = {},
+  options: { elicitation?: boolean; sampling?: boolean } = {},
 ): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(URL_, {
     fetch: (input, init) => handler.fetch(new Request(input, init)),
   });
-  const capabilities = options.elicitation ? { elicitation: { form: {} } } : {};
+  const capabilities = {
+    ...(options.elicitation ? { elicitation: { form: {} } } : {}),
+    ...(options.sampling ? { sampling: {} } : {}),
+  };
   const client = new Client({ name: "sdk-client", version: "1.0.0" }, { capabilities });
   clients.push(client);
   await client.connect(transport);
@@ -129,6 +135,57 @@ describe("the official SDK client against createMcpHandler", () => {
     const result = await client.callTool({ name: "ask_text", arguments: {} });
     expect(result.isError).toBe(true);
     expect((result.content as { text: string }[])[0]?.text).toContain("elicitation capability");
+  });
+
+  for (const sessions of ["stateless", "memory"] as const) {
+    it(`answers a tool's sampling request from the client's model (${sessions})`, async () => {
+      const client = await connect(setup({ sessions, interactionPolicy: "elicit" }).handler, {
+        sampling: true,
+      });
+      const asked: unknown[] = [];
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+        asked.push(request.params);
+        return {
+          role: "assistant" as const,
+          content: { type: "text" as const, text: "hi there" },
+          model: "sdk-model",
+          stopReason: "endTurn",
+        };
+      });
+      const result = await client.callTool({ name: "sample", arguments: { prompt: "Greet" } });
+      expect(result.content).toEqual([{ type: "text", text: "sdk-model said hi there (endTurn)" }]);
+      expect(asked).toEqual([
+        {
+          messages: [{ role: "user", content: { type: "text", text: "Greet" } }],
+          maxTokens: 50,
+          systemPrompt: "Be brief.",
+          temperature: 0.2,
+          stopSequences: ["END"],
+        },
+      ]);
+    });
+  }
+
+  it("a client that refuses sampling (an error) leaves the tool to carry on declined", async () => {
+    const client = await connect(setup({ interactionPolicy: "elicit" }).handler, {
+      sampling: true,
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      throw new Error("User rejected sampling request");
+    });
+    const result = await client.callTool({ name: "sample", arguments: { prompt: "Greet" } });
+    expect(result.isError).toBe(false);
+    expect((result.content as { text: string }[])[0]?.text).toMatch(/^no sample: .*declined/);
+  });
+
+  it("does not ask a session client for sampling it did not declare", async () => {
+    const client = await connect(
+      setup({ sessions: "memory", interactionPolicy: "elicit" }).handler,
+      { elicitation: true },
+    );
+    const result = await client.callTool({ name: "sample", arguments: { prompt: "Greet" } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]?.text).toContain("sampling capability");
   });
 
   it("ends a memory session on close (terminateSession → DELETE)", async () => {
