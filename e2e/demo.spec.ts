@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 
-const TODO_BODY = "[~] 1. draft the post\n[ ] 2. review it\n[ ] 3. publish";
+const CARRIED_LIST_BODY = "[~] 1. draft the post\n[ ] 2. review it\n[ ] 3. publish";
 
 /** Collects console errors and uncaught exceptions; the page must produce none. */
 function watchErrors(page: Page): string[] {
@@ -108,7 +108,7 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
     await idle(page);
     const now = await compactionCount(page);
     if (now > seen) {
-      expect(await carried.textContent()).toContain(`## todo\n${TODO_BODY}`);
+      expect(await carried.textContent()).toContain(`## todo\n${CARRIED_LIST_BODY}`);
       seen = now;
     }
   }
@@ -131,7 +131,7 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
   expect(await compactionCount(page)).toBe(seen);
   await page.getByTestId("compact-now").click();
   await expect(page.getByTestId("compaction-count")).toHaveText(String(seen + 1));
-  expect(await carried.textContent()).toContain(`## todo\n${TODO_BODY}`);
+  expect(await carried.textContent()).toContain(`## todo\n${CARRIED_LIST_BODY}`);
   await idle(page);
 
   // The conversation survives a reload.
@@ -140,7 +140,7 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
   await expect(transcript).toContainText("Saved note #1: buy oat milk");
   expect(await transcript.textContent()).toBe(before);
   await expect(page.getByTestId("compaction-count")).toHaveText(String(seen + 1));
-  expect(await carried.textContent()).toContain(`## todo\n${TODO_BODY}`);
+  expect(await carried.textContent()).toContain(`## todo\n${CARRIED_LIST_BODY}`);
   await send(page, "list my notes");
   await expect(transcript).toContainText("#1: buy oat milk");
   await idle(page);

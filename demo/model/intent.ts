@@ -25,7 +25,7 @@ const NOTE = new RegExp(
   "is",
 );
 const REMEMBER = new RegExp(`${LEAD}remember\\s+(?:that\\s+)?(.+)$`, "is");
-const TODOS = new RegExp(
+const ADD_TASKS = new RegExp(
   `${LEAD}add\\s+(?:an?\\s+|some\\s+)?(?:todos?|tasks?|to-dos?)(?:\\s+items?)?\\s*(?::|-)?\\s*(.+)$`,
   "is",
 );
@@ -55,7 +55,7 @@ export function parseIntent(text: string): Intent {
   if (callTool) return callToolIntent(callTool[1] as string, callTool[2]);
   const note = NOTE.exec(message) ?? REMEMBER.exec(message);
   if (note) return { type: "save_note", text: (note[1] as string).trim() };
-  const todos = TODOS.exec(message);
+  const todos = ADD_TASKS.exec(message);
   if (todos) return { type: "add_todos", items: splitItems(todos[1] as string) };
   const update = UPDATE.exec(message);
   if (update) return updateIntent((update[1] as string).toLowerCase(), Number(update[2]));

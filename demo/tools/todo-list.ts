@@ -9,13 +9,13 @@ import {
 import type { Store } from "../store.ts";
 
 /** Store key of the todo items. */
-export const TODO_KEY = "todo";
+export const LIST_KEY = "todo";
 
 /** The states of a todo item, as an `as const` list. */
-export const TODO_STATUSES = ["pending", "in_progress", "done"] as const;
+export const TASK_STATUSES = ["pending", "in_progress", "done"] as const;
 
 /** Todo status type. */
-export type TodoStatus = (typeof TODO_STATUSES)[number];
+export type TodoStatus = (typeof TASK_STATUSES)[number];
 
 /**
  * Todo item interface.
@@ -66,7 +66,7 @@ export function todoBody(items: readonly TodoItem[]): string {
  */
 export function createTodoList(store: Store): TodoList {
   let items: TodoItem[] = [];
-  const save = () => store.set(TODO_KEY, items);
+  const save = () => store.set(LIST_KEY, items);
   const tool = defineTool({
     name: "todo",
     title: "Todo list",
@@ -110,11 +110,11 @@ export function createTodoList(store: Store): TodoList {
     items: () => items,
     body: () => todoBody(items),
     async load() {
-      items = (await store.get<TodoItem[]>(TODO_KEY)) ?? [];
+      items = (await store.get<TodoItem[]>(LIST_KEY)) ?? [];
     },
     async clear() {
       items = [];
-      await store.delete(TODO_KEY);
+      await store.delete(LIST_KEY);
     },
   };
 }
