@@ -116,8 +116,11 @@ function questionPanel(prompt: Extract<PendingPrompt, { type: "interaction" }>):
     },
   });
   const submit = () => {
-    if (request.kind.type === "form") {
-      prompt.answer({ type: "decline", id: request.id, reason: "forms are not supported here" });
+    // Hint: this page answers text questions only; a form or a sampling request (a remote tool
+    // asking to use the model) is declined, so the tool hears "no" instead of a wrong answer.
+    if (request.kind.type !== "text") {
+      const what = request.kind.type === "form" ? "forms" : "sampling requests";
+      prompt.answer({ type: "decline", id: request.id, reason: `${what} are not supported here` });
       return;
     }
     prompt.answer({ type: "submit", id: request.id, content: input.value });
