@@ -69,7 +69,8 @@ async function sdkHttp() {
       // Hint: the SDK hands every request its transport-wide signal, and undici's Request adds a
       // listener to it per request that is only freed by GC; dropping it keeps a long benchmark
       // free of MaxListeners warnings without changing what a round trip does.
-      fetch: (input, init) => transport.handleRequest(new Request(input, { ...init, signal: null })),
+      fetch: (input, init) =>
+        transport.handleRequest(new Request(input, { ...init, signal: null })),
     }),
   );
   return sdkClient(client, server);

@@ -1,5 +1,5 @@
 /** The share of the context window at which compaction starts when no threshold is set. */
-export const WINDOW_FRACTION = 0.66;
+const WINDOW_FRACTION = 0.66;
 
 /**
  * Returns the prompt size, in tokens, at which a transcript is compacted: the explicit

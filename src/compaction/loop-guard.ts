@@ -31,7 +31,7 @@ export interface LoopGuard {
 }
 
 /** How many recent call fingerprints from earlier turns a new call is compared with. */
-export const LOOP_WINDOW = 3;
+const LOOP_WINDOW = 3;
 
 /**
  * Creates a loop guard, dormant until armed. Once armed, each executed call is fingerprinted as

@@ -5,7 +5,7 @@ import { parseOmissions } from "./parse-omissions.ts";
 import type { Summarizer, Summary } from "./summarizer.ts";
 
 /** The summariser's own output limit: it must not share the agent's, which can be too small. */
-export const SUMMARY_MAX_TOKENS = 8192;
+const SUMMARY_MAX_TOKENS = 8192;
 
 const SEPARATOR = "\n\n-----\n\n";
 
@@ -128,7 +128,9 @@ async function collectText(
           throw new ModelError({
             type: "invalid_response",
             provider: model.id,
-            message: "the summary turn finished with an error",
+            message:
+              "the model ended the summary turn with an error (a refusal or a content filter); " +
+              "try again or summarise with another model",
           });
         }
       }

@@ -33,11 +33,11 @@ export interface PressureTracker {
 }
 
 /** Byte changes smaller than this give no usable marginal rate. */
-export const MIN_RATE_BYTES = 512;
+const MIN_RATE_BYTES = 512;
 /** The lowest marginal rate, in tokens per byte; also the rate used when none is measured. */
-export const MIN_TOKENS_PER_BYTE = 1 / 3;
+const MIN_TOKENS_PER_BYTE = 1 / 3;
 /** The highest marginal rate, in tokens per byte. */
-export const MAX_TOKENS_PER_BYTE = 1;
+const MAX_TOKENS_PER_BYTE = 1;
 
 interface Reading {
   tokens: number;

@@ -3,7 +3,7 @@ import type { Block, Message } from "../models/message.ts";
 import { resultText } from "./result-text.ts";
 
 /** How many characters of one tool result the rendering keeps. */
-export const RENDER_RESULT_CHARS = 2000;
+const RENDER_RESULT_CHARS = 2000;
 
 /**
  * Returns the flat text rendering a summariser reads: one entry per block, tagged `[user]`,

@@ -1,3 +1,4 @@
+import { isJsonObject } from "../schema/is-json-object.ts";
 import { canonicalJson } from "./canonical-json.ts";
 
 /**
@@ -13,8 +14,8 @@ import { canonicalJson } from "./canonical-json.ts";
  * @returns The target key.
  */
 export function toolTarget(name: string, input: unknown): string {
-  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-    const args = input as Record<string, unknown>;
+  if (isJsonObject(input)) {
+    const args = input;
     if (typeof args.path === "string") {
       return `path\u0000${args.path}\u0000${canonicalJson(args.offset ?? 0)}\u0000${canonicalJson(args.limit ?? 0)}`;
     }

@@ -1,5 +1,6 @@
 import type { InteractionCapabilities } from "../declaration/interaction-capabilities.ts";
 import { ToolError, unreachable } from "../errors.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import type { ToolInteractionKind } from "./interaction-request.ts";
 import { readSamplingRequest } from "./read-sampling.ts";
 
@@ -32,7 +33,7 @@ export function checkInteractionRequest(
     case "form": {
       if (!declared.form) return undeclared("form");
       const schema: unknown = kind.schema;
-      if (typeof schema === "object" && schema !== null && !Array.isArray(schema)) return undefined;
+      if (isJsonObject(schema)) return undefined;
       return invalid("asked for a form without a JSON Schema object");
     }
     case "sampling": {

@@ -54,3 +54,22 @@ export async function checkInteractionResponse(
     );
   }
 }
+
+/**
+ * Creates the error for a reply that arrives when no interaction is pending: the handler is
+ * still running, has finished, or the reply came twice. Local and remote handlers share it, so
+ * the caller sees one message whichever side the tool runs on.
+ *
+ * @param response The reply, as the caller passed it (its `id` is kept when there is one).
+ * @param state The handler's state, such as `running` or `finished`.
+ * @returns The `invalid_interaction` error to throw.
+ */
+export function noPendingInteraction(response: unknown, state: string): ToolError {
+  return new ToolError({
+    type: "invalid_interaction",
+    id: String((response as { id?: unknown } | null | undefined)?.id),
+    message:
+      `no interaction is pending (the handler is ${state}); answer only the interaction ` +
+      "the last step returned, and only once",
+  });
+}

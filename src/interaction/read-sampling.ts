@@ -1,3 +1,4 @@
+import { isJsonObject } from "../schema/is-json-object.ts";
 import type {
   SamplingContent,
   SamplingMessage,
@@ -14,7 +15,7 @@ import type {
  * @returns The copy, or a phrase such as "`maxTokens` must be a positive integer".
  */
 export function readSamplingRequest(value: unknown): SamplingRequest | string {
-  if (!isObject(value)) return "the request is not an object";
+  if (!isJsonObject(value)) return "the request is not an object";
   const { messages, maxTokens, systemPrompt, temperature, stopSequences } = value;
   if (!Array.isArray(messages) || messages.length === 0) {
     return "`messages` must be a non-empty array";
@@ -57,7 +58,7 @@ export function readSamplingRequest(value: unknown): SamplingRequest | string {
  * @returns The copy, or a phrase such as "`model` must be a string".
  */
 export function readSamplingResult(value: unknown): SamplingResult | string {
-  if (!isObject(value)) return "the reply is not an object";
+  if (!isJsonObject(value)) return "the reply is not an object";
   if (value.role !== "assistant") return "`role` must be `assistant`";
   const content = readContent(value.content);
   if (typeof content === "string") return `\`content\` ${content}`;
@@ -71,7 +72,7 @@ export function readSamplingResult(value: unknown): SamplingResult | string {
 }
 
 function readMessage(value: unknown): SamplingMessage | string {
-  if (!isObject(value)) return "must be an object";
+  if (!isJsonObject(value)) return "must be an object";
   const { role } = value;
   if (role !== "user" && role !== "assistant") return "must have the role `user` or `assistant`";
   const content = readContent(value.content);
@@ -79,7 +80,7 @@ function readMessage(value: unknown): SamplingMessage | string {
 }
 
 function readContent(value: unknown): SamplingContent | string {
-  if (!isObject(value)) return "must be one text, image or audio block";
+  if (!isJsonObject(value)) return "must be one text, image or audio block";
   const { type } = value;
   if (type === "text") {
     return typeof value.text === "string" ? { type, text: value.text } : "needs a string `text`";
@@ -90,8 +91,4 @@ function readContent(value: unknown): SamplingContent | string {
     return `needs string \`mimeType\` and \`data\` (base64) for ${type}`;
   }
   return { type, mimeType, data };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

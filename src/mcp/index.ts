@@ -21,6 +21,7 @@
  * @module
  */
 
+export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
 export {
   type ClassifiedMessage,
   classifyJsonRpc,
@@ -65,6 +66,3 @@ export { createMcpHandler, type McpHandler } from "./server/create-mcp-handler.t
 export type { AuthInfo, McpHandlerOptions } from "./server/mcp-handler-options.ts";
 export { REQUEST_CANCELLED } from "./server/serve-tool-call.ts";
 export { TOOL_ERROR_META_KEY } from "./server/tool-error-outcome.ts";
-// Client (connectMcp) exports go below.
-
-export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";

@@ -1,8 +1,8 @@
+import type { SseEvent } from "../sse/sse-parser.ts";
 import type { FinishReason, ModelEvent } from "./model.ts";
 import { ModelError } from "./model-error.ts";
-import { errorFields, providerError } from "./provider-error.ts";
+import { errorFields, providerError, redact } from "./provider-error.ts";
 import type { ProviderDecoder } from "./provider-stream.ts";
-import type { SseEvent } from "./sse.ts";
 import { toolArguments } from "./tool-arguments.ts";
 
 const PROVIDER = "anthropic";
@@ -136,7 +136,8 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
       try {
         parsed = JSON.parse(event.data) as StreamEvent;
       } catch {
-        const message = `event ${event.event} is not JSON: ${event.data.slice(0, 100)}`;
+        const data = redact(event.data, secrets).slice(0, 100);
+        const message = `event ${event.event} is not JSON: ${data}`;
         throw new ModelError({ type: "invalid_response", provider: PROVIDER, message });
       }
       if (typeof parsed !== "object" || parsed === null) return false;

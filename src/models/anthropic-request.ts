@@ -1,11 +1,12 @@
 import { unreachable } from "../errors.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import type { Block, Message } from "./message.ts";
 import type { ModelRequest } from "./model.ts";
 import { toolContentText } from "./tool-content-text.ts";
 
 /** Anthropic requires `max_tokens`; this is the bound used when neither side sets one. */
-export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**
  * Anthropic content block type: one block of a Messages API message.
@@ -134,5 +135,5 @@ function imageBlock(mediaType: string, data: string): AnthropicBlock {
 }
 
 function objectOr(input: unknown): object {
-  return typeof input === "object" && input !== null && !Array.isArray(input) ? input : {};
+  return isJsonObject(input) ? input : {};
 }

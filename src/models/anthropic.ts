@@ -1,8 +1,7 @@
 import { anthropicDecoder } from "./anthropic-decoder.ts";
 import { anthropicBody } from "./anthropic-request.ts";
-import type { Model, ModelEvent, ModelRequest, ModelStreamOptions } from "./model.ts";
-import { secretValues } from "./provider-error.ts";
-import { providerStream, requestHeaders } from "./provider-stream.ts";
+import type { Model } from "./model.ts";
+import { providerModel } from "./provider-model.ts";
 
 /**
  * Anthropic options interface.
@@ -45,35 +44,22 @@ export interface AnthropicOptions {
 export function anthropic(options: AnthropicOptions): Model {
   const { apiKey, model, maxTokens } = options;
   const baseURL = (options.baseURL ?? "https://api.anthropic.com").replace(/\/+$/, "");
-  const url = `${baseURL}/v1/messages`;
-  const headers = requestHeaders(
-    {
+  return providerModel({
+    provider: "anthropic",
+    id: model,
+    contextWindow: options.contextWindow,
+    fetch: options.fetch,
+    url: `${baseURL}/v1/messages`,
+    headers: {
       "content-type": "application/json",
       accept: "text/event-stream",
       "x-api-key": apiKey,
       "anthropic-version": "2023-06-01",
       "anthropic-dangerous-direct-browser-access": "true",
     },
-    options.headers,
-  );
-  const secrets = secretValues(apiKey, options.headers);
-  const stream = (
-    request: ModelRequest,
-    streamOptions: ModelStreamOptions = {},
-  ): ReadableStream<ModelEvent> =>
-    providerStream(
-      {
-        provider: "anthropic",
-        fetch: options.fetch,
-        url,
-        headers,
-        body: () => anthropicBody(request, model, maxTokens),
-        secrets,
-        decoder: anthropicDecoder(secrets),
-      },
-      streamOptions.signal,
-    );
-  return options.contextWindow === undefined
-    ? { id: model, stream }
-    : { id: model, contextWindow: options.contextWindow, stream };
+    extraHeaders: options.headers,
+    apiKey,
+    body: (request) => anthropicBody(request, model, maxTokens),
+    decoder: anthropicDecoder,
+  });
 }

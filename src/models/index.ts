@@ -19,6 +19,13 @@
  * @module
  */
 
+export {
+  createSseParser,
+  createSseStream,
+  type SseEvent,
+  type SseParser,
+  type SseParserOptions,
+} from "../sse/sse-parser.ts";
 export { type AnthropicOptions, anthropic } from "./anthropic.ts";
 export type {
   Block,
@@ -56,10 +63,3 @@ export {
   type ScriptedTurns,
   scriptedModel,
 } from "./scripted-model.ts";
-export {
-  createSseParser,
-  createSseStream,
-  type SseEvent,
-  type SseParser,
-  type SseParserOptions,
-} from "./sse.ts";

@@ -1,8 +1,7 @@
-import type { Model, ModelEvent, ModelRequest, ModelStreamOptions } from "./model.ts";
+import type { Model } from "./model.ts";
 import { openAIDecoder } from "./openai-decoder.ts";
 import { openAIBody } from "./openai-request.ts";
-import { secretValues } from "./provider-error.ts";
-import { providerStream, requestHeaders } from "./provider-stream.ts";
+import { providerModel } from "./provider-model.ts";
 
 /**
  * OpenAI-compatible options interface.
@@ -44,34 +43,20 @@ export interface OpenAICompatibleOptions {
 /* @__NO_SIDE_EFFECTS__ */
 export function openAICompatible(options: OpenAICompatibleOptions): Model {
   const { apiKey, model, maxTokens } = options;
-  const url = `${options.baseURL.replace(/\/+$/, "")}/chat/completions`;
-  // Hint: headers and secrets are built once here, not on every turn.
-  const headers = requestHeaders(
-    {
+  return providerModel({
+    provider: "openai-compatible",
+    id: model,
+    contextWindow: options.contextWindow,
+    fetch: options.fetch,
+    url: `${options.baseURL.replace(/\/+$/, "")}/chat/completions`,
+    headers: {
       "content-type": "application/json",
       accept: "text/event-stream",
       ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
     },
-    options.headers,
-  );
-  const secrets = secretValues(apiKey, options.headers);
-  const stream = (
-    request: ModelRequest,
-    streamOptions: ModelStreamOptions = {},
-  ): ReadableStream<ModelEvent> =>
-    providerStream(
-      {
-        provider: "openai-compatible",
-        fetch: options.fetch,
-        url,
-        headers,
-        body: () => openAIBody(request, model, maxTokens),
-        secrets,
-        decoder: openAIDecoder(secrets),
-      },
-      streamOptions.signal,
-    );
-  return options.contextWindow === undefined
-    ? { id: model, stream }
-    : { id: model, contextWindow: options.contextWindow, stream };
+    extraHeaders: options.headers,
+    apiKey,
+    body: (request) => openAIBody(request, model, maxTokens),
+    decoder: openAIDecoder,
+  });
 }

@@ -1,8 +1,8 @@
+import type { SseEvent } from "../sse/sse-parser.ts";
 import type { FinishReason, ModelEvent, ModelUsage } from "./model.ts";
 import { ModelError } from "./model-error.ts";
-import { errorFields, providerError } from "./provider-error.ts";
+import { errorFields, providerError, redact } from "./provider-error.ts";
 import type { ProviderDecoder } from "./provider-stream.ts";
-import type { SseEvent } from "./sse.ts";
 import { toolArguments } from "./tool-arguments.ts";
 
 const PROVIDER = "openai-compatible";
@@ -105,7 +105,7 @@ export function openAIDecoder(secrets: readonly string[]): ProviderDecoder {
       try {
         chunk = JSON.parse(event.data) as Chunk;
       } catch {
-        const message = `chunk is not JSON: ${event.data.slice(0, 100)}`;
+        const message = `chunk is not JSON: ${redact(event.data, secrets).slice(0, 100)}`;
         throw new ModelError({ type: "invalid_response", provider: PROVIDER, message });
       }
       if (typeof chunk === "object" && chunk !== null) onChunk(chunk, event.data, emit);

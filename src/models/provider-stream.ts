@@ -1,7 +1,7 @@
+import { createSseStream, type SseEvent } from "../sse/sse-parser.ts";
 import type { ModelEvent } from "./model.ts";
 import { isModelError, ModelError } from "./model-error.ts";
 import { redact, responseError } from "./provider-error.ts";
-import { createSseStream, type SseEvent } from "./sse.ts";
 
 /**
  * Provider decoder interface: turns one response's server-sent events into model events.
@@ -101,7 +101,8 @@ export function providerStream(
         });
         if (!response.ok) throw await responseError(provider, response, secrets);
         if (!response.body) {
-          throw new ModelError({ type: "invalid_response", provider, message: "no body" });
+          const message = "the response has no body; check that `baseURL` points at the API";
+          throw new ModelError({ type: "invalid_response", provider, message });
         }
         reader = response.body
           .pipeThrough(new TextDecoderStream())
@@ -166,21 +167,4 @@ export function cancelled(provider: string, reason: unknown): ModelError {
     text ? { type: "cancelled", provider, reason: text } : { type: "cancelled", provider },
     { cause: reason },
   );
-}
-
-/**
- * Returns request headers: the defaults, then the user's extra headers with lower-cased names,
- * so `Authorization` from the user replaces `authorization` instead of being joined to it.
- *
- * @param defaults The adapter's headers, lower-case.
- * @param extra The user's headers.
- * @returns The merged headers.
- */
-export function requestHeaders(
-  defaults: Record<string, string>,
-  extra: Record<string, string> | undefined,
-): Record<string, string> {
-  const headers = { ...defaults };
-  for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
-  return headers;
 }

@@ -71,6 +71,8 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
   };
   const onAbort = () => void close();
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Hint: an abort while `listen` was pending fired before the listener existed.
+  if (options.signal?.aborted) void close();
   return { url: base, close };
 }
 

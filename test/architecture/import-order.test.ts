@@ -9,6 +9,8 @@ const sources = import.meta.glob<string>("../../src/**/*.ts", {
 });
 
 // The import order of the common context: a file may import from its own folder or earlier ones.
+// Hint: `sse` (the server-sent events parser) sits just before `mcp` because both the MCP
+// client and the model adapters read event streams, and `models` must not import `mcp`.
 const ORDER = [
   "errors.ts",
   "schema",
@@ -17,6 +19,7 @@ const ORDER = [
   "execution",
   "local",
   "toolset",
+  "sse",
   "mcp",
   "models",
   "compaction",

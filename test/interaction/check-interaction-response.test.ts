@@ -1,6 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { toolName } from "../../src/declaration/tool-name.ts";
-import { checkInteractionResponse } from "../../src/interaction/check-interaction-response.ts";
+import {
+  checkInteractionResponse,
+  noPendingInteraction,
+} from "../../src/interaction/check-interaction-response.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
 import {
   InteractionResponse,
@@ -147,5 +150,17 @@ describe("checkInteractionResponse for sampling", () => {
     expect(error.type).toBe("invalid_interaction");
     expect(error.message).toContain("a sampling reply is malformed");
     expect(error.message).toContain(why);
+  });
+});
+
+describe("noPendingInteraction", () => {
+  test("names the handler's state and keeps the reply's id", () => {
+    const error = noPendingInteraction(InteractionResponse.decline("i-9"), "running");
+    expect(error.data).toMatchObject({ type: "invalid_interaction", id: "i-9" });
+    expect(error.message).toContain("the handler is running");
+  });
+
+  test("copes with a reply that is not an object", () => {
+    expect(noPendingInteraction(null, "finished").data).toMatchObject({ id: "undefined" });
   });
 });

@@ -73,4 +73,11 @@ describe("anthropicDecoder", () => {
     ]);
     expect(out).toEqual([{ type: "tool_call", id: "t", name: "f", arguments: '{"a":' }]);
   });
+
+  test("redacts secrets from the excerpt of an event that is not JSON", () => {
+    const decoder = anthropicDecoder(["sk-ant"]);
+    expect(() => decoder.event({ event: "ping", data: "key sk-ant {", id: "" }, () => {})).toThrow(
+      "event ping is not JSON: key [redacted] {",
+    );
+  });
 });

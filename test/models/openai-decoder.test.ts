@@ -92,4 +92,11 @@ describe("openAIDecoder", () => {
     const { error } = run([{ error: { message: "bad key sk-x", type: "auth" } }]);
     expect((error as Error).message).not.toContain("sk-x");
   });
+
+  test("redacts secrets from the excerpt of a chunk that is not JSON", () => {
+    const decoder = openAIDecoder(["sk-x"]);
+    expect(() =>
+      decoder.event({ event: "message", data: "echo: key sk-x {", id: "" }, () => {}),
+    ).toThrow("chunk is not JSON: echo: key [redacted] {");
+  });
 });

@@ -6,7 +6,6 @@ import {
   type ProviderCall,
   type ProviderDecoder,
   providerStream,
-  requestHeaders,
 } from "../../src/models/provider-stream.ts";
 import { collect } from "../support/model-collect.ts";
 import { byteStream, sseFrame, utf8 } from "../support/sse-wire.ts";
@@ -120,17 +119,6 @@ describe("cancelled", () => {
     expect(cancelled("p", new DOMException("aborted", "AbortError")).toJSON()).toEqual({
       type: "cancelled",
       provider: "p",
-    });
-  });
-});
-
-describe("requestHeaders", () => {
-  test("lets the user's headers replace the defaults whatever their case", () => {
-    expect(
-      requestHeaders({ authorization: "Bearer a", accept: "x" }, { Authorization: "Bearer b" }),
-    ).toEqual({
-      authorization: "Bearer b",
-      accept: "x",
     });
   });
 });

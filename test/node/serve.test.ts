@@ -105,6 +105,24 @@ describe("serve", () => {
     await expect(fetch(`${server.url}/mcp`)).rejects.toThrow();
   });
 
+  it("closes when the signal aborts while it is still starting to listen", async () => {
+    const controller = new AbortController();
+    const starting = serve(
+      { fetch: () => new Response("up") },
+      {
+        port: 0,
+        signal: controller.signal,
+      },
+    );
+    controller.abort();
+    const server = await starting;
+    try {
+      await expect(fetch(server.url)).rejects.toThrow();
+    } finally {
+      await server.close();
+    }
+  });
+
   it("refuses a DNS-rebinding Host over a real socket", async () => {
     const handler = createMcpHandler(fixtureToolset().toolset, { name: "n", version: "1" });
     const server = await serve(handler, { port: 0 });

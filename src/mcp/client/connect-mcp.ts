@@ -108,7 +108,9 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   try {
     url = new URL(String(options.url));
   } catch {
-    throw invalid(`url ${JSON.stringify(String(options.url))} is not an absolute URL`);
+    // Hint: only the part before `?` is echoed; a query may carry an access token.
+    const shown = JSON.stringify(String(options.url).split(/[?#]/)[0]);
+    throw invalid(`url ${shown} is not an absolute URL; pass one such as https://host/mcp`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw invalid(`url must use http: or https:, not ${url.protocol}`);
@@ -116,8 +118,14 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   let headers: Headers;
   try {
     headers = new Headers(options.headers);
-  } catch (error) {
-    throw invalid(`headers are not valid: ${describeError(error)}`);
+  } catch {
+    // Hint: the runtime's own message quotes the bad value, which may be an API key, so the
+    // error names the header instead and keeps no `cause`.
+    const name = invalidHeaderName(options.headers);
+    const which = name === undefined ? "a header" : `header ${JSON.stringify(name)}`;
+    throw invalid(
+      `${which} has a name or value HTTP forbids (such as a line break); fix it in \`headers\``,
+    );
   }
   const namespace = options.namespace;
   if (namespace !== undefined) toolName(namespace);
@@ -139,6 +147,22 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     samplingInteractions: options.samplingInteractions === true,
     fetch: options.fetch,
   };
+}
+
+function invalidHeaderName(init: HeadersInit | undefined): string | undefined {
+  const entries: unknown[] = Array.isArray(init)
+    ? init
+    : typeof init === "object" && init !== null && !(init instanceof Headers)
+      ? Object.entries(init)
+      : [];
+  for (const entry of entries) {
+    try {
+      new Headers([entry as [string, string]]);
+    } catch {
+      return Array.isArray(entry) && typeof entry[0] === "string" ? entry[0] : undefined;
+    }
+  }
+  return undefined;
 }
 
 function asToolError(error: unknown): ToolError {

@@ -5,9 +5,9 @@ import {
   type ToolInteractionRequest,
 } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
 import type { McpElicitResult } from "../protocol.ts";
-import { isRecord } from "./is-record.ts";
 
 /**
  * Returns the form interaction for an `elicitation/create` request, or `undefined` when it is
@@ -23,7 +23,7 @@ export function interactionFromElicitation(
   context: { toolName: ToolName; callId: string | undefined },
 ): ToolInteractionRequest | undefined {
   const { mode, message, requestedSchema } = params;
-  if ((mode !== undefined && mode !== "form") || !isRecord(requestedSchema)) return undefined;
+  if ((mode !== undefined && mode !== "form") || !isJsonObject(requestedSchema)) return undefined;
   const request: ToolInteractionRequest = {
     id: newInteractionId(),
     toolName: context.toolName,

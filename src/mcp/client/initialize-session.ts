@@ -1,10 +1,10 @@
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import { jsonRpcNotification } from "../json-rpc.ts";
 import {
   isSupportedProtocolVersion,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../protocol.ts";
-import { isRecord } from "./is-record.ts";
 import type { McpSession } from "./mcp-session.ts";
 import { protocolError } from "./session-error.ts";
 import { withDeadline } from "./with-deadline.ts";
@@ -81,6 +81,6 @@ export async function initializeSession(
       }),
     outer,
   );
-  const capabilities = isRecord(result.capabilities) ? result.capabilities : {};
-  return { protocolVersion: version, tools: isRecord(capabilities.tools) };
+  const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
+  return { protocolVersion: version, tools: isJsonObject(capabilities.tools) };
 }

@@ -1,7 +1,7 @@
 import { ToolError, type ValidationIssue } from "../../errors.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import { compileJsonSchema, type JsonSchemaCheck } from "../../schema/validate-json-schema.ts";
-import { isRecord } from "./is-record.ts";
 import type { RemoteTool } from "./tool-from-mcp.ts";
 
 /**
@@ -51,7 +51,7 @@ export function createRemoteCallPlan(
     formInteractions: options.formInteractions,
     samplingInteractions: options.samplingInteractions === true,
     checkArguments(args) {
-      if (!isRecord(args)) {
+      if (!isJsonObject(args)) {
         throw invalidArguments(name, [
           { path: "", message: "MCP tool arguments must be a JSON object" },
         ]);

@@ -9,7 +9,10 @@ import type {
   ToolProgress,
 } from "../../execution/handler-io.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
-import { checkInteractionResponse } from "../../interaction/check-interaction-response.ts";
+import {
+  checkInteractionResponse,
+  noPendingInteraction,
+} from "../../interaction/check-interaction-response.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
@@ -135,13 +138,7 @@ export class RemoteHandler implements ToolHandlerBackend {
     options: StepOptions | undefined,
   ): Promise<ToolHandlerOutput> {
     const pending = this.#pending;
-    if (this.#state !== "pending" || !pending) {
-      throw new ToolError({
-        type: "invalid_interaction",
-        id: String(response?.id),
-        message: `no interaction is pending (the handler is ${this.#state})`,
-      });
-    }
+    if (this.#state !== "pending" || !pending) throw noPendingInteraction(response, this.#state);
     await checkInteractionResponse(pending.request, response);
     if (this.#failure) throw this.#failure;
     this.#state = "running";

@@ -1,6 +1,6 @@
 import type { ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
-import { isRecord } from "./is-record.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import { protocolError } from "./session-error.ts";
 
 /**
@@ -30,16 +30,16 @@ export function resultFromMcp(value: Record<string, unknown>, tool: string): Too
   }
   const result: ToolResult = { content: items, isError: isError === true };
   if (structuredContent !== undefined) result.structuredContent = structuredContent;
-  if (isRecord(_meta)) result.metadata = _meta;
+  if (isJsonObject(_meta)) result.metadata = _meta;
   return result;
 }
 
 function contentFromMcp(block: unknown, where: string): ToolContent {
-  if (!isRecord(block) || typeof block.type !== "string") {
+  if (!isJsonObject(block) || typeof block.type !== "string") {
     throw protocolError(`${where} is not a content block`);
   }
   const item = itemOf(block, where);
-  if (isRecord(block._meta)) item.metadata = block._meta;
+  if (isJsonObject(block._meta)) item.metadata = block._meta;
   return item;
 }
 
@@ -66,7 +66,7 @@ function itemOf(block: Record<string, unknown>, where: string): ToolContent {
     }
     case "resource": {
       const source = block.resource;
-      if (!isRecord(source) || typeof source.uri !== "string") {
+      if (!isJsonObject(source) || typeof source.uri !== "string") {
         throw protocolError(`${where} needs a \`resource\` with a string \`uri\``);
       }
       const resource: { uri: string; mimeType?: string; text?: string; blob?: string } = {

@@ -79,7 +79,8 @@ export function excerpt(text: string): string {
  * Returns the `transport` error for an HTTP answer that is not 2xx, naming why: a redirect
  * (which the client never follows, so a body and headers never reach a host the caller did not
  * name), an expired session (404 once the server issued one; the client does not start a new
- * session by itself), or the status with an excerpt of the body.
+ * session by itself), or the status with an excerpt of the body and, for 401, 403 and 404, what
+ * to check.
  *
  * @param response The answer.
  * @param options The exchange's signal, the tool or operation to name, and whether a 404 means
@@ -107,5 +108,14 @@ export async function httpFailure(
     return fail("the MCP session expired (HTTP 404); connect again for a new session");
   }
   const detail = await untilAborted(response.text(), options).catch(() => "");
-  return fail(`HTTP ${status}${excerpt(detail)}`);
+  return fail(`HTTP ${status}${excerpt(detail)}${advice(status)}`);
+}
+
+// Hint: the statuses a user can fix on their side get a word on how.
+function advice(status: number): string {
+  if (status === 401 || status === 403) {
+    return " (the server refused the credentials; pass them through `headers`)";
+  }
+  if (status === 404) return " (check the endpoint path in `url`)";
+  return "";
 }

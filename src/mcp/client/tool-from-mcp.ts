@@ -3,8 +3,8 @@ import { interactionCapabilities } from "../../declaration/interaction-capabilit
 import type { ToolAnnotations, ToolIcon } from "../../declaration/tool-annotations.ts";
 import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { namespacedName, toolName } from "../../declaration/tool-name.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
-import { isRecord } from "./is-record.ts";
 import { protocolError } from "./session-error.ts";
 
 /** Remote tool interface: a remote tool's declaration and the name the server knows it by. */
@@ -33,14 +33,14 @@ export function toolFromMcp(
   value: unknown,
   options: { namespace?: string; formInteractions: boolean; samplingInteractions?: boolean },
 ): RemoteTool {
-  if (!isRecord(value) || typeof value.name !== "string") {
+  if (!isJsonObject(value) || typeof value.name !== "string") {
     throw protocolError("a tools/list entry has no string `name`");
   }
   const nativeName = value.name;
-  if (!isRecord(value.inputSchema)) {
+  if (!isJsonObject(value.inputSchema)) {
     throw protocolError(`tool \`${nativeName}\` has no object \`inputSchema\``);
   }
-  if (value.outputSchema !== undefined && !isRecord(value.outputSchema)) {
+  if (value.outputSchema !== undefined && !isJsonObject(value.outputSchema)) {
     throw protocolError(`tool \`${nativeName}\` has an \`outputSchema\` that is not an object`);
   }
   const name =
@@ -62,16 +62,17 @@ export function toolFromMcp(
   };
   if (typeof value.title === "string") info.title = value.title;
   if (typeof value.description === "string") info.description = value.description;
-  if (isRecord(value.outputSchema)) info.outputSchema = JsonSchema.unspecified(value.outputSchema);
+  if (isJsonObject(value.outputSchema))
+    info.outputSchema = JsonSchema.unspecified(value.outputSchema);
   const icons = iconsOf(value.icons);
   if (icons.length > 0) info.icons = icons;
-  if (isRecord(value._meta)) info.metadata = value._meta;
+  if (isJsonObject(value._meta)) info.metadata = value._meta;
   return { info, nativeName };
 }
 
 function annotationsOf(value: unknown): ToolAnnotations {
   const annotations: ToolAnnotations = {};
-  if (!isRecord(value)) return annotations;
+  if (!isJsonObject(value)) return annotations;
   if (typeof value.title === "string") annotations.title = value.title;
   for (const hint of HINTS) {
     const flag = value[hint];
@@ -84,7 +85,7 @@ function iconsOf(value: unknown): ToolIcon[] {
   if (!Array.isArray(value)) return [];
   const icons: ToolIcon[] = [];
   for (const entry of value) {
-    if (!isRecord(entry) || typeof entry.src !== "string") continue;
+    if (!isJsonObject(entry) || typeof entry.src !== "string") continue;
     const icon: ToolIcon = { src: entry.src };
     if (typeof entry.mimeType === "string") icon.mimeType = entry.mimeType;
     if (Array.isArray(entry.sizes) && entry.sizes.every((size) => typeof size === "string")) {

@@ -1,10 +1,11 @@
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import type { JsonRpcResponse } from "../json-rpc.ts";
 import type { McpElicitParams } from "../protocol.ts";
 
 /** The single field a text question becomes in its elicitation form. */
-export const TEXT_FIELD = "text";
+const TEXT_FIELD = "text";
 
 /**
  * Returns the `elicitation/create` params for a tool's question. MCP elicitation is form-only,
@@ -50,8 +51,7 @@ export function toInteractionResponse(
   const { action, content } = response.result;
   if (action === "decline") return { type: "decline", id };
   if (action === "cancel") return { type: "cancel", id };
-  const form = typeof content === "object" && content !== null && !Array.isArray(content);
-  if (action !== "accept" || (content !== undefined && !form)) {
+  if (action !== "accept" || (content !== undefined && !isJsonObject(content))) {
     return { type: "cancel", id, reason: "the client's answer was malformed" };
   }
   const fields = (content ?? {}) as Record<string, unknown>;

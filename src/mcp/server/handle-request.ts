@@ -1,3 +1,4 @@
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import {
   JSON_RPC_ERROR,
   type JsonRpcNotification,
@@ -96,10 +97,7 @@ function initialize(state: ServerState, scope: RequestScope, message: JsonRpcReq
     return jsonResponse(error, 200, scope.headers);
   }
   const capabilities = params.capabilities;
-  const clientCapabilities =
-    typeof capabilities === "object" && capabilities !== null && !Array.isArray(capabilities)
-      ? (capabilities as Record<string, unknown>)
-      : {};
+  const clientCapabilities = isJsonObject(capabilities) ? capabilities : {};
   const protocolVersion = negotiateProtocolVersion(params.protocolVersion);
   const headers = new Headers(scope.headers);
   if (state.sessions) {

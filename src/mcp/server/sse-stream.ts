@@ -19,7 +19,7 @@ export interface SseStream {
 }
 
 /** How many unread bytes a stream holds before it drops notifications; default 1 MiB. */
-export const SSE_BUFFER_BYTES = 1024 * 1024;
+const SSE_BUFFER_BYTES = 1024 * 1024;
 
 const encoder = new TextEncoder();
 

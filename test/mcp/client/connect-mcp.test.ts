@@ -141,6 +141,23 @@ describe("connectMcp: options, deadlines and cancellation", () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it("names a bad header without echoing its value, which may be a key", async () => {
+    const fake = createFakeMcp();
+    const headers = { "X-Trace": "1", Authorization: "Bearer sk-secret\nx" };
+    const error = await caught(connectMcp({ url: URL_, headers, fetch: fake.fetch }));
+    expect(error.type).toBe("invalid_configuration");
+    expect(error.message).toContain('"Authorization"');
+    expect(JSON.stringify(error.toJSON())).not.toContain("sk-secret");
+    expect(error.cause).toBeUndefined();
+  });
+
+  it("does not echo the query of a URL it cannot parse", async () => {
+    const error = await caught(connectMcp({ url: "host.test/mcp?key=sk-secret" }));
+    expect(error.type).toBe("invalid_configuration");
+    expect(error.message).toContain('"host.test/mcp"');
+    expect(error.message).not.toContain("sk-secret");
+  });
+
   it("fails with timeout{tool: initialize} when the server never answers", async () => {
     const error = await caught(connectMcp({ url: URL_, fetch: hang, requestTimeoutMs: 50 }));
     expect(error.data).toEqual({ type: "timeout", tool: "initialize", timeoutSecs: 0.05 });

@@ -66,4 +66,17 @@ describe("httpFailure", () => {
     });
     expect(plain.message).toContain("HTTP 404: no such path");
   });
+
+  it("says where to look for the statuses the user can fix", async () => {
+    const refused = await httpFailure(new Response("", { status: 401 }), {
+      label: "t",
+      expired: false,
+    });
+    expect(refused.message).toContain("HTTP 401 (the server refused the credentials");
+    const other = await httpFailure(new Response("boom", { status: 500 }), {
+      label: "t",
+      expired: false,
+    });
+    expect(other.data).toEqual({ type: "transport", tool: "t", message: "HTTP 500: boom" });
+  });
 });

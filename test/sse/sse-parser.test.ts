@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { createSseParser, createSseStream, type SseEvent } from "../../src/models/sse.ts";
+import { createSseParser, createSseStream, type SseEvent } from "../../src/sse/sse-parser.ts";
 import { collect } from "../support/model-collect.ts";
 import { byteStream, cutAt, insideChar, utf8 } from "../support/sse-wire.ts";
 
