@@ -14,7 +14,7 @@ export interface ConnectMcpOptions {
   url: string | URL;
   /** Sent verbatim with every request (authorization, for example). */
   headers?: HeadersInit;
-  /** Lists the tools as `namespace__name`; calls still use the server's names. */
+  /** Lists and calls the tools as `namespace__name`; the server still sees its own names. */
   namespace?: string;
   /**
    * Idle deadline of each request, in milliseconds (default 30 000). A tool call's deadline
