@@ -137,12 +137,9 @@ export class Agent extends EventEmitter<AgentEventMap> {
       }
     };
     return createAgentRun(async (emit, steering) => {
-      // Hint: one controller per run, so the loop always has a signal to hand on, even when
-      // the caller gave none.
-      const controller = new AbortController();
-      const abort = () => controller.abort(signal?.reason);
-      if (signal?.aborted) abort();
-      signal?.addEventListener("abort", abort, { once: true });
+      // Hint: the loop always has a signal to hand on: the caller's own, used as is (a copy
+      // would cost a signal and a listener per run), or one nothing aborts.
+      const runSignal = signal ?? new AbortController().signal;
       try {
         // Hint: bad input ends the run like any failure (an `error` event, then `done`), so
         // `run` keeps its promise never to throw, and nothing is sent to the model.
@@ -150,7 +147,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
         return await runLoop(this.#settings, {
           input,
           conversation,
-          signal: controller.signal,
+          signal: runSignal,
           emit,
           steering,
         });
@@ -171,8 +168,6 @@ export class Agent extends EventEmitter<AgentEventMap> {
         };
         emit({ type: "done", result });
         return result;
-      } finally {
-        signal?.removeEventListener("abort", abort);
       }
     }, forward);
   }

@@ -53,6 +53,8 @@ export async function runConcurrently<T>(
   jobs: readonly ConcurrentJob<T>[],
   cap: number,
 ): Promise<T[]> {
+  // Hint: one call is the usual turn; it skips the worker pool and its promise layers.
+  if (jobs.length === 1) return [await (jobs[0] as ConcurrentJob<T>).run()];
   const results = new Array<T>(jobs.length);
   let start = 0;
   while (start < jobs.length) {
@@ -84,6 +86,7 @@ async function runGroup<T>(
       results[index] = await (jobs[index] as ConcurrentJob<T>).run();
     }
   };
-  const workers = Math.min(cap, end - start);
-  await Promise.all(Array.from({ length: workers }, worker));
+  const workers: Promise<void>[] = [];
+  for (let i = Math.min(cap, end - start); i > 0; i--) workers.push(worker());
+  await Promise.all(workers);
 }

@@ -73,7 +73,10 @@ export async function dispatchCalls(
   context: DispatchContext,
 ): Promise<DispatchOutcome> {
   const { catalog, emit } = context;
-  const known = calls.flatMap((call) => catalog.routes.get(call.name)?.info ?? []);
+  // Hint: plain loops rather than `flatMap`, which stood out in profiles of the per-turn path.
+  const routes = calls.map((call) => catalog.routes.get(call.name));
+  const known: ToolInfo[] = [];
+  for (const route of routes) if (route) known.push(route.info);
   const taint = turnTaint(context.taint, known);
   const outcomes = new Array<CallOutcome>(calls.length);
   const approved: Approved[] = [];
@@ -100,7 +103,7 @@ export async function dispatchCalls(
       toolName: call.name,
       arguments: call.arguments,
     });
-    const route = catalog.routes.get(call.name);
+    const route = routes[index];
     if (!route) {
       settle(index, errorOutcome(call, unknownToolText(call.name, catalog), "unknown"));
       continue;
@@ -143,11 +146,12 @@ export async function dispatchCalls(
   // Hint: taint grows from what actually ran, errors included; the turn was already judged by
   // the declared taint of the whole batch.
   for (const info of started) growTaint(context.taint, info);
-  const executed = approved.flatMap(({ call }, i) =>
-    finished[i]?.outcome === "executed"
-      ? [{ name: call.name, arguments: call.arguments, result: resultText(finished[i].block) }]
-      : [],
-  );
+  const executed: ExecutedCall[] = [];
+  for (const [i, { call }] of approved.entries()) {
+    const done = finished[i];
+    if (done?.outcome !== "executed") continue;
+    executed.push({ name: call.name, arguments: call.arguments, result: resultText(done.block) });
+  }
   return { results: outcomes.map((outcome) => outcome.block), executed, blockedSends };
 }
 

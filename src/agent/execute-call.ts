@@ -55,7 +55,7 @@ export async function executeCall(
   const { signal, emit } = context;
   if (signal.aborted) {
     const text = `${CANCELLED_PREFIX} the run was cancelled before this call started.`;
-    return { ...errorOutcome(call, text, "cancelled"), started: false };
+    return started(errorOutcome(call, text, "cancelled"), false);
   }
   const options: CallOptions = {
     signal,
@@ -76,12 +76,17 @@ export async function executeCall(
     const result = await route.toolset.call(call.name, call.arguments, options);
     const untrusted = context.markUntrustedOutput && route.info.capabilities.untrustedInput;
     const content = untrusted ? markUntrusted(call.name, result.content) : result.content;
-    return { ...callOutcome(call, content, result.isError, "executed"), started: true };
+    return started(callOutcome(call, content, result.isError, "executed"), true);
   } catch (error) {
     if (signal.aborted) {
       const text = `${CANCELLED_PREFIX} the run was cancelled while this call ran.`;
-      return { ...errorOutcome(call, text, "cancelled"), started: true };
+      return started(errorOutcome(call, text, "cancelled"), true);
     }
-    return { ...errorOutcome(call, failureText(call.name, error), "executed"), started: true };
+    return started(errorOutcome(call, failureText(call.name, error), "executed"), true);
   }
+}
+
+// Hint: built field by field: a spread here was the costliest line of a call's outcome in profiles.
+function started(outcome: CallOutcome, ran: boolean): CallOutcome & { started: boolean } {
+  return { block: outcome.block, outcome: outcome.outcome, started: ran };
 }

@@ -55,24 +55,12 @@ export async function streamModelTurn(
   request: ModelRequest,
   options: ModelTurnOptions,
 ): Promise<ModelTurn> {
-  const result = await readModelTurn(model, request, options);
-  if (result.usage) emitUsage(options, result.usage);
-  return result;
-}
-
-function emitUsage(options: ModelTurnOptions, usage: ModelUsage): void {
-  // Hint: a copy, so a listener that edits the event cannot change the run's totals.
-  options.emit({ type: "usage", turn: options.turn, usage: { ...usage } });
-}
-
-async function readModelTurn(
-  model: Model,
-  request: ModelRequest,
-  options: ModelTurnOptions,
-): Promise<ModelTurn> {
   const { signal, emit, turn } = options;
   const result: ModelTurn = { end: "complete", text: "", toolCalls: [] };
-  if (signal.aborted) return { ...result, end: "cancelled" };
+  if (signal.aborted) {
+    result.end = "cancelled";
+    return result;
+  }
   let reader: ReadableStreamDefaultReader | undefined;
   const onAbort = () => {
     reader?.cancel(signal.reason).catch(() => {});
@@ -112,9 +100,15 @@ async function readModelTurn(
       }
     }
   } catch (error) {
-    if (!signal.aborted) return { ...result, end: "failed", error };
+    if (!signal.aborted) {
+      result.end = "failed";
+      result.error = error;
+    }
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
-  return signal.aborted ? { ...result, end: "cancelled" } : result;
+  if (signal.aborted && result.end === "complete") result.end = "cancelled";
+  // Hint: a copy, so a listener that edits the event cannot change the run's totals.
+  if (result.usage) emit({ type: "usage", turn, usage: { ...result.usage } });
+  return result;
 }

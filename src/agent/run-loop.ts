@@ -7,7 +7,7 @@ import type { Toolset } from "../toolset/toolset.ts";
 import { appendInput, appendUserContent } from "./append-input.ts";
 import type { Approver } from "./approval.ts";
 import type { CompactionStep } from "./compaction-step.ts";
-import { dispatchCalls } from "./dispatch.ts";
+import { type DispatchContext, dispatchCalls } from "./dispatch.ts";
 import type { EmitEvent } from "./events.ts";
 import type { InteractionAnswerer } from "./execute-call.ts";
 import { answerFinally } from "./final-answer.ts";
@@ -111,7 +111,20 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   } catch (error) {
     return signal.aborted ? finish("cancelled") : fail(error);
   }
-  const context = { ...settings, catalog, taint: conversation.taint, signal, emit, turn: 0 };
+  // Hint: named fields, not a spread of the settings: copying every setting showed up in
+  // profiles as the costliest line of a run's setup, and the calls read only these.
+  const context: DispatchContext = {
+    catalog,
+    taint: conversation.taint,
+    approver: settings.approver,
+    interlock: settings.interlock,
+    cap: settings.cap,
+    turn: 0,
+    signal,
+    emit,
+    onInteraction: settings.onInteraction,
+    markUntrustedOutput: settings.markUntrustedOutput,
+  };
   let empty = 0;
   let overflowRetried = false;
   for (;;) {

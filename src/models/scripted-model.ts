@@ -96,14 +96,18 @@ export function scriptedModel(
     for (const call of calls) {
       callCount += 1;
       const id = call.id ?? `call_${callCount}`;
-      const args = structuredClone(call.arguments);
-      events.push({ type: "tool_call", id, name: call.name, arguments: args });
+      events.push({
+        type: "tool_call",
+        id,
+        name: call.name,
+        arguments: copyArguments(call.arguments),
+      });
     }
     if (turn.usage) events.push({ type: "usage", ...turn.usage });
     return events;
   }
 
-  async function turnFor(request: ModelRequest, number: number): Promise<ScriptedTurn> {
+  function turnFor(request: ModelRequest, number: number): ScriptedTurn | Promise<ScriptedTurn> {
     if (typeof turns === "function") return turns(request, number);
     const turn = turns[number];
     if (turn) return turn;
@@ -124,58 +128,105 @@ export function scriptedModel(
     let calls: readonly ScriptedToolCall[] = [];
     let events: ModelEvent[] = [];
     let next = 0;
-    let onAbort = () => {};
+    let onAbort: (() => void) | undefined;
     // Hint: a stalled pull waits on this; abort and cancel release it, so nothing is left over.
     let release = () => {};
-    const cleanup = () => signal?.removeEventListener("abort", onAbort);
-
-    return new ReadableStream<ModelEvent>({
-      async start(controller) {
-        if (signal?.aborted) throw cancelled(PROVIDER, signal.reason);
-        onAbort = () => {
-          controller.error(cancelled(PROVIDER, signal?.reason));
-          release();
-        };
-        signal?.addEventListener("abort", onAbort, { once: true });
-        try {
-          turn = await turnFor(request, number);
-          // Hint: like a provider, a scripted model makes no calls when the request forbids
-          // them, so a test of a tool-less turn sees what a real one would.
-          calls = request.toolChoice === "none" ? [] : (turn.toolCalls ?? []);
-          events = eventsOf(turn, calls);
-        } catch (error) {
-          cleanup();
-          throw error;
-        }
-      },
-      async pull(controller) {
-        if (signal?.aborted || !turn) return; // the abort listener has errored the stream
-        const event = events[next++];
-        if (event) return controller.enqueue(event);
-        if (turn.stall) {
-          return new Promise<void>((resolve) => {
-            release = resolve;
-          });
-        }
-        cleanup();
-        if (turn.error) return controller.error(new ModelError(turn.error));
-        controller.enqueue({
-          type: "finish",
-          reason: turn.finish ?? (calls.length > 0 ? "tool_calls" : "stop"),
-        });
-        controller.close();
-      },
-      cancel() {
-        cleanup();
+    const cleanup = () => {
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    };
+    // Hint: the abort listener is added only when the stream waits (on a script's promise, or
+    // stalled); otherwise every pull checks the signal itself, and with no chunk read ahead
+    // nothing is delivered after an abort, so a plain turn costs no listener.
+    const listen = (controller: ReadableStreamDefaultController<ModelEvent>) => {
+      if (!signal || onAbort) return;
+      onAbort = () => {
+        controller.error(cancelled(PROVIDER, signal.reason));
         release();
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+    };
+    const load = (answer: ScriptedTurn) => {
+      turn = answer;
+      // Hint: like a provider, a scripted model makes no calls when the request forbids
+      // them, so a test of a tool-less turn sees what a real one would.
+      calls = request.toolChoice === "none" ? [] : (answer.toolCalls ?? []);
+      events = eventsOf(answer, calls);
+    };
+
+    return new ReadableStream<ModelEvent>(
+      {
+        start(controller) {
+          // Hint: failures error the stream rather than throw, so `stream()` itself never throws.
+          try {
+            if (signal?.aborted) throw cancelled(PROVIDER, signal.reason);
+            const answer = turnFor(request, number);
+            if (!isPromiseLike(answer)) return load(answer);
+            listen(controller);
+            return Promise.resolve(answer).then(load, (error: unknown) => {
+              cleanup();
+              throw error;
+            });
+          } catch (error) {
+            controller.error(error);
+          }
+        },
+        pull(controller) {
+          if (!turn) return; // never: pulls follow a successful start, which set it
+          if (signal?.aborted) {
+            cleanup();
+            return controller.error(cancelled(PROVIDER, signal.reason));
+          }
+          const event = events[next++];
+          if (event) return controller.enqueue(event);
+          if (turn.stall) {
+            listen(controller);
+            return new Promise<void>((resolve) => {
+              release = resolve;
+            });
+          }
+          cleanup();
+          if (turn.error) return controller.error(new ModelError(turn.error));
+          controller.enqueue({
+            type: "finish",
+            reason: turn.finish ?? (calls.length > 0 ? "tool_calls" : "stop"),
+          });
+          controller.close();
+        },
+        cancel() {
+          cleanup();
+          release();
+        },
       },
-    });
+      // Hint: no chunk is read ahead, so a pull (and its abort check) happens on every read.
+      { highWaterMark: 0 },
+    );
   }
 
   const model: ScriptedModel = { id: options.id ?? "scripted", requests, stream };
   return options.contextWindow === undefined
     ? model
     : { ...model, contextWindow: options.contextWindow };
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+// Hint: every stream gets its own copy, so a caller that edits the arguments cannot change the
+// script; a flat object of primitives (the usual case) is copied by hand, because
+// `structuredClone` was the costliest step of a scripted turn in profiles.
+function copyArguments(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return structuredClone(value);
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === "object" || typeof item === "function" || typeof item === "symbol") {
+      return structuredClone(value);
+    }
+    copy[key] = item;
+  }
+  return copy;
 }
 
 /**

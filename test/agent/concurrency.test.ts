@@ -99,6 +99,16 @@ describe("concurrency policy", () => {
 });
 
 describe("runConcurrently", () => {
+  test("runs a lone job, read-only or not, once, and returns its result in a list", async () => {
+    for (const readOnly of [true, false]) {
+      let runs = 0;
+      const job = { readOnly, run: async () => ++runs };
+      expect(await runConcurrently([job], Number.POSITIVE_INFINITY)).toEqual([1]);
+      expect(runs).toBe(1);
+    }
+    expect(await runConcurrently([], 1)).toEqual([]);
+  });
+
   test("returns results in job order whatever order they finish in", async () => {
     const jobs = [30, 10, 20].map((delay, index) => ({
       readOnly: true,

@@ -32,6 +32,38 @@ describe("streamModelTurn", () => {
     expect(text.filter(Boolean).join("|")).toBe("7:Hello |7:there");
   });
 
+  test("an abort cancels a model that ignores its signal, keeping the text and usage", async () => {
+    const controller = new AbortController();
+    let cancelled = false;
+    const stubborn: Model = {
+      id: "stubborn",
+      stream: () =>
+        new ReadableStream({
+          start(c) {
+            c.enqueue({ type: "usage", inputTokens: 5, outputTokens: 1 });
+            c.enqueue({ type: "text_delta", text: "Part" });
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }),
+    };
+    const events: AgentEvent[] = [];
+    const pending = streamModelTurn(stubborn, request, {
+      signal: controller.signal,
+      emit: (event) => {
+        events.push(event);
+        if (event.type === "text_delta") controller.abort();
+      },
+      turn: 2,
+    });
+    const turn = await pending;
+    expect(cancelled).toBe(true);
+    expect(turn).toMatchObject({ end: "cancelled", text: "Part", usage: { inputTokens: 5 } });
+    expect(turn.error).toBeUndefined();
+    expect(events.map((e) => e.type)).toEqual(["text_delta", "usage"]);
+  });
+
   test("reports a failing stream, and a stream() that throws, without rejecting", async () => {
     const failing = scriptedModel([
       { text: "so far", error: { type: "stream", provider: "scripted", message: "reset" } },

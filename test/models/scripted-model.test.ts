@@ -114,6 +114,59 @@ describe("scriptedModel", () => {
     expect(args.list).toEqual([1]);
   });
 
+  test("copies flat and nested arguments, and keeps values that are not plain data", async () => {
+    const flat = { text: "hi", n: 1, none: null, skip: undefined };
+    const nested = { list: [1], when: new Date(0) };
+    const model = scriptedModel(() => ({
+      toolCalls: [
+        { name: "f", arguments: flat },
+        { name: "g", arguments: nested },
+        { name: "h", arguments: "plain" },
+      ],
+    }));
+    const { events } = await collect(model.stream(request));
+    const args = events.flatMap((e) => (e.type === "tool_call" ? [e.arguments] : []));
+    expect(args).toEqual([flat, nested, "plain"]);
+    expect(args[0]).not.toBe(flat);
+    expect((args[1] as typeof nested).when).toBeInstanceOf(Date);
+    (args[0] as { text: string }).text = "changed";
+    expect(flat.text).toBe("hi");
+  });
+
+  test("an abort between reads fails the next read; nothing read ahead is delivered", async () => {
+    const controller = new AbortController();
+    const model = scriptedModel([
+      { text: "one two three", toolCalls: [{ name: "f", arguments: {} }] },
+    ]);
+    const reader = model.stream(request, { signal: controller.signal }).getReader();
+    expect((await reader.read()).value).toEqual({ type: "text_delta", text: "one " });
+    controller.abort("stop");
+    const error = await reader.read().catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: "cancelled", data: { reason: "stop" } });
+  });
+
+  test("an abort while the script's promise is pending fails the stream with cancelled", async () => {
+    const controller = new AbortController();
+    const model = scriptedModel(() => new Promise<never>(() => {}));
+    const pending = collect(model.stream(request, { signal: controller.signal }));
+    controller.abort("stop");
+    const { events, error } = await pending;
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ type: "cancelled", data: { reason: "stop" } });
+  });
+
+  test("a script that throws or rejects fails the stream; stream() itself never throws", async () => {
+    const boom = new Error("boom");
+    const throwing = scriptedModel(() => {
+      throw boom;
+    });
+    expect((await collect(throwing.stream(request))).error).toBe(boom);
+    const rejecting = scriptedModel(() => Promise.reject(boom));
+    expect((await collect(rejecting.stream(request))).error).toBe(boom);
+    const late = scriptedModel(async () => ({ text: "later" }));
+    expect(textOf((await collect(late.stream(request))).events)).toBe("later");
+  });
+
   test("makes no calls when the request forbids them, as a provider would, and records it", async () => {
     const model = scriptedModel([
       { text: "Answer.", toolCalls: [{ name: "echo", arguments: {} }] },
