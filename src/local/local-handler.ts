@@ -9,7 +9,10 @@ import type {
 } from "../execution/handler-io.ts";
 import { ToolResult } from "../execution/tool-result.ts";
 import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
-import { checkInteractionResponse } from "../interaction/check-interaction-response.ts";
+import {
+  checkInteractionResponse,
+  noPendingInteraction,
+} from "../interaction/check-interaction-response.ts";
 import {
   newInteractionId,
   type ToolInteractionKind,
@@ -145,11 +148,7 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
     const pending = this.#pending;
     if (this.#state !== "pending" || !pending) {
       if (this.#stopped) throw this.#stopped;
-      throw new ToolError({
-        type: "invalid_interaction",
-        id: String((response as { id?: unknown } | null)?.id),
-        message: `no interaction is pending (the handler is ${this.#state})`,
-      });
+      throw noPendingInteraction(response, this.#state);
     }
     try {
       await checkInteractionResponse(pending.request, response);
