@@ -67,7 +67,13 @@ export function createAgentRun(body: RunBody, forward: EmitEvent): AgentRun {
     });
     return stream;
   };
+  let ended = false;
   const emit: EmitEvent = (event) => {
+    // Hint: user code that ignores the signal (a tool's late progress, a late answer) can
+    // still report after the run ended; `done` stays the last event, and a closed stream is
+    // never written to (that would throw into the late caller).
+    if (ended) return;
+    if (event.type === "done") ended = true;
     if (listening) {
       if (controller) controller.enqueue(event);
       else buffered.push(event);

@@ -34,7 +34,8 @@ export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
  *   the run is cancelled while it waits, no `approval_resolved` follows, only the call's
  *   `tool_result` with outcome `cancelled`.
  * - `interaction_requested` / `interaction_resolved`: a running tool asks the user for input
- *   (answered through the `onInteraction` option).
+ *   (answered through the `onInteraction` option); when the run is cancelled before the answer
+ *   comes, no `interaction_resolved` follows, only the call's `cancelled` `tool_result`.
  * - `tool_progress`: a running tool reports progress.
  * - `tool_result`: a call's result, as the model will read it.
  * - `compacted`: a compaction between turns changed the transcript (sizes before and after);

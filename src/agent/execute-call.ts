@@ -68,7 +68,12 @@ export async function executeCall(
     options.onInteraction = async (request) => {
       emit({ type: "interaction_requested", callId: call.id, toolName: call.name, request });
       const response = await answer(request, signal);
-      emit({ type: "interaction_resolved", callId: call.id, toolName: call.name, response });
+      // Hint: an answer that comes after the abort is dropped with the call, which already
+      // reported its `Cancelled:` result (and the run perhaps its `done`); announcing it
+      // would put an event after the call's last word.
+      if (!signal.aborted) {
+        emit({ type: "interaction_resolved", callId: call.id, toolName: call.name, response });
+      }
       return response;
     };
   }

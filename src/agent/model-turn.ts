@@ -81,9 +81,11 @@ export async function streamModelTurn(
           break;
         case "tool_call": {
           // Hint: every `tool_use` needs an id its result can echo, and one no other call of
-          // the turn has; some local servers send none, or the same one for every call.
-          const taken = result.toolCalls.some((call) => call.id === event.id);
-          const id = event.id && !taken ? event.id : `call_${turn}_${result.toolCalls.length + 1}`;
+          // the turn has; some local servers send none, or the same one for every call. A
+          // made-up id is checked too: the model may itself have sent `call_1_2` already.
+          const taken = (id: string) => result.toolCalls.some((call) => call.id === id);
+          let id = event.id;
+          for (let n = result.toolCalls.length + 1; !id || taken(id); n++) id = `call_${turn}_${n}`;
           result.toolCalls.push({ id, name: event.name, arguments: event.arguments });
           break;
         }

@@ -1,0 +1,240 @@
+import {
+  Agent,
+  type AgentEvent,
+  type AgentEventType,
+  type AgentOptions,
+  type AgentRun,
+  type ApprovalDecision,
+  type CompactionSettings,
+  extractiveSummarizer,
+  type RunResult,
+} from "../../src/agent/index.ts";
+import type { Model, ModelRequest } from "../../src/models/model.ts";
+import { ModelError } from "../../src/models/model-error.ts";
+import { type ScriptedTurn, scriptedModel } from "../../src/models/scripted-model.ts";
+import type { PlannedCompaction, RunPlan } from "./adversarial-plan.ts";
+import {
+  adversarialAnswerer,
+  adversarialApprover,
+  adversarialTools,
+  sleep,
+} from "./adversarial-tools.ts";
+import { type CountingSignal, createCountingSignal } from "./counting-signal.ts";
+
+/** Every agent event type, checked complete by the type checker. */
+const EVENT_TYPES = Object.keys({
+  turn_start: true,
+  text_delta: true,
+  usage: true,
+  tool_call: true,
+  approval_requested: true,
+  approval_resolved: true,
+  interaction_requested: true,
+  interaction_resolved: true,
+  tool_progress: true,
+  tool_result: true,
+  compacted: true,
+  error: true,
+  done: true,
+} satisfies Record<AgentEventType, true>) as AgentEventType[];
+
+/** How long one run may take before the property fails it as hung. */
+export const RUN_TIMEOUT_MS = 5000;
+
+/** How long to wait after a run for uncooperative code (late answers, late progress). */
+export const SETTLE_MS = 15;
+
+/** What one adversarial run produced. */
+export interface Observed {
+  /** The run's result, as `run.result` resolved it. */
+  result: RunResult;
+  /** The events read from `run.events`. */
+  streamed: AgentEvent[];
+  /** The events the agent's emitter delivered, including any after `done`. */
+  emitted: AgentEvent[];
+  /** The caller's signal, when the plan used one. */
+  signal: CountingSignal | undefined;
+  /** What the approver meant, per approval request in call order (none for a hang). */
+  intended: (ApprovalDecision["type"] | undefined)[];
+  /** Whether the caller's signal had aborted when the result came. */
+  aborted: boolean;
+  /** When the planned steering text was queued: before `done` was emitted, or after. */
+  steered: "before-done" | "after-done" | undefined;
+  /** The `abort` listeners still on the caller's signal once late work settled. */
+  leftListeners: number;
+}
+
+/**
+ * Creates the plan's model: a scripted model answering the planned turns, then a plain answer
+ * (or a failure); a turn may also make `stream()` itself throw.
+ *
+ * @param plan The plan.
+ * @returns The model.
+ */
+export function planModel(plan: RunPlan): Model {
+  let taken = 0;
+  let current = 0;
+  const script = (_request: ModelRequest): ScriptedTurn | Promise<ScriptedTurn> => {
+    const planned = plan.turns[current];
+    if (!planned) {
+      if (plan.afterScript === "answer") return { text: "Final answer." };
+      const message = "the script is spent";
+      throw new ModelError({ type: "invalid_response", provider: "scripted", message });
+    }
+    if (planned.scriptThrows) throw new TypeError("script bug");
+    const turn: ScriptedTurn = {};
+    if (planned.text !== undefined) turn.text = planned.text;
+    if (planned.toolCalls !== undefined) turn.toolCalls = planned.toolCalls;
+    if (planned.usage !== undefined) turn.usage = planned.usage;
+    if (planned.finish !== undefined) turn.finish = planned.finish;
+    if (planned.error !== undefined) turn.error = planned.error;
+    if (planned.stall !== undefined) turn.stall = planned.stall;
+    return planned.delayMs === undefined ? turn : sleep(planned.delayMs).then(() => turn);
+  };
+  const inner = scriptedModel(script);
+  const model: Model = {
+    id: "adversarial",
+    stream(request, options) {
+      current = taken++;
+      if (plan.turns[current]?.streamThrows) throw new Error("stream() threw");
+      return inner.stream(request, options);
+    },
+  };
+  if (plan.contextWindow !== undefined) model.contextWindow = plan.contextWindow;
+  return model;
+}
+
+function compactionOf(planned: PlannedCompaction): CompactionSettings {
+  const { summarizer, ...rest } = planned;
+  return summarizer === "extractive" ? { ...rest, summarizer: extractiveSummarizer() } : rest;
+}
+
+/**
+ * Creates the agent a plan describes.
+ *
+ * @param plan The plan.
+ * @param intended Receives what the approver meant, per request.
+ * @returns The agent.
+ */
+export function planAgent(
+  plan: RunPlan,
+  intended: (ApprovalDecision["type"] | undefined)[],
+): Agent {
+  const decisions = new Map<string, ApprovalDecision["type"]>();
+  const approver = adversarialApprover(plan.approver, decisions);
+  const options: AgentOptions = {
+    model: planModel(plan),
+    tools: adversarialTools(),
+    // Hint: recorded per request in call order, since call ids repeat across turns.
+    approver: (request, signal) => {
+      decisions.delete(request.callId);
+      const index = intended.length;
+      intended.push(undefined);
+      try {
+        return approver(request, signal);
+      } finally {
+        intended[index] = decisions.get(request.callId);
+      }
+    },
+    concurrency: plan.concurrency,
+    maxTurns: plan.maxTurns,
+    interlock: plan.interlock,
+    markUntrustedOutput: plan.markUntrustedOutput,
+  };
+  if (plan.answerer) options.onInteraction = adversarialAnswerer(plan.answerer);
+  if (plan.instructions !== undefined) options.instructions = plan.instructions;
+  if (plan.compaction !== undefined) {
+    options.compaction = plan.compaction === false ? false : compactionOf(plan.compaction);
+  }
+  return new Agent(options);
+}
+
+/**
+ * Returns `promise`'s value, or throws when it takes longer than `ms`.
+ *
+ * @param promise The work.
+ * @param ms The bound.
+ * @param what What is waited for, for the error.
+ * @returns The value.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle in ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readAll(run: AgentRun): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  const reader = run.events.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    events.push(read.value);
+  }
+  return events;
+}
+
+/**
+ * When a run's stream is first read: at once, once the result came, or only after late work
+ * settled (events until then wait in the run's buffer).
+ */
+export const READ_MODES = ["now", "after-result", "after-settle"] as const;
+
+/** Read mode type: when `executePlan` starts reading `run.events`. */
+export type ReadMode = (typeof READ_MODES)[number];
+
+/**
+ * Runs a plan: starts the run, aborts and steers it as planned, reads its stream (see
+ * `ReadMode`), waits for its result (bounded), then lets late work settle.
+ *
+ * @param plan The plan.
+ * @param read When the stream is read.
+ * @returns What the run produced.
+ * @throws Error when the run or its stream does not settle in time.
+ */
+export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observed> {
+  const intended: (ApprovalDecision["type"] | undefined)[] = [];
+  const agent = planAgent(plan, intended);
+  const signal = plan.useSignal ? createCountingSignal() : undefined;
+  const emitted: AgentEvent[] = [];
+  let run: AgentRun | undefined;
+  let steered: Observed["steered"];
+  const onEvent = (event: AgentEvent) => {
+    emitted.push(event);
+    if (signal && plan.abortAfterEvents === emitted.length) signal.controller.abort();
+    if (run && plan.steer?.afterEvents === emitted.length && plan.steer.text !== "") {
+      run.steer(plan.steer.text);
+      steered = event.type === "done" ? "after-done" : "before-done";
+    }
+  };
+  for (const type of EVENT_TYPES) agent.on(type, onEvent);
+  const timer =
+    signal && plan.abortAfterMs !== undefined
+      ? setTimeout(() => signal.controller.abort(new Error("user stop")), plan.abortAfterMs)
+      : undefined;
+  const options: Parameters<Agent["run"]>[1] = {};
+  if (signal) options.signal = signal.signal;
+  // Hint: a copy, so the plan (which fast-check may shrink from) is never edited.
+  if (plan.initial) options.conversation = structuredClone({ ...plan.initial, rewritten: [] });
+  run = agent.run(plan.task, options);
+  const started = run;
+  const stream = () => within(readAll(started), RUN_TIMEOUT_MS, "run.events");
+  const reading = read === "now" ? stream() : undefined;
+  try {
+    const result = await within(run.result, RUN_TIMEOUT_MS, "run.result");
+    const aborted = signal?.signal.aborted ?? false;
+    const early = read === "after-result" ? await stream() : await reading;
+    await sleep(SETTLE_MS);
+    const streamed = early ?? (await stream());
+    const leftListeners = signal?.active() ?? 0;
+    return { result, streamed, emitted, signal, intended, aborted, steered, leftListeners };
+  } finally {
+    clearTimeout(timer);
+    // Hint: counted above; aborting now only frees whatever a failed run left waiting.
+    signal?.controller.abort();
+  }
+}
