@@ -38,8 +38,8 @@ const CLOSE_TIMEOUT_MS = 5000;
 
 /**
  * One MCP client session over Streamable HTTP: every JSON-RPC message is its own POST, answered
- * with JSON or an SSE stream; the `Mcp-Session-Id` and `MCP-Protocol-Version` headers are added
- * once known, and `close()` ends the session with one DELETE.
+ * with JSON or an SSE stream; `MCP-Protocol-Version` and `Mcp-Session-Id` (taken only from the
+ * answer to `initialize`) are sent once known, and `close()` ends the session with one DELETE.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
@@ -274,7 +274,8 @@ export class McpSession {
       throw await httpFailure(response, { ...options, expired: this.#sessionId !== undefined });
     }
     const issued = response.headers.get("mcp-session-id");
-    if (issued !== null && this.#sessionId === undefined) {
+    // Hint: only initialize's answer (no version yet) names the session; a later id is ignored.
+    if (issued !== null && this.#sessionId === undefined && this.#protocolVersion === undefined) {
       this.#sessionId = issued;
       this.#requestHeaders = undefined;
     }
