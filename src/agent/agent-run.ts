@@ -1,3 +1,4 @@
+import { ToolError } from "../errors.ts";
 import type { AgentEvent, EmitEvent } from "./events.ts";
 import type { RunResult } from "./run-result.ts";
 
@@ -26,7 +27,13 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
    * user message (the one carrying the tool results) and delivered exactly once. Text still
    * queued when the run ends is appended to the conversation, for the next run.
    *
-   * @param text What the user added.
+   * Hint: once the run has ended (from its `done` event on, including after `result` settles)
+   * there is no conversation left to add to, so `steer` throws instead of dropping the text;
+   * pass it to the next run (`agent.run(text, { conversation })`).
+   *
+   * @param text What the user added; `""` adds nothing.
+   * @throws ToolError `unsupported` once the run has ended, `invalid_configuration` when `text`
+   * is not a string.
    */
   steer(text: string): void;
 }
@@ -91,6 +98,20 @@ export function createAgentRun(body: RunBody, forward: EmitEvent): AgentRun {
     },
     result,
     steer(text) {
+      // Hint: `done` follows the loop's last look at the queue, so text queued from then on
+      // would reach nobody; refusing it tells the caller to carry it to the next run.
+      if (ended || finished) {
+        throw new ToolError({
+          type: "unsupported",
+          operation: "steer after the run ended; pass the text to the next run instead",
+        });
+      }
+      if (typeof text !== "string") {
+        throw new ToolError({
+          type: "invalid_configuration",
+          message: "steer text must be a string",
+        });
+      }
       if (text !== "") steering.push(text);
     },
     async *[Symbol.asyncIterator]() {

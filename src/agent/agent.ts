@@ -12,7 +12,7 @@ import { type Concurrency, concurrencyCap } from "./concurrency.ts";
 import type { AgentEvent, AgentEventMap } from "./events.ts";
 import type { InteractionAnswerer } from "./execute-call.ts";
 import type { InterlockPolicy } from "./interlock.ts";
-import { checkInput, copyConversation } from "./run-input.ts";
+import { checkInput, checkSomethingToAnswer, copyConversation } from "./run-input.ts";
 import { type LoopSettings, runLoop } from "./run-loop.ts";
 
 /** The default turn limit of a run. */
@@ -110,7 +110,8 @@ export class Agent extends EventEmitter<AgentEventMap> {
   /**
    * Starts a run. It never throws and its `result` never rejects: cancellation, provider
    * failures and a malformed input or conversation (`ToolError` `invalid_configuration`) are
-   * stop causes.
+   * stop causes. So is a run with no user message to answer (an empty input on a conversation
+   * that has none); `run("", { conversation })` on one that has asks the same turn again.
    *
    * @param input The user's message, or messages to append.
    * @param options The signal and a conversation to continue.
@@ -123,6 +124,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
     try {
       checkInput(input);
       conversation = copyConversation(options.conversation);
+      checkSomethingToAnswer(conversation, input);
     } catch (error) {
       invalid = error;
     }

@@ -1,6 +1,7 @@
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
 import type { Message } from "../models/message.ts";
+import { appendInput } from "./append-input.ts";
 
 /**
  * Returns a run's own copy of the conversation it continues, after checking its shape, so a
@@ -43,6 +44,33 @@ export function copyConversation(conversation: Conversation | undefined): Conver
 export function checkInput(input: unknown): string | readonly Message[] {
   if (typeof input === "string") return input;
   return checkMessages(input, "input");
+}
+
+/**
+ * Checks that a run has something to answer: once its input is folded into the conversation,
+ * at least one user message. Providers refuse a request without one, so an empty input on a
+ * new conversation fails here instead of in a provider's 400.
+ *
+ * Hint: an empty input on a conversation that has a user message is fine; it is the way to
+ * ask the same turn again (`run("", { conversation })`).
+ *
+ * @param conversation The run's copy of the conversation, before the input is folded in.
+ * @param input The checked input.
+ * @throws ToolError `invalid_configuration` when no user message would be sent.
+ */
+export function checkSomethingToAnswer(
+  conversation: Conversation,
+  input: string | readonly Message[],
+): void {
+  const has = (messages: readonly Message[]) => messages.some((m) => m.role === "user");
+  if (has(conversation.messages)) return;
+  // Hint: folding a copy is exact (a user message with no blocks adds nothing; open calls get
+  // results) and cheap: a conversation without a user message is short.
+  const folded = conversation.messages.slice();
+  appendInput(folded, input);
+  if (!has(folded)) {
+    throw invalid("input", "non-empty text or hold a user message (the conversation has none)");
+  }
 }
 
 function checkMessages(value: unknown, where: string): Message[] {

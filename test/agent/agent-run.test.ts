@@ -2,6 +2,8 @@ import { describe, expect, test } from "vitest";
 import { createAgentRun } from "../../src/agent/agent-run.ts";
 import type { AgentEvent } from "../../src/agent/index.ts";
 import { emptyConversation } from "../../src/compaction/conversation.ts";
+import type { ToolError } from "../../src/index.ts";
+import { caught } from "../support/caught.ts";
 import { createGate } from "../support/gate.ts";
 
 const result = () => ({
@@ -51,6 +53,63 @@ describe("createAgentRun", () => {
     for await (const event of run) events.push(event);
     expect(events).toHaveLength(1);
     expect(seen).toEqual([["hint"]]);
+  });
+
+  test("steer after the run ended throws unsupported instead of losing the text", async () => {
+    const fromDone: Promise<ToolError>[] = [];
+    let run: ReturnType<typeof createAgentRun> | undefined;
+    const steerNow = (text: string) => caught(() => run?.steer(text));
+    run = createAgentRun(
+      async (emit, steering) => {
+        await Promise.resolve();
+        expect(steering).toEqual(["early"]);
+        emit({ type: "done", result: result() });
+        return result();
+      },
+      (event) => {
+        if (event.type === "done") fromDone.push(steerNow("late"));
+      },
+    );
+    run.steer("early");
+    const done = await run.result;
+    const [inListener] = await Promise.all(fromDone);
+    expect(inListener?.data).toEqual({
+      type: "unsupported",
+      operation: "steer after the run ended; pass the text to the next run instead",
+    });
+    expect((await steerNow("after result")).type).toBe("unsupported");
+    expect((await steerNow("")).type).toBe("unsupported");
+    expect(done.stop).toBe("done");
+  });
+
+  test("a run whose body ends without done still refuses steering once its result settles", async () => {
+    const run = createAgentRun(
+      async () => result(),
+      () => {},
+    );
+    await run.result;
+    expect((await caught(() => run.steer("x"))).type).toBe("unsupported");
+  });
+
+  test("steer refuses text that is not a string, leaving the queue as it was", async () => {
+    const seen: string[][] = [];
+    const release = createGate();
+    const run = createAgentRun(
+      async (_emit, steering) => {
+        await release.wait();
+        seen.push([...steering]);
+        return result();
+      },
+      () => {},
+    );
+    run.steer("ok");
+    for (const bad of [undefined, 3, { text: "x" }]) {
+      const error = await caught(() => run.steer(bad as unknown as string));
+      expect(error.type).toBe("invalid_configuration");
+    }
+    release.open();
+    await run.result;
+    expect(seen).toEqual([["ok"]]);
   });
 
   test("a run nobody reads never waits for a reader, and its events stay queued in order", async () => {

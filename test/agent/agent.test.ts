@@ -521,6 +521,8 @@ describe("bad input", () => {
       "conversation.messages[0].content[0]",
     ],
     ["input that is not text or messages", undefined, 42, "input"],
+    ["empty text on a new conversation", undefined, "", "input must be non-empty text"],
+    ["no messages on a new conversation", undefined, [], "input must be non-empty text"],
   ])("%s ends the run with error and no model call", async (_name, conversation, input, where) => {
     const model = scriptedModel([{ text: "never" }]);
     const run = new Agent({ model }).run(input as string, {

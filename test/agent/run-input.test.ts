@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { checkInput, copyConversation } from "../../src/agent/run-input.ts";
+import { checkInput, checkSomethingToAnswer, copyConversation } from "../../src/agent/run-input.ts";
 import type { Conversation } from "../../src/compaction/conversation.ts";
 import { isToolError } from "../../src/index.ts";
 import type { Message } from "../../src/models/message.ts";
@@ -101,5 +101,48 @@ describe("checkInput", () => {
     [[{ role: "user", content: [{ type: "image", data: "AA" }] }], "input[0].content[0]"],
   ])("refuses malformed input %#", (value, message) => {
     expect(failure(() => checkInput(value))).toContain(message);
+  });
+});
+
+describe("checkSomethingToAnswer", () => {
+  const assistant: Message = { role: "assistant", content: [{ type: "text", text: "hello" }] };
+  const calling: Message = {
+    role: "assistant",
+    content: [{ type: "tool_use", id: "c1", name: "t", input: {} }],
+  };
+  const conversation = (...messages: Message[]) => ({
+    ...copyConversation(undefined),
+    messages,
+  });
+
+  test("accepts input that adds a user message, and any input once there is one", () => {
+    const passes: [Conversation, string | Message[]][] = [
+      [conversation(), "hi"],
+      [conversation(), [assistant, user]],
+      [conversation(user, assistant), ""],
+      [conversation(user, assistant), []],
+      // Hint: the open call gets a `Cancelled:` result, which is a user message.
+      [conversation(calling), ""],
+    ];
+    for (const [saved, input] of passes) {
+      expect(() => checkSomethingToAnswer(saved, input)).not.toThrow();
+    }
+  });
+
+  test("refuses a run that would send no user message, leaving the conversation as it was", () => {
+    const refused: [Conversation, string | Message[]][] = [
+      [conversation(), ""],
+      [conversation(), []],
+      [conversation(), [assistant]],
+      [conversation(), [{ role: "user", content: [] }]],
+      [conversation(assistant), ""],
+    ];
+    for (const [saved, input] of refused) {
+      const before = JSON.stringify(saved);
+      expect(failure(() => checkSomethingToAnswer(saved, input))).toContain(
+        "input must be non-empty text or hold a user message",
+      );
+      expect(JSON.stringify(saved)).toBe(before);
+    }
   });
 });

@@ -227,6 +227,28 @@ describe("runLoop", () => {
     expect(texts[2]?.split("also check the date")).toHaveLength(2);
   });
 
+  test("steering before done reaches the model; from done on, steer throws", async () => {
+    const model = scriptedModel([{ text: "answer" }, { text: "revised" }]);
+    const agent = new Agent({ model });
+    let fromDone: unknown;
+    agent.once("text_delta", () => run.steer("queued while answering"));
+    agent.once("done", () => {
+      try {
+        run.steer("too late");
+      } catch (error) {
+        fromDone = error;
+      }
+    });
+    const run = agent.run("go");
+    const result = await run.result;
+    expect(result).toMatchObject({ stop: "done", text: "revised", turns: 2 });
+    expect(textOf(model.requests[1]?.messages.at(-1))).toBe("queued while answering");
+    expect(JSON.stringify(result.conversation)).not.toContain("too late");
+    expect(fromDone).toBeInstanceOf(ToolError);
+    expect((fromDone as ToolError).type).toBe("unsupported");
+    expect(() => run.steer("after result")).toThrow(/pass the text to the next run/);
+  });
+
   test("stops with error on a provider failure, keeping a valid transcript", async () => {
     const model = scriptedModel([
       { toolCalls: [{ name: "echo", arguments: { text: "x" } }] },

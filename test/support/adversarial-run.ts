@@ -9,6 +9,7 @@ import {
   extractiveSummarizer,
   type RunResult,
 } from "../../src/agent/index.ts";
+import { isToolError } from "../../src/index.ts";
 import type { Model, ModelRequest } from "../../src/models/model.ts";
 import { ModelError } from "../../src/models/model-error.ts";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/scripted-model.ts";
@@ -58,8 +59,11 @@ export interface Observed {
   intended: (ApprovalDecision["type"] | undefined)[];
   /** Whether the caller's signal had aborted when the result came. */
   aborted: boolean;
-  /** When the planned steering text was queued: before `done` was emitted, or after. */
-  steered: "before-done" | "after-done" | undefined;
+  /**
+   * When the planned steering text was offered: queued before `done` was emitted, or refused
+   * with `unsupported` from `done` on; `wrongly-*` when the run did otherwise.
+   */
+  steered: "before-done" | "after-done" | "wrongly-refused" | "wrongly-accepted" | undefined;
   /** The `abort` listeners still on the caller's signal once late work settled. */
   leftListeners: number;
 }
@@ -207,8 +211,13 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
     emitted.push(event);
     if (signal && plan.abortAfterEvents === emitted.length) signal.controller.abort();
     if (run && plan.steer?.afterEvents === emitted.length && plan.steer.text !== "") {
-      run.steer(plan.steer.text);
-      steered = event.type === "done" ? "after-done" : "before-done";
+      const ended = event.type === "done";
+      try {
+        run.steer(plan.steer.text);
+        steered = ended ? "wrongly-accepted" : "before-done";
+      } catch (error) {
+        steered = ended && isToolError(error, "unsupported") ? "after-done" : "wrongly-refused";
+      }
     }
   };
   for (const type of EVENT_TYPES) agent.on(type, onEvent);

@@ -81,6 +81,7 @@ function eventProblems(plan: RunPlan, observed: Observed): string[] {
     if (!streamed.some((e) => e.type === "error")) problems.push("stop error without event");
   }
   if (result.turns > plan.maxTurns) problems.push(`${result.turns} turns > ${plan.maxTurns}`);
+  if (observed.steered?.startsWith("wrongly")) problems.push(`steer ${observed.steered}`);
   // Hint: only a model summariser adds usage without a `usage` event.
   const { compaction } = plan;
   const summarizes = compaction === undefined || (compaction && compaction.summarizer === "model");

@@ -1,27 +1,21 @@
-import { ToolError, unreachable } from "../../errors.ts";
+import { ToolError } from "../../errors.ts";
 import {
-  classifyJsonRpc,
   type JsonRpcMessage,
-  type JsonRpcNotification,
   type JsonRpcParams,
-  type JsonRpcRequest,
   jsonRpcNotification,
   jsonRpcRequest,
 } from "../json-rpc.ts";
+import { type AwaitedResponse, routeMessage, type ServerMessage } from "./route-message.ts";
 import {
   describeError,
   httpFailure,
   parseJsonText,
   protocolError,
+  rpcFailure,
   sessionError,
 } from "./session-error.ts";
 import { readSseMessages } from "./sse-reader.ts";
 import { untilAborted } from "./until-aborted.ts";
-
-/** Server message type: what a server may send on a request's stream besides the response. */
-export type ServerMessage =
-  | { type: "request"; message: JsonRpcRequest }
-  | { type: "notification"; message: JsonRpcNotification };
 
 /** Session request options interface. */
 export interface SessionRequestOptions {
@@ -113,27 +107,35 @@ export class McpSession {
     signal?.throwIfAborted();
     const response = await this.#post(jsonRpcRequest(id, method, params), options);
     const type = (response.headers.get("content-type") ?? "").toLowerCase();
+    // Hint: `id: null` is the spec's answer to a request the server could not read; when the
+    // awaited response never comes, that error says why better than its absence does.
+    const awaited: AwaitedResponse = { id, method, onMessage: options.onMessage };
+    const stream = type.startsWith("text/event-stream") ? response.body : null;
     try {
-      if (type.startsWith("text/event-stream") && response.body) {
-        for await (const event of readSseMessages(response.body, signal ? { signal } : {})) {
+      if (stream) {
+        for await (const event of readSseMessages(stream, signal ? { signal } : {})) {
           if (event.data === "") continue;
-          const outcome = this.#route(parseJsonText(event.data), id, method, options);
+          const outcome = routeMessage(parseJsonText(event.data), awaited);
           if (outcome) return outcome;
         }
-        throw new ToolError({
-          type: "transport",
-          tool: label,
-          message: `the ${method} stream ended before its response`,
-        });
-      }
-      if (type.startsWith("application/json")) {
+      } else if (type.startsWith("application/json")) {
         const body = parseJsonText(await untilAborted(response.text(), options));
         for (const value of Array.isArray(body) ? body : [body]) {
-          const outcome = this.#route(value, id, method, options);
+          const outcome = routeMessage(value, awaited);
           if (outcome) return outcome;
         }
       }
-      throw protocolError(`${method} got no JSON-RPC response (HTTP ${response.status}, ${type})`);
+      if (awaited.stray) throw rpcFailure(method, awaited.stray, " with id null");
+      if (!stream) {
+        throw protocolError(
+          `${method} got no JSON-RPC response (HTTP ${response.status}, ${type})`,
+        );
+      }
+      throw new ToolError({
+        type: "transport",
+        tool: label,
+        message: `the ${method} stream ended before its response`,
+      });
     } catch (error) {
       throw sessionError(error, options);
     } finally {
@@ -220,34 +222,6 @@ export class McpSession {
       }
     })();
     return this.#closing;
-  }
-
-  #route(
-    value: unknown,
-    id: number,
-    method: string,
-    options: SessionRequestOptions,
-  ): Record<string, unknown> | undefined {
-    const classified = classifyJsonRpc(value);
-    switch (classified.type) {
-      case "response": {
-        const { message } = classified;
-        if (message.id !== id) return undefined;
-        if ("error" in message) {
-          const { code, message: text } = message.error;
-          throw protocolError(`${method} failed: ${text} (JSON-RPC error ${code})`);
-        }
-        return message.result;
-      }
-      case "request":
-      case "notification":
-        options.onMessage?.(classified);
-        return undefined;
-      case "invalid":
-        throw protocolError(`${method}: the server sent ${classified.error.error.message}`);
-      default:
-        return unreachable(classified);
-    }
   }
 
   async #post(

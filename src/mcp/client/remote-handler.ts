@@ -18,9 +18,10 @@ import type { ToolInteractionResponse } from "../../interaction/interaction-resp
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
 import { createIdleTimer, type IdleTimer } from "./idle-timer.ts";
 import { logFromMcp } from "./log-from-mcp.ts";
-import type { McpSession, ServerMessage } from "./mcp-session.ts";
+import type { McpSession } from "./mcp-session.ts";
 import type { RemoteCallPlan } from "./remote-call-plan.ts";
 import { resultFromMcp } from "./result-from-mcp.ts";
+import type { ServerMessage } from "./route-message.ts";
 import { handleServerRequest, replyToServer } from "./server-request.ts";
 
 type State = "ready" | "running" | "pending" | "finished";

@@ -1,5 +1,6 @@
 import { isToolError, ToolError } from "../../errors.ts";
 import { cancelledError } from "../../toolset/cancelled-error.ts";
+import type { JsonRpcErrorObject } from "../json-rpc.ts";
 import { untilAborted } from "./until-aborted.ts";
 
 /**
@@ -33,6 +34,20 @@ export function sessionError(
  */
 export function protocolError(message: string): ToolError {
   return new ToolError({ type: "protocol", message });
+}
+
+/**
+ * Creates the `protocol` error for a JSON-RPC error response, naming the server's message and
+ * code.
+ *
+ * @param method The method that failed.
+ * @param error The response's `error` member.
+ * @param note Appended to the code, e.g. `" with id null"` for an answer the server could not
+ * match to a request.
+ * @returns The error.
+ */
+export function rpcFailure(method: string, error: JsonRpcErrorObject, note: string): ToolError {
+  return protocolError(`${method} failed: ${error.message} (JSON-RPC error ${error.code}${note})`);
 }
 
 /**

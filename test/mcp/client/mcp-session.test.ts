@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ServerMessage } from "../../../src/mcp/client/mcp-session.ts";
 import { McpSession } from "../../../src/mcp/client/mcp-session.ts";
+import type { ServerMessage } from "../../../src/mcp/client/route-message.ts";
 import { caught } from "../../support/caught.ts";
 
 const URL_ = "http://x.test/mcp";
@@ -102,6 +102,39 @@ describe("McpSession", () => {
     expect((await caught(expiring.request(2, "ping", {}, { label: "ping" }))).message).toContain(
       "session expired",
     );
+  });
+
+  it("reports an id-null JSON-RPC error when the awaited response never comes", async () => {
+    const parseError = {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error" },
+    };
+    const answers = [
+      Response.json(parseError),
+      Response.json([parseError, { jsonrpc: "2.0", id: 9, result: {} }]),
+      sse({ jsonrpc: "2.0", method: "notifications/message" }, parseError),
+    ];
+    for (const response of answers) {
+      const session = new McpSession(URL_, new Headers(), (async () => response) as typeof fetch);
+      const error = await caught(session.request(1, "tools/call", {}, { label: "t" }));
+      expect(error.data).toEqual({
+        type: "protocol",
+        message: "tools/call failed: Parse error (JSON-RPC error -32700 with id null)",
+      });
+    }
+  });
+
+  it("still returns the awaited response when an id-null error came before it", async () => {
+    const { fetch } = server((body) =>
+      sse(
+        { jsonrpc: "2.0", id: null, error: { code: -32600, message: "bad batch entry" } },
+        { jsonrpc: "2.0", id: body?.id, result: { ok: true } },
+      ),
+    );
+    const session = new McpSession(URL_, new Headers(), fetch);
+    const result = await session.request(session.newRequestId(), "ping", {}, { label: "ping" });
+    expect(result).toEqual({ ok: true });
   });
 
   it("waits for cancellation notices, then DELETEs once for every close()", async () => {

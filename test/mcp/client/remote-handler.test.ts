@@ -50,6 +50,20 @@ describe("RemoteHandler", () => {
     );
   });
 
+  it("fails the call with the server's id-null error when its response never comes", async () => {
+    const { handler } = handlerOn(() =>
+      stream({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: bad" } }),
+    );
+    const error = await caught(handler.step({ type: "invoke", arguments: { n: 1 } }));
+    expect(error.data).toEqual({
+      type: "protocol",
+      message: "tools/call failed: Parse error: bad (JSON-RPC error -32700 with id null)",
+    });
+    expect((await caught(handler.step({ type: "invoke", arguments: {} }))).type).toBe(
+      "unsupported",
+    );
+  });
+
   it("refuses invalid arguments without sending anything, and is then finished", async () => {
     const { handler, posted } = handlerOn((body) => result(body.id));
     expect((await caught(handler.step({ type: "invoke", arguments: { n: "x" } }))).type).toBe(

@@ -6,6 +6,7 @@ import {
   httpFailure,
   parseJsonText,
   protocolError,
+  rpcFailure,
   sessionError,
 } from "../../../src/mcp/client/session-error.ts";
 import { caught } from "../../support/caught.ts";
@@ -24,6 +25,19 @@ describe("sessionError", () => {
     const wrapped = sessionError(new TypeError("fetch failed"), { label: "t" });
     expect(wrapped.toJSON()).toMatchObject({ type: "transport", tool: "t" });
     expect(wrapped.cause).toBeInstanceOf(TypeError);
+  });
+});
+
+describe("rpcFailure", () => {
+  it("is protocol, naming the method, the server's message and code, and the note", () => {
+    const error = { code: -32700, message: "Parse error" };
+    expect(rpcFailure("ping", error, "").data).toEqual({
+      type: "protocol",
+      message: "ping failed: Parse error (JSON-RPC error -32700)",
+    });
+    expect(rpcFailure("ping", error, " with id null").message).toContain(
+      "(JSON-RPC error -32700 with id null)",
+    );
   });
 });
 
