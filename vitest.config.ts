@@ -12,6 +12,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
+          setupFiles: ["test/support/fast-check-seed.ts"],
           include: ["test/**/*.test.ts"],
           exclude: ["test/workerd/**", "test/browser/**", "test/portable/deno.test.ts"],
         },
