@@ -1,11 +1,11 @@
 // The official MCP SDK's `McpServer` over its web-standard Streamable HTTP transport, served on
-// 127.0.0.1 through node:http, recording every HTTP request it receives. Node only.
+// 127.0.0.1 through toolwire/node's `serve`, recording every HTTP request it receives. Node only.
 //
 // Hint: the web-standard transport is the SDK's own; its node:http `StreamableHTTPServerTransport`
 // is a thin wrapper around it, and this keeps Node types out of the root tsconfig.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { serveFetchOnPort } from "./serve-fetch-on-port.ts";
+import { serve } from "../../src/node/index.ts";
 
 /** One HTTP request the server received. */
 export interface RecordedRequest {
@@ -58,24 +58,30 @@ export async function startSdkMcpServer(options: {
     await server.connect(transport);
     return transport;
   };
-  const port = await serveFetchOnPort(async (request) => {
-    const text = request.method === "POST" ? await request.clone().text() : "";
-    let body: unknown;
-    try {
-      body = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    requests.push({ method: request.method, headers: request.headers, body });
-    if (!options.stateful) return (await fresh(false)).handleRequest(request);
-    const id = request.headers.get("mcp-session-id");
-    if (id === null) return (await fresh(true)).handleRequest(request);
-    const transport = sessions.get(id);
-    if (!transport) return new Response("unknown session", { status: 404 });
-    return transport.handleRequest(request);
-  });
+  // Hint: toolwire/node's own bridge serves the peer too, so the tests use one node:http adapter.
+  const port = await serve(
+    {
+      fetch: async (request) => {
+        const text = request.method === "POST" ? await request.clone().text() : "";
+        let body: unknown;
+        try {
+          body = text === "" ? undefined : JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        requests.push({ method: request.method, headers: request.headers, body });
+        if (!options.stateful) return (await fresh(false)).handleRequest(request);
+        const id = request.headers.get("mcp-session-id");
+        if (id === null) return (await fresh(true)).handleRequest(request);
+        const transport = sessions.get(id);
+        if (!transport) return new Response("unknown session", { status: 404 });
+        return transport.handleRequest(request);
+      },
+    },
+    { port: 0 },
+  );
   return {
-    url: `${port.origin}/mcp`,
+    url: `${port.url}/mcp`,
     requests,
     servers,
     messages: (method) =>
