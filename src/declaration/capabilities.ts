@@ -30,18 +30,28 @@ export function capabilities(partial: Partial<Capabilities> = {}): Capabilities 
 }
 
 /**
- * Returns the capabilities implied by MCP annotations of a remote tool: private data is assumed,
- * `openWorldHint` means untrusted input and external send, `destructiveHint` means destructive.
+ * Returns the capabilities implied by a foreign tool's MCP annotations. MCP's defaults apply
+ * when a hint is missing (`destructiveHint` and `openWorldHint` default to `true`); private data
+ * is always assumed. When the annotations are not trusted every capability is assumed, whatever
+ * they say.
  *
  * @param annotations The remote tool's hints.
+ * @param options `trusted: true` to believe the hints (the user's `trustAnnotations` opt-in).
  * @returns The capabilities.
  */
-export function capabilitiesFromAnnotations(annotations: ToolAnnotations): Capabilities {
-  const openWorld = annotations.openWorldHint === true;
+export function capabilitiesFromAnnotations(
+  annotations: ToolAnnotations,
+  options: { trusted?: boolean } = {},
+): Capabilities {
+  if (options.trusted !== true) {
+    return { privateData: true, untrustedInput: true, externalSend: true, destructive: true };
+  }
+  const readOnly = annotations.readOnlyHint === true;
+  const openWorld = annotations.openWorldHint !== false;
   return {
     privateData: true,
     untrustedInput: openWorld,
     externalSend: openWorld,
-    destructive: annotations.destructiveHint === true,
+    destructive: !readOnly && annotations.destructiveHint !== false,
   };
 }

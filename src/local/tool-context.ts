@@ -12,6 +12,11 @@ export interface ToolContext {
   callId?: string;
   /** This tool's name. */
   toolName: ToolName;
+  /**
+   * Who is calling: what the host passed as `CallOptions.auth` (for an MCP server, what its
+   * `authorize` returned). `undefined` when the host knows no identity.
+   */
+  auth?: unknown;
   /** Reports progress to whoever drives the call. */
   progress(update: ToolProgress): void;
   /**

@@ -22,7 +22,15 @@ export interface CallOptions {
    * `invalid_interaction` (the thrown value as `cause`); a malformed reply fails it the same
    * way. Either way the tool is cancelled.
    */
-  onInteraction?(request: ToolInteractionRequest): Promise<ToolInteractionResponse>;
+  onInteraction?(
+    request: ToolInteractionRequest,
+    signal: AbortSignal,
+  ): Promise<ToolInteractionResponse>;
+  /**
+   * Who is calling, as the host established it (an MCP server passes what its `authorize`
+   * returned). The tool sees it as `ctx.auth`; toolwire never reads it.
+   */
+  auth?: unknown;
 }
 
 /**
@@ -78,7 +86,7 @@ export async function driveHandler(
           operation: `${name} asked for input but the call has no onInteraction`,
         });
       }
-      const response = await guard(answer(options.onInteraction, output.request));
+      const response = await guard(answer(options.onInteraction, output.request, signal));
       output = await guard(handler.step({ type: "interaction", response }, stepOptions));
     }
     return output.result;
@@ -95,9 +103,10 @@ export async function driveHandler(
 function answer(
   onInteraction: NonNullable<CallOptions["onInteraction"]>,
   request: ToolInteractionRequest,
+  signal: AbortSignal | undefined,
 ): Promise<ToolInteractionResponse> {
   return Promise.resolve()
-    .then(() => onInteraction(request))
+    .then(() => onInteraction(request, signal ?? new AbortController().signal))
     .catch((error: unknown) => {
       if (isToolError(error)) throw error;
       const why = error instanceof Error ? error.message : String(error);

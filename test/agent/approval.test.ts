@@ -200,10 +200,13 @@ describe("approval gate", () => {
     const remote = (name: string, annotations: ToolInfo["annotations"]): ToolInfo => ({
       ...info(name, false),
       annotations,
-      capabilities: capabilitiesFromAnnotations(annotations),
+      capabilities: capabilitiesFromAnnotations(annotations, { trusted: true }),
     });
     const backend = {
-      listTools: async () => [remote("lookup", { readOnlyHint: true }), remote("mutate", {})],
+      listTools: async () => [
+        remote("lookup", { readOnlyHint: true }),
+        remote("mutate", { openWorldHint: false }),
+      ],
       toolHandler: async (name: string) => ({
         step: async () => ({ type: "completed" as const, result: ToolResult.text(`${name} ran`) }),
       }),

@@ -13,6 +13,7 @@ const sources = import.meta.glob<string>("../../src/**/*.ts", {
 // client and the model adapters read event streams, and `models` must not import `mcp`.
 const ORDER = [
   "errors.ts",
+  "redaction.ts",
   "schema",
   "declaration",
   "interaction",

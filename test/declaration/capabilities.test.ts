@@ -22,11 +22,37 @@ describe("capabilities", () => {
 });
 
 describe("capabilitiesFromAnnotations", () => {
-  test("assumes private data for a remote tool with no hints", () => {
-    expect(capabilitiesFromAnnotations({})).toEqual({
+  test("untrusted annotations assume every capability, whatever they say", () => {
+    const all = { privateData: true, untrustedInput: true, externalSend: true, destructive: true };
+    expect(capabilitiesFromAnnotations({})).toEqual(all);
+    expect(
+      capabilitiesFromAnnotations({
+        readOnlyHint: true,
+        openWorldHint: false,
+        destructiveHint: false,
+      }),
+    ).toEqual(all);
+  });
+
+  test("trusted annotations with no hints take MCP's defaults: destructive and open-world", () => {
+    expect(capabilitiesFromAnnotations({}, { trusted: true })).toEqual({
+      privateData: true,
+      untrustedInput: true,
+      externalSend: true,
+      destructive: true,
+    });
+    expect(
+      capabilitiesFromAnnotations(
+        { openWorldHint: false, destructiveHint: false },
+        { trusted: true },
+      ),
+    ).toEqual({
       privateData: true,
       untrustedInput: false,
       externalSend: false,
+      destructive: false,
+    });
+    expect(capabilitiesFromAnnotations({ readOnlyHint: true }, { trusted: true })).toMatchObject({
       destructive: false,
     });
   });

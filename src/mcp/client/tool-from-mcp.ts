@@ -53,7 +53,7 @@ export function toolFromMcp(
     name,
     inputSchema: JsonSchema.unspecified(value.inputSchema),
     annotations,
-    capabilities: capabilitiesFromAnnotations(annotations),
+    capabilities: capabilitiesFromAnnotations(annotations, { trusted: true }),
     interactions: interactionCapabilities({
       form,
       formSchemaValidation: form,

@@ -115,10 +115,11 @@ describe("connectMcp against the SDK's McpServer", () => {
     expect(echo?.inputSchema.strictness).toBe("unspecified");
     expect(echo?.metadata).toEqual({ origin: "sdk" });
     expect(echo && isReadOnly(echo)).toBe(true);
+    // No openWorldHint: MCP's default (open world) applies.
     expect(echo?.capabilities).toEqual({
       privateData: true,
-      untrustedInput: false,
-      externalSend: false,
+      untrustedInput: true,
+      externalSend: true,
       destructive: false,
     });
     const slow = tools.find((t) => t.name === "repo__slow");

@@ -29,7 +29,8 @@ describe("toolFromMcp", () => {
       },
     );
     expect(unknown.info.annotations).toEqual({});
-    expect(unknown.info.capabilities).toMatchObject({ destructive: false, externalSend: false });
+    // Ill-typed hints count as missing, so MCP's defaults apply: destructive, open world.
+    expect(unknown.info.capabilities).toMatchObject({ destructive: true, externalSend: true });
   });
 
   it("keeps title, description, output schema, valid icons and _meta", () => {

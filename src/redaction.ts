@@ -1,0 +1,77 @@
+// What toolwire shows of a request that failed: enough to act on, never a credential. One module
+// for the model adapters and the MCP client, so every error, event and log line is scrubbed the
+// same way (see `docs/design.md`, "Secrets").
+
+const REDACTED = "[redacted]";
+
+/**
+ * Returns a URL fit to show: scheme, host, port and path, without user info, query or
+ * fragment (each may carry a token). Text that is not a URL is returned as `[invalid URL]`.
+ */
+export function redactUrl(url: string | URL): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    return "[invalid URL]";
+  }
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+}
+
+/**
+ * Collects the values a request sent as credentials: every header value (and, for `Bearer`
+ * style values, the token after the scheme), the URL's user info and every query value.
+ * Empty and very short values (under 4 characters) are skipped: scrubbing them would mangle
+ * ordinary text without hiding anything worth hiding.
+ */
+export function credentialsOf(request: {
+  url?: string | URL;
+  headers?: HeadersInit | Record<string, string>;
+  secrets?: readonly string[];
+}): string[] {
+  const found: string[] = [...(request.secrets ?? [])];
+  if (request.headers !== undefined) {
+    for (const [, value] of new Headers(request.headers as HeadersInit)) {
+      found.push(value);
+      const space = value.indexOf(" ");
+      if (space > 0) found.push(value.slice(space + 1));
+    }
+  }
+  if (request.url !== undefined) {
+    try {
+      const url = new URL(String(request.url));
+      found.push(decodeURIComponent(url.username), decodeURIComponent(url.password));
+      for (const [, value] of url.searchParams) found.push(value);
+    } catch {
+      // Not a URL: nothing to collect.
+    }
+  }
+  return [...new Set(found.filter((value) => value.length >= 4))].sort(
+    // Longest first, so a token inside a longer header value is not left half-scrubbed.
+    (a, b) => b.length - a.length,
+  );
+}
+
+/**
+ * Returns `text` with every secret (as sent, and URL-encoded) replaced by `[redacted]`, and
+ * every URL in it stripped of user info, query and fragment.
+ */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => redactUrl(url));
+  for (const secret of secrets) {
+    if (secret === "") continue;
+    out = out.split(secret).join(REDACTED);
+    const encoded = encodeURIComponent(secret);
+    if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+  }
+  return out;
+}
+
+/**
+ * Returns at most `max` characters of `text` (default 200), scrubbed of `secrets`, with `…`
+ * when cut: the most of a foreign body that toolwire ever shows.
+ */
+export function excerpt(text: string, secrets: readonly string[] = [], max = 200): string {
+  const clean = scrub(text, secrets);
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
