@@ -297,3 +297,8 @@ function parseIssues(value: unknown, bad: (why: string) => ToolError): Validatio
     return typeof keyword === "string" ? { path, message, keyword } : { path, message };
   });
 }
+
+/** The text to show for any thrown value: an `Error`'s message, anything else as a string. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -39,3 +39,8 @@ export function toolName(value: string): ToolName {
 export function namespacedName(namespace: string, name: string): ToolName {
   return toolName(`${toolName(namespace)}${NAMESPACE_SEPARATOR}${name}`);
 }
+
+/** Orders declarations by name, by UTF-16 code unit (the order `listTools` returns). */
+export function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

@@ -14,6 +14,7 @@ const sources = import.meta.glob<string>("../../src/**/*.ts", {
 const ORDER = [
   "errors.ts",
   "redaction.ts",
+  "abort.ts",
   "schema",
   "declaration",
   "interaction",

@@ -13,13 +13,6 @@ const files = Object.entries(sources).map(([path, text]) => ({
 }));
 
 describe("source style", () => {
-  test("every source file stays at or under 300 lines", () => {
-    const long = files
-      .map(({ path, text }) => ({ path, lines: text.split("\n").length }))
-      .filter(({ lines }) => lines > 300);
-    expect(long).toEqual([]);
-  });
-
   test("every exported declaration carries a TSDoc block", () => {
     const missing: string[] = [];
     for (const { path, text } of files) {

@@ -1,0 +1,25 @@
+// The one way toolwire races work against an `AbortSignal` (see `docs/design.md`,
+// "Cancellation"): the listener is added once and removed when either side settles, so a
+// long-lived signal never collects listeners.
+
+/**
+ * Settles like `promise`, or rejects as soon as `signal` aborts, with what `reason` returns
+ * (the signal's own reason by default). Without a signal it is `promise` itself.
+ */
+export function raceSignal<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  reason: (signal: AbortSignal) => unknown = (s) => s.reason,
+): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    // The work may still settle; its rejection must not surface as unhandled.
+    promise.catch(() => {});
+    return Promise.reject(reason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
