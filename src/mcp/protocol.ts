@@ -182,7 +182,7 @@ function blockOf(content: ToolContent): McpContentBlock {
     case "audio":
       return { type: content.type, data: content.data, mimeType: content.mimeType };
     case "resource_link": {
-      // Hint: MCP requires `name`; the title, else the URI, is the best stand-in we have.
+      // MCP requires `name`; the title, else the URI, is the best stand-in we have.
       const link: McpContentBlock = {
         type: "resource_link",
         uri: content.uri,
