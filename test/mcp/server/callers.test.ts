@@ -5,7 +5,7 @@ import { createMcpHandler, type McpHandlerOptions } from "../../../src/mcp/index
 import { CLIENT_HEADERS, post, rpc, streamEvents } from "./fixture.ts";
 
 // Two authorised clients of one handler: each sees only its own sessions, calls and questions
-// (docs/design.md S4-S7).
+// (docs/design.md S3, S4, S7, S8).
 
 /** Who `authorize` lets in: the bearer token names the caller. */
 const byToken = (request: Request) => {

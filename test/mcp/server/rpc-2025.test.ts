@@ -6,7 +6,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from "../../../src/mcp/protocol.ts";
 import { CLIENT_HEADERS, fixtureHandler, post, rpc, sseMessages } from "./fixture.ts";
 
 // The 2025-era exchange over POST and DELETE: media types, the protocol-version header, one
-// message per body, sessions, and the methods (docs/design.md S4-S8).
+// message per body, sessions, and the methods (docs/design.md S2, S4, S8).
 
 const URL_ = "http://127.0.0.1:3000/mcp";
 
