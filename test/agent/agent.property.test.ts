@@ -207,6 +207,8 @@ describe("regressions found by the property", () => {
       const controller = new AbortController();
       void started.wait().then(() => controller.abort());
       const run = agent.run("go", { signal: controller.signal });
+      // Taken at once: with listeners on the agent, a stream taken later would hold nothing.
+      const stream = run.events;
       const streamed: AgentEvent[] = [];
       if (mode === "read") for await (const event of run) streamed.push(event);
       expect((await run.result).stop).toBe("cancelled");
@@ -215,7 +217,7 @@ describe("regressions found by the property", () => {
       expect(report).toBeDefined();
       expect(() => report?.({ progress: 1 })).not.toThrow();
       release.open();
-      if (mode === "unread") for await (const event of run) streamed.push(event);
+      if (mode === "unread") for await (const event of stream) streamed.push(event);
       expect(streamed.at(-1)?.type).toBe("done");
       expect(events.at(-1)?.type).toBe("done");
     },

@@ -173,9 +173,9 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
-async function readAll(run: AgentRun): Promise<AgentEvent[]> {
+async function readAll(stream: ReadableStream<AgentEvent>): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
-  const reader = run.events.getReader();
+  const reader = stream.getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     events.push(read.value);
   }
@@ -183,8 +183,8 @@ async function readAll(run: AgentRun): Promise<AgentEvent[]> {
 }
 
 /**
- * When a run's stream is first read: at once, once the result came, or only after late work
- * settled (events until then wait in the run's buffer).
+ * When a run's stream (taken at once) is first read: at once, once the result came, or only
+ * after late work settled (events until then wait in the stream's queue).
  */
 export const READ_MODES = ["now", "after-result", "after-settle"] as const;
 
@@ -230,8 +230,10 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
   // Hint: a copy, so the plan (which fast-check may shrink from) is never edited.
   if (plan.initial) options.conversation = structuredClone({ ...plan.initial, rewritten: [] });
   run = agent.run(plan.task, options);
-  const started = run;
-  const stream = () => within(readAll(started), RUN_TIMEOUT_MS, "run.events");
+  // Taken at once, read later as the mode says: with listeners on the agent (as here) a stream
+  // taken only after the run would hold nothing (design.md A8).
+  const events = run.events;
+  const stream = () => within(readAll(events), RUN_TIMEOUT_MS, "run.events");
   const reading = read === "now" ? stream() : undefined;
   try {
     const result = await within(run.result, RUN_TIMEOUT_MS, "run.result");
