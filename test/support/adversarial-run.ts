@@ -1,3 +1,4 @@
+import { vi } from "vitest";
 import {
   Agent,
   type AgentEvent,
@@ -154,7 +155,42 @@ export function planAgent(
 }
 
 /**
- * Returns `promise`'s value, or throws when it takes longer than `ms`.
+ * Runs `work` on virtual time: every `setTimeout` / `setInterval` / `setImmediate` / `Date` of
+ * the run (tool and model delays, the planned abort, the settle pause, the hang bound of
+ * `within`) is faked, and the clock only moves to the next due timer once nothing else can
+ * happen. A run's events then depend on the plan alone, never on how busy the machine is, so a
+ * failing seed replays exactly (docs/design.md, "The agent loop": replaying a seed).
+ */
+export async function onVirtualTime<T>(work: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({
+    toFake: [
+      "setTimeout",
+      "clearTimeout",
+      "setInterval",
+      "clearInterval",
+      "setImmediate",
+      "clearImmediate",
+      "Date",
+    ],
+  });
+  try {
+    let settled = false;
+    const done = work().finally(() => {
+      settled = true;
+    });
+    // Each step first lets every pending promise and stream callback run; a run that waits on
+    // nothing but a timer then gets its next one. A hung run still ends: `within`'s bound is a
+    // timer too.
+    while (!settled) await vi.advanceTimersToNextTimerAsync();
+    return await done;
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/**
+ * Returns `promise`'s value, or throws when it takes longer than `ms` (on virtual time under
+ * `onVirtualTime`).
  *
  * @param promise The work.
  * @param ms The bound.
