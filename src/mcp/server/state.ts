@@ -258,13 +258,15 @@ export function createInFlightCalls(): InFlightCalls {
 /** Server-to-client requests (questions) waiting for the client's answer. */
 export interface PendingRequests {
   /**
-   * Returns a fresh request id and a promise of the response that will carry it. Aborting
-   * `signal` withdraws the request: the promise rejects with the signal's reason.
+   * Returns a fresh request id, a promise of the response that will carry it, and `withdraw`,
+   * which forgets the request (the asker stopped waiting: cancelled or timed out), so a late
+   * answer is dropped and the table never keeps it.
    */
-  open(
-    owner: string | undefined,
-    signal: AbortSignal,
-  ): { id: string; response: Promise<JsonRpcResponse> };
+  open(owner: string | undefined): {
+    id: string;
+    response: Promise<JsonRpcResponse>;
+    withdraw(): void;
+  };
   /**
    * Delivers a response from the client; only the owner that was asked can answer. Returns
    * whether a pending request took it (an answer to a question that already ended is dropped).
@@ -283,24 +285,12 @@ export function createPendingRequests(): PendingRequests {
     { owner: string | undefined; resolve(response: JsonRpcResponse): void }
   >();
   return {
-    open(owner, signal) {
+    open(owner) {
       const id = crypto.randomUUID();
-      const response = new Promise<JsonRpcResponse>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        const onAbort = () => {
-          entries.delete(id);
-          reject(signal.reason);
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        entries.set(id, {
-          owner,
-          resolve: (value) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(value);
-          },
-        });
+      const response = new Promise<JsonRpcResponse>((resolve) => {
+        entries.set(id, { owner, resolve });
       });
-      return { id, response };
+      return { id, response, withdraw: () => entries.delete(id) };
     },
     settle(response, owner) {
       const key = response.id;

@@ -3,6 +3,7 @@
 // to the client, cancellation, and how a failure is answered (a gateway passes no upstream
 // detail on). See `docs/design.md`, "Serving MCP".
 
+import { raceSignal } from "../../abort.ts";
 import { isToolError, ToolError } from "../../errors.ts";
 import type { ToolLog, ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
@@ -151,13 +152,18 @@ async function ask(
     });
   }
   const timeout = AbortSignal.timeout(state.options.interactionTimeoutMs);
-  const pending = state.pending.open(owner, AbortSignal.any([signal, timeout]));
+  const pending = state.pending.open(owner);
   channel.send(questionFor(request, pending.id, scope.protocolVersion));
   try {
-    return answerFrom(request, await pending.response);
+    return answerFrom(
+      request,
+      await raceSignal(pending.response, AbortSignal.any([signal, timeout])),
+    );
   } catch (error) {
     if (signal.aborted) throw error;
     return { type: "cancel", id: request.id, reason: "the client did not answer in time" };
+  } finally {
+    pending.withdraw();
   }
 }
 
