@@ -136,7 +136,7 @@ describe("readBody", () => {
   });
 });
 
-describe("json-response", () => {
+describe("JSON answers", () => {
   it("answers JSON with the given status and headers, leaving the headers untouched", async () => {
     const headers = new Headers({ "access-control-allow-origin": "http://localhost" });
     const response = jsonResponse(jsonRpcResult(1, { ok: true }), 200, headers);
