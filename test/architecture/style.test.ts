@@ -55,7 +55,7 @@ describe("source style", () => {
     expect(generating).toEqual([]);
   });
 
-  test("the only index files are the five entry points, re-exporting by name", () => {
+  test("the only index files are the six entry points, re-exporting by name", () => {
     const indexes = files.filter(({ path }) => path.split("/").pop() === "index.ts");
     expect(indexes.map(({ path }) => path).sort()).toEqual([
       "agent/index.ts",
@@ -63,6 +63,7 @@ describe("source style", () => {
       "mcp/index.ts",
       "models/index.ts",
       "node/index.ts",
+      "web/index.ts",
     ]);
     for (const { text } of indexes) expect(text).not.toMatch(/export \*/);
   });
