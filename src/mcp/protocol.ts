@@ -14,6 +14,12 @@ export type McpProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 /** The newest supported revision, offered when a client asks for one we do not speak. */
 export const LATEST_PROTOCOL_VERSION: McpProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
 
+/**
+ * The `_meta` key under which an `isError` result carries the `ToolError`'s JSON shape (or,
+ * when its detail is withheld, only its `type`), so a program can tell which failure it was.
+ */
+export const TOOL_ERROR_META_KEY = "toolwire/error";
+
 /** The MCP logging levels, least severe first (RFC 5424 severities). */
 export const LOGGING_LEVELS = [
   "debug",

@@ -20,6 +20,7 @@ import {
   LOGGING_LEVELS,
   type McpCallToolResult,
   type McpLoggingLevel,
+  TOOL_ERROR_META_KEY,
   toMcpCallToolResult,
 } from "../protocol.ts";
 import { createResponseChannel, jsonResponse, type ResponseChannel } from "./http.ts";
@@ -31,9 +32,6 @@ export const REQUEST_CANCELLED = -32800;
 
 /** The error code answering a `tools/call` beyond `maxInFlightCalls`. */
 export const TOO_MANY_CALLS = -32000;
-
-/** The `_meta` key under which an error result carries the `ToolError`'s JSON shape. */
-export const TOOL_ERROR_META_KEY = "toolwire/error";
 
 /**
  * Answers a `tools/call`: as plain JSON when the tool just completes, as an SSE stream once it
