@@ -175,7 +175,7 @@ describe("answering a failed call", () => {
   });
 
   it("shows a failure that describes the call itself with its message and JSON shape", async () => {
-    const error = new ToolError({ type: "timeout", tool: "slow", timeoutSecs: 1 });
+    const error = new ToolError({ type: "interaction_declined", tool: "ask", reason: "no" });
     const body = await answerTo(error);
     expect(body.result.isError).toBe(true);
     expect(body.result.content[0].text).toBe(error.message);
