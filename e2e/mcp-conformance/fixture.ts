@@ -414,6 +414,23 @@ export function conformanceToolset(onToolsChanged: () => void = () => {}): Tools
       },
     }),
     defineTool({
+      name: "test_headers",
+      description: "Echoes arguments that clients mirror into Mcp-Param headers",
+      readOnly: true,
+      input: {
+        jsonSchema: {
+          type: "object",
+          properties: {
+            region: { type: "string", "x-mcp-header": "Region" },
+            priority: { type: "integer", "x-mcp-header": "Priority" },
+            query: { type: "string" },
+          },
+          required: ["region"],
+        },
+      },
+      call: (input) => `Received: ${JSON.stringify(input)}`,
+    }),
+    defineTool({
       name: "json_schema_2020_12_tool",
       description: "Tool with JSON Schema 2020-12 features",
       readOnly: true,

@@ -15,7 +15,14 @@ import { conformanceHandler } from "./fixture.ts";
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 const RUNS = {
   legacy: {
-    command: [here("../../node_modules/.bin/conformance"), "server", "--suite", "all"],
+    // Not `.bin/conformance`: both versions declare that bin, and npm links only one.
+    command: [
+      process.execPath,
+      here("../../node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+      "server",
+      "--suite",
+      "all",
+    ],
     baseline: here("expected-failures.yaml"),
   },
   "2025-11-25": {
@@ -56,7 +63,11 @@ const server = await serve(conformanceHandler(), { port: 0 });
 let failed = false;
 for (const [name, run] of runs) {
   const [cli = "", ...rest] = run.command;
-  const args = [...rest, "--url", `${server.url}/mcp`];
+  // One scenario is run at the revision's wire (`--spec-version`); `--requirements` runs a set.
+  const command = passThrough.includes("--scenario")
+    ? rest.map((arg) => (arg === "--requirements" ? "--spec-version" : arg))
+    : rest;
+  const args = [...command, "--url", `${server.url}/mcp`];
   if (!argv.includes("--no-baseline")) args.push("--expected-failures", run.baseline);
   console.log(`\n== conformance ${name} ==`);
   const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit" });

@@ -175,7 +175,8 @@ function envelopeProblem(meta: unknown): string | undefined {
   return undefined;
 }
 
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const SENTINEL = /^=\?base64\?(.*)\?=$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -190,6 +191,7 @@ function headerValue(headers: Headers, name: string): string | null | undefined 
   if (/[^\x20-\x7e\t]/.test(value)) return null;
   const sentinel = SENTINEL.exec(value);
   if (!sentinel) return value;
+  if (!BASE64.test(sentinel[1] ?? "")) return null;
   try {
     return utf8.decode(Uint8Array.from(atob(sentinel[1] ?? ""), (c) => c.charCodeAt(0)));
   } catch {
