@@ -178,6 +178,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
    */
   #deliver(event: AgentEvent): void {
     const type = event.type;
+    if (this.listenerCount(type) === 0) return;
     const listeners = this.listeners(type) as ((this: Agent, event: AgentEvent) => void)[];
     for (const listener of listeners) {
       this.removeListener(type, listener as never, undefined, true);

@@ -848,7 +848,7 @@ describe("events", () => {
         write: "refused",
         nope: "unknown",
         read: "executed",
-        // Hint: it aborted the run while it ran, so its result reports the cancellation.
+        // It aborted the run while it ran, so its result reports the cancellation.
         stop: "cancelled",
       });
       expect((await run.result).stop).toBe("cancelled");
@@ -869,7 +869,7 @@ describe("events", () => {
         },
       ]);
       const tools = [tool("read", true, () => "ok")];
-      // Hint: the second turn reports no usage, so it has no usage event.
+      // The second turn reports no usage, so it has no usage event.
       const agent = new Agent({ model, tools, maxTurns: 2 });
       const emitted: AgentEvent[] = [];
       agent.on("usage", (event) => emitted.push(event));

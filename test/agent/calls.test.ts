@@ -362,7 +362,7 @@ describe("concurrency", () => {
           active += 1;
           recorder.maxActive = Math.max(recorder.maxActive, active);
           recorder.log.push(`start ${name}`);
-          // Hint: a macrotask, so every call that may overlap this one has started meanwhile.
+          // A macrotask, so every call that may overlap this one has started meanwhile.
           await new Promise((resolve) => setTimeout(resolve, 0));
           recorder.log.push(`end ${name}`);
           active -= 1;

@@ -321,7 +321,7 @@ describe("interlock", () => {
         log,
       );
       const result = await agent.run("go").result;
-      // Hint: fetch_page sends too (a GET carries a query string), so it is refused as well.
+      // Fetch_page sends too (a GET carries a query string), so it is refused as well.
       expect(log).toEqual(["read_mail"]);
       expect(result.blockedSends).toBe(2);
       const text = resultText(result, 2);

@@ -152,7 +152,7 @@ const modelError: fc.Arbitrary<ModelErrorData> = fc.oneof(
   } as const),
 );
 
-// Hint: failures are rare, so most runs get past their first turns.
+// Failures are rare, so most runs get past their first turns.
 const plannedTurn: fc.Arbitrary<PlannedTurn> = fc.record({
   text: fc.option(anyText, { nil: undefined }),
   toolCalls: fc.oneof(
@@ -201,7 +201,7 @@ export function canHang(plan: RunPlan): boolean {
   const calls = plan.turns.flatMap((t) => t.toolCalls ?? []);
   const acts = calls.map((c) => (c.arguments as { act?: unknown } | null)?.act);
   if (acts.includes("hang")) return true;
-  // Hint: a hanging approver or answerer matters only when something reaches it; `compact`
+  // A hanging approver or answerer matters only when something reaches it; `compact`
   // (the compaction tool) never asks, and a `ping` is put to the approver by the interlock.
   const asks = calls.some((c) => ["write", "send", "ping"].includes(c.name));
   if (asks && plan.approver.includes("hang")) return true;
@@ -265,7 +265,7 @@ export const runPlan: fc.Arbitrary<RunPlan> = fc
     },
   )
   .map((generated) => {
-    // Hint: a copy, since fast-check shrinks from the value it generated.
+    // A copy, since fast-check shrinks from the value it generated.
     const { compaction, ...rest } = generated;
     const plan: RunPlan = rest;
     if (compaction !== undefined) plan.compaction = compaction;

@@ -130,7 +130,7 @@ export function planAgent(
   const options: AgentOptions = {
     model: planModel(plan),
     tools: adversarialTools(),
-    // Hint: recorded per request in call order, since call ids repeat across turns.
+    // Recorded per request in call order, since call ids repeat across turns.
     approver: (request, signal) => {
       decisions.delete(request.callId);
       const index = intended.length;
@@ -263,7 +263,7 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
       : undefined;
   const options: Parameters<Agent["run"]>[1] = {};
   if (signal) options.signal = signal.signal;
-  // Hint: a copy, so the plan (which fast-check may shrink from) is never edited.
+  // A copy, so the plan (which fast-check may shrink from) is never edited.
   if (plan.initial) options.conversation = structuredClone({ ...plan.initial, rewritten: [] });
   run = agent.run(plan.task, options);
   // Taken at once, read later as the mode says: with listeners on the agent (as here) a stream
@@ -281,7 +281,7 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
     return { result, streamed, emitted, signal, intended, aborted, steered, leftListeners };
   } finally {
     clearTimeout(timer);
-    // Hint: counted above; aborting now only frees whatever a failed run left waiting.
+    // Counted above; aborting now only frees whatever a failed run left waiting.
     signal?.controller.abort();
   }
 }

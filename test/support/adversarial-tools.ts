@@ -86,7 +86,7 @@ async function behave(
       return ToolResult.error(`${name} failed on purpose`);
     case "throw":
       if (size % 2 === 0) throw new Error(`${name} threw`);
-      // Hint: user code may throw anything, not only an Error.
+      // User code may throw anything, not only an Error.
       throw size % 3 === 0 ? null : `${name} threw a string`;
     case "ask":
       return `answer: ${await ctx.requestText("Which one?")}`;
@@ -102,7 +102,7 @@ async function behave(
     case "progress":
       ctx.progress({ progress: 1 });
       await sleep(ms);
-      // Hint: reported whether or not the call was cancelled meanwhile, as careless tools do.
+      // Reported whether or not the call was cancelled meanwhile, as careless tools do.
       ctx.progress({ progress: 2 });
       return `${name} progressed`;
     default:

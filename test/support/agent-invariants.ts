@@ -87,7 +87,7 @@ function eventProblems(plan: RunPlan, observed: Observed): string[] {
   }
   if (result.turns > plan.maxTurns) problems.push(`${result.turns} turns > ${plan.maxTurns}`);
   if (observed.steered?.startsWith("wrongly")) problems.push(`steer ${observed.steered}`);
-  // Hint: only a model summariser adds usage without a `usage` event.
+  // Only a model summariser adds usage without a `usage` event.
   const { compaction } = plan;
   const summarizes = compaction === undefined || (compaction && compaction.summarizer === "model");
   const reported = streamed.reduce(
@@ -116,7 +116,7 @@ function segmentProblems(part: readonly AgentEvent[]): string[] {
   const resolved = new Map<string, string>();
   const settled = new Set<string>();
   for (const event of part) {
-    // Hint: a call's result is its last word; nothing about it may follow.
+    // A call's result is its last word; nothing about it may follow.
     const callId = "callId" in event ? event.callId : undefined;
     if (callId !== undefined && settled.has(callId)) {
       problems.push(`${event.type} for ${callId} after its tool_result`);
@@ -142,7 +142,7 @@ function resultProblems(event: ToolResultEvent, resolved: Map<string, string>): 
     case "unknown":
       return event.isError && text.startsWith("Unknown tool") ? [] : [`${at}: ${text}`];
     case "executed": {
-      // Hint: fail closed: a writing tool runs only after an explicit allow.
+      // Fail closed: a writing tool runs only after an explicit allow.
       const writes = event.toolName === "write" || event.toolName === "send";
       return writes && decision !== "allow" ? [`${at}: ran without an allow`] : [];
     }
