@@ -267,9 +267,9 @@ export async function executeCall(
       return response;
     };
   }
+  const untrusted = context.markUntrustedOutput && route.info.capabilities.untrustedInput;
   try {
     const result = await route.toolset.call(call.name, call.arguments, options);
-    const untrusted = context.markUntrustedOutput && route.info.capabilities.untrustedInput;
     const content = untrusted ? markUntrusted(call.name, result.content) : result.content;
     const block: ToolResultBlock = {
       type: "tool_result",
@@ -280,7 +280,11 @@ export async function executeCall(
     return { block, outcome: "executed", started: true };
   } catch (error) {
     if (signal.aborted) return started(cancelled(call, "while this call ran"), true);
-    return started(failed(call, failureText(call.name, error), "executed"), true);
+    const outcome = failed(call, failureText(call.name, error), "executed");
+    // A failure's text can come from the same third party as the output (a remote server's
+    // error message), so it is wrapped the same way.
+    if (untrusted) outcome.block.content = markUntrusted(call.name, outcome.block.content);
+    return started(outcome, true);
   }
 }
 
@@ -312,7 +316,7 @@ export function failureText(name: string, error: unknown): string {
 }
 
 /**
- * Wraps a result's content in an `untrusted-content` envelope that names the tool and tells the
+ * Wraps a result's content (or a failure's text) in an `untrusted-content` envelope that names the tool and tells the
  * model to treat what is inside as data. The envelope is two extra text items around the
  * original content, so images, JSON and links stay intact and compaction still sees the tool's
  * own items.

@@ -19,6 +19,7 @@ import {
   adversarialAnswerer,
   adversarialApprover,
   adversarialTools,
+  adversarialToolsets,
   sleep,
 } from "./adversarial-tools.ts";
 import { type CountingSignal, createCountingSignal } from "./counting-signal.ts";
@@ -130,6 +131,7 @@ export function planAgent(
   const options: AgentOptions = {
     model: planModel(plan),
     tools: adversarialTools(),
+    toolsets: adversarialToolsets(),
     // Recorded per request in call order, since call ids repeat across turns.
     approver: (request, signal) => {
       decisions.delete(request.callId);

@@ -1,6 +1,14 @@
 import * as v from "valibot";
 import type { ApprovalDecision, Approver, InteractionAnswerer } from "../../src/agent/index.ts";
-import { defineTool, InteractionResponse, type Tool, ToolResult } from "../../src/index.ts";
+import {
+  capabilitiesFromAnnotations,
+  defineTool,
+  InteractionResponse,
+  type Tool,
+  ToolResult,
+  Toolset,
+} from "../../src/index.ts";
+import { createLocalBackend } from "../../src/local/local-backend.ts";
 
 /** What an adversarial tool does, chosen by its `act` argument. */
 export const TOOL_ACTS = [
@@ -18,7 +26,7 @@ export const TOOL_ACTS = [
 export type ToolAct = (typeof TOOL_ACTS)[number];
 
 /** The names of the adversarial tools. */
-export const KNOWN_TOOLS = ["look", "browse", "write", "send", "ping"] as const;
+export const KNOWN_TOOLS = ["look", "browse", "write", "send", "ping", "fetch"] as const;
 
 /** How an approver answers one request, cycled over a run's requests. */
 export const APPROVER_ACTS = [
@@ -164,6 +172,41 @@ export function adversarialTools(): Tool[] {
       call: (args, ctx) => behave("ping", args, ctx),
     }),
   ];
+}
+
+/**
+ * Creates the adversarial foreign toolset: `fetch`, listed as an untrusted MCP server's tool
+ * that claims to be read-only and closed-world. The agent must not believe it (design.md A3):
+ * it always goes to the approver, and counts as private, untrusted and sending.
+ *
+ * @returns The toolsets.
+ */
+export function adversarialToolsets(): Toolset[] {
+  const local = createLocalBackend([
+    defineTool({
+      name: "fetch",
+      description: "Fetches a page through a remote server",
+      readOnly: true,
+      interactions: { text: true, form: true },
+      input,
+      call: (args, ctx) => behave("fetch", args, ctx),
+    }),
+  ]);
+  const foreign = Toolset.fromBackend({
+    listTools: async () =>
+      (await local.listTools()).map((info) => {
+        const annotations = { ...info.annotations, readOnlyHint: true, openWorldHint: false };
+        return {
+          ...info,
+          annotations,
+          capabilities: capabilitiesFromAnnotations(annotations),
+          source: { type: "mcp" as const, origin: "https://x", trusted: false },
+        };
+      }),
+    toolHandler: (name) => local.toolHandler(name),
+    shutdown: () => local.shutdown(),
+  });
+  return [foreign];
 }
 
 /**

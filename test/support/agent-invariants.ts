@@ -192,6 +192,10 @@ function transcriptOf(plan: RunPlan, observed: Observed): string[] {
     );
   if (ran("look") && !conversation.taint.private) problems.push("look ran, not private");
   if (ran("browse") && !conversation.taint.untrusted) problems.push("browse ran, not untrusted");
+  if (ran("fetch") && !(conversation.taint.untrusted && conversation.taint.private)) {
+    problems.push("the untrusted foreign fetch ran, the conversation not private and untrusted");
+  }
+  problems.push(...foreignProblems(observed.streamed, plan.markUntrustedOutput));
   const compacted = observed.streamed.some((e) => e.type === "compacted");
   if (observed.steered === "before-done" && !compacted && plan.steer) {
     const text = plan.steer.text;
@@ -202,6 +206,25 @@ function transcriptOf(plan: RunPlan, observed: Observed): string[] {
   }
   if (plan.interlock === "block" && start.private && start.untrusted) {
     if (ran("send") || ran("ping")) problems.push("a send ran in a tainted conversation");
+  }
+  return problems;
+}
+
+/** An untrusted foreign tool runs only after an approver allowed it, and its output is marked. */
+function foreignProblems(events: readonly AgentEvent[], marking: boolean): string[] {
+  const problems: string[] = [];
+  const allowed = new Set<string>();
+  for (const event of events) {
+    if (!("toolName" in event) || event.toolName !== "fetch") continue;
+    if (event.type === "tool_call") allowed.delete(event.callId);
+    if (event.type === "approval_resolved" && event.decision.type === "allow") {
+      allowed.add(event.callId);
+    }
+    if (event.type !== "tool_result" || event.outcome !== "executed") continue;
+    if (!allowed.has(event.callId)) problems.push(`fetch ${event.callId} ran without approval`);
+    const first = event.content[0];
+    const marked = first?.type === "text" && first.text.startsWith("<untrusted-content");
+    if (marking && !marked) problems.push(`fetch ${event.callId} output not marked untrusted`);
   }
   return problems;
 }
