@@ -178,7 +178,8 @@ describe("regressions found by the property", () => {
       const result = await agent.run("go", { signal: controller.signal }).result;
       expect(result.stop).toBe("cancelled");
       answer.open();
-      await sleep(5);
+      // Long enough, on virtual time, for the late answer to have been delivered if it were.
+      await onVirtualTime(() => sleep(5));
       expect(events.map((e) => e.type)).toEqual([
         "turn_start",
         "tool_call",
