@@ -200,7 +200,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
 }
 
 function reportListenerError(error: unknown, event: AgentEvent): void {
-  console.error(`toolwire/agent: a \`${event.type}\` listener threw:`, error);
+  console.error(`toolwire/agent: a ${event.type} listener threw`, error);
 }
 
 function checkAgentOptions(options: unknown): void {

@@ -15,7 +15,7 @@ import type { ToolInteractionResponse } from "../interaction/interaction-respons
 import type { ToolResultBlock } from "../models/message.ts";
 import type { CallOptions } from "../toolset/call-tool.ts";
 import type { Toolset } from "../toolset/toolset.ts";
-import type { EmitEvent, ToolCallOutcome } from "./events.ts";
+import type { AgentEvent, EmitEvent, ToolCallOutcome } from "./events.ts";
 import {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -205,15 +205,15 @@ async function decide(
     info,
     capabilities: info.capabilities,
   };
-  if (interlock !== undefined) request.interlock = interlock;
-  emit({
+  const requested: AgentEvent = {
     type: "approval_requested",
     callId: call.id,
     toolName: call.name,
     arguments: call.arguments,
     capabilities: info.capabilities,
-    ...(interlock === undefined ? {} : { interlock }),
-  });
+  };
+  if (interlock !== undefined) request.interlock = requested.interlock = interlock;
+  emit(requested);
   let decision: ApprovalDecision;
   let failure: unknown;
   try {
@@ -226,17 +226,14 @@ async function decide(
     failure = error;
     decision = { type: "block", reason: "approver failed" };
   }
-  emit(
-    failure === undefined
-      ? { type: "approval_resolved", callId: call.id, toolName: call.name, decision }
-      : {
-          type: "approval_resolved",
-          callId: call.id,
-          toolName: call.name,
-          decision,
-          error: failure,
-        },
-  );
+  const resolved: AgentEvent = {
+    type: "approval_resolved",
+    callId: call.id,
+    toolName: call.name,
+    decision,
+  };
+  if (failure !== undefined) resolved.error = failure;
+  emit(resolved);
   return decision;
 }
 

@@ -115,7 +115,7 @@ describe("a run", () => {
       expect(uncaught).toEqual([]);
       expect(logged).toHaveLength(1);
       expect(logged[0]?.at(-1)).toEqual(new Error("listener bug"));
-      expect(String(logged[0]?.[0])).toContain("`done` listener threw");
+      expect(String(logged[0]?.[0])).toContain("done listener threw");
     });
 
     test("an onError that throws itself is contained", async () => {

@@ -682,7 +682,7 @@ describe("duplicate tool names (A6)", () => {
     expect(requests).toEqual([]);
     const error = result.error as ToolError;
     expect(error.type).toBe("duplicate_name");
-    expect(error.message).toContain("`open`, `search`");
+    expect(error.message).toContain("`open`, `search` are declared by more than one toolset");
     expect(error.message).toContain("namespace");
     expect(errors).toHaveLength(1);
     // The later toolset no longer silently replaces the earlier one: every run fails the same.
