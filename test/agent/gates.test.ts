@@ -267,7 +267,7 @@ describe("approval", () => {
   });
 });
 
-describe("interlock", () => {
+describe("the capability interlock", () => {
   function tool(name: string, readOnly: boolean, caps: Partial<Capabilities>, log: string[]) {
     return defineTool({
       name,
