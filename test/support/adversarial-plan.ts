@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { Concurrency, InterlockPolicy, Taint } from "../../src/agent/index.ts";
+import type { AgentEventType, Concurrency, InterlockPolicy, Taint } from "../../src/agent/index.ts";
 import type { Message } from "../../src/models/message.ts";
 import type { FinishReason, ModelUsage } from "../../src/models/model.ts";
 import { FINISH_REASONS } from "../../src/models/model.ts";
@@ -67,6 +67,8 @@ export interface RunPlan {
   abortAfterEvents?: number | undefined;
   abortAfterMs?: number | undefined;
   steer?: { afterEvents: number; text: string };
+  /** A listener on the agent for this event type throws every time (design.md A7). */
+  throwingListener?: AgentEventType;
 }
 
 const lone = fc
@@ -245,6 +247,14 @@ export const runPlan: fc.Arbitrary<RunPlan> = fc
       abortAfterEvents: rarely(fc.integer({ min: 0, max: 60 }), 1),
       abortAfterMs: rarely(fc.integer({ min: 0, max: 12 }), 2),
       steer: fc.record({ afterEvents: fc.nat(30), text: anyText }),
+      throwingListener: fc.constantFrom<AgentEventType>(
+        "turn_start",
+        "text_delta",
+        "tool_call",
+        "approval_requested",
+        "tool_result",
+        "done",
+      ),
     },
     {
       requiredKeys: [

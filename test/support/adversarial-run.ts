@@ -68,6 +68,8 @@ export interface Observed {
   steered: "before-done" | "after-done" | "wrongly-refused" | "wrongly-accepted" | undefined;
   /** The `abort` listeners still on the caller's signal once late work settled. */
   leftListeners: number;
+  /** What `onError` received: the planned throwing listener's failures, with their events. */
+  listenerFailures: AgentEvent[];
 }
 
 /**
@@ -125,6 +127,7 @@ function compactionOf(planned: PlannedCompaction): CompactionSettings {
 export function planAgent(
   plan: RunPlan,
   intended: (ApprovalDecision["type"] | undefined)[],
+  listenerFailures: AgentEvent[] = [],
 ): Agent {
   const decisions = new Map<string, ApprovalDecision["type"]>();
   const approver = adversarialApprover(plan.approver, decisions);
@@ -147,6 +150,7 @@ export function planAgent(
     maxTurns: plan.maxTurns,
     interlock: plan.interlock,
     markUntrustedOutput: plan.markUntrustedOutput,
+    onError: (_error, event) => listenerFailures.push(event),
   };
   if (plan.answerer) options.onInteraction = adversarialAnswerer(plan.answerer);
   if (plan.instructions !== undefined) options.instructions = plan.instructions;
@@ -240,7 +244,14 @@ export type ReadMode = (typeof READ_MODES)[number];
  */
 export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observed> {
   const intended: (ApprovalDecision["type"] | undefined)[] = [];
-  const agent = planAgent(plan, intended);
+  const listenerFailures: AgentEvent[] = [];
+  const agent = planAgent(plan, intended, listenerFailures);
+  // Registered first, so the recording listeners after it show the others still get the event.
+  if (plan.throwingListener) {
+    agent.on(plan.throwingListener, () => {
+      throw new Error("listener bug");
+    });
+  }
   const signal = plan.useSignal ? createCountingSignal() : undefined;
   const emitted: AgentEvent[] = [];
   let run: AgentRun | undefined;
@@ -280,7 +291,17 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
     await sleep(SETTLE_MS);
     const streamed = early ?? (await stream());
     const leftListeners = signal?.active() ?? 0;
-    return { result, streamed, emitted, signal, intended, aborted, steered, leftListeners };
+    return {
+      result,
+      streamed,
+      emitted,
+      signal,
+      intended,
+      aborted,
+      steered,
+      leftListeners,
+      listenerFailures,
+    };
   } finally {
     clearTimeout(timer);
     // Counted above; aborting now only frees whatever a failed run left waiting.

@@ -60,6 +60,17 @@ function segments(events: readonly AgentEvent[]): AgentEvent[][] {
   return parts;
 }
 
+/** A throwing listener is reported once per event it got, and never stops the others (A7). */
+function listenerProblems(plan: RunPlan, observed: Observed): string[] {
+  const type = plan.throwingListener;
+  const expected = type ? observed.emitted.filter((event) => event.type === type) : [];
+  const reported = observed.listenerFailures;
+  if (reported.length === expected.length && reported.every((e, i) => e === expected[i])) {
+    return [];
+  }
+  return [`${reported.length} listener failures reported for ${expected.length} ${type} events`];
+}
+
 function eventProblems(plan: RunPlan, observed: Observed): string[] {
   const problems: string[] = [];
   const { streamed, emitted, result } = observed;
@@ -99,6 +110,7 @@ function eventProblems(plan: RunPlan, observed: Observed): string[] {
   }
   for (const part of segments(streamed)) problems.push(...segmentProblems(part));
   problems.push(...approvalProblems(streamed, observed.intended));
+  problems.push(...listenerProblems(plan, observed));
   return problems;
 }
 
