@@ -230,7 +230,7 @@ async function readAll(stream: ReadableStream<AgentEvent>): Promise<AgentEvent[]
  */
 export const READ_MODES = ["now", "after-result", "after-settle"] as const;
 
-/** Read mode type: when `executePlan` starts reading `run.events`. */
+/** When `executePlan` starts reading `run.events`. */
 export type ReadMode = (typeof READ_MODES)[number];
 
 /**

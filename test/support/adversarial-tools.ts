@@ -22,7 +22,7 @@ export const TOOL_ACTS = [
   "progress",
 ] as const;
 
-/** Tool act type: one behaviour of an adversarial tool. */
+/** One behaviour of an adversarial tool. */
 export type ToolAct = (typeof TOOL_ACTS)[number];
 
 /** The names of the adversarial tools. */
@@ -39,7 +39,7 @@ export const APPROVER_ACTS = [
   "hang",
 ] as const;
 
-/** Approver act type: one behaviour of an adversarial approver. */
+/** One behaviour of an adversarial approver. */
 export type ApproverAct = (typeof APPROVER_ACTS)[number];
 
 /** How an interaction answerer answers one question, cycled over a run's questions. */
@@ -54,7 +54,7 @@ export const ANSWERER_ACTS = [
   "hang",
 ] as const;
 
-/** Answerer act type: one behaviour of an adversarial interaction answerer. */
+/** One behaviour of an adversarial interaction answerer. */
 export type AnswererAct = (typeof ANSWERER_ACTS)[number];
 
 const input = v.object({
