@@ -1,9 +1,9 @@
+import { cancelledError, raceSignal } from "../abort.ts";
 import type { Taint } from "../compaction/conversation.ts";
 import type { ExecutedCall } from "../compaction/loop-guard.ts";
 import { resultText } from "../compaction/result-text.ts";
 import { isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
 import type { ToolResultBlock } from "../models/message.ts";
-import { raceAbort } from "../toolset/cancelled-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 import { type ApprovalDecision, type Approver, refusalText } from "./approval.ts";
 import {
@@ -180,7 +180,7 @@ async function decide(
   try {
     // Hint: `Promise.resolve` also takes an approver written in plain JS that answers at once.
     const answer = Promise.resolve(context.approver(request, signal));
-    decision = checkDecision(await raceAbort(answer, call.name, signal));
+    decision = checkDecision(await raceSignal(answer, signal, (s) => cancelledError(call.name, s)));
   } catch {
     if (signal.aborted) return undefined;
     // Hint: fail closed; an approver that breaks must not let a call through.

@@ -1,8 +1,7 @@
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
-import type { CallOptions } from "../toolset/call-tool.ts";
-import type { Toolset } from "../toolset/toolset.ts";
+import type { CallOptions, Toolset } from "../toolset/toolset.ts";
 import {
   CANCELLED_PREFIX,
   type CallOutcome,

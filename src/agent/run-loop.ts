@@ -1,8 +1,8 @@
+import { cancelledError, raceSignal } from "../abort.ts";
 import type { Conversation } from "../compaction/conversation.ts";
 import type { Message } from "../models/message.ts";
 import type { Model, ModelUsage } from "../models/model.ts";
 import { isModelError } from "../models/model-error.ts";
-import { raceAbort } from "../toolset/cancelled-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 import { appendInput, appendUserContent } from "./append-input.ts";
 import type { Approver } from "./approval.ts";
@@ -107,7 +107,9 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   try {
     // Hint: a remote toolset may take long to list its tools; a cancellation must not wait.
     const toolsets = step ? [...settings.toolsets, ...step.toolsets] : settings.toolsets;
-    catalog = await raceAbort(listToolCatalog(toolsets), "agent", signal);
+    catalog = await raceSignal(listToolCatalog(toolsets), signal, (s) =>
+      cancelledError("agent", s),
+    );
   } catch (error) {
     return signal.aborted ? finish("cancelled") : fail(error);
   }

@@ -8,7 +8,14 @@ import type { ToolResult } from "./tool-result.ts";
  * another step is in flight).
  */
 export type ToolHandlerInput =
-  | { type: "invoke"; callId?: string; arguments: unknown }
+  | {
+      type: "invoke";
+      /** The caller's correlation id, seen by the tool as `ctx.callId`. */
+      callId?: string;
+      arguments: unknown;
+      /** Who is calling (`CallOptions.auth`), seen by a local tool as `ctx.auth`. */
+      auth?: unknown;
+    }
   | { type: "interaction"; response: ToolInteractionResponse }
   | { type: "cancel"; reason?: string };
 

@@ -3,10 +3,8 @@ import { describe, expect, test } from "vitest";
 import { ToolError } from "../../src/errors.ts";
 import { ToolResult } from "../../src/execution/tool-result.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
-import { defineTool } from "../../src/local/define-tool.ts";
-import type { ToolContext } from "../../src/local/tool-context.ts";
-import type { CallOptions } from "../../src/toolset/call-tool.ts";
-import { Toolset } from "../../src/toolset/toolset.ts";
+import { defineTool, type ToolContext } from "../../src/local/define-tool.ts";
+import { type CallOptions, Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 import { createFakeBackend } from "../support/fake-backend.ts";
 
@@ -46,7 +44,7 @@ function probe() {
   return { tools, seen, started };
 }
 
-describe("driveHandler (through Toolset.call)", () => {
+describe("Toolset.call", () => {
   test("answers interactions through onInteraction and reports progress", async () => {
     const { tools } = probe();
     const progress: number[] = [];
