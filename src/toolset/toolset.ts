@@ -154,6 +154,10 @@ export class Toolset implements ToolsetBackend {
    * the backend returns something without a `step` function.
    */
   toolHandler(name: string): Promise<ToolHandlerBackend> {
+    return this.#handler(name);
+  }
+
+  #handler(name: string): Promise<LiveHandler> {
     return this.#lifecycle.admit("toolHandler", async () => {
       const handler = await this.#backend.toolHandler(name);
       if (typeof handler?.step !== "function") {
@@ -193,10 +197,10 @@ export class Toolset implements ToolsetBackend {
     if (settings.signal?.aborted) return Promise.reject(cancelledError(name, settings.signal));
     const local = this.#localHandler;
     if (!local) {
-      return this.toolHandler(name).then((handler) => drive(name, handler, args, settings));
+      return this.#handler(name).then((handler) => drive(name, handler, args, settings));
     }
     // Admission and creation happen in one synchronous stretch, so shutdown has nothing
-    // admitted to wait for; returning driveHandler's promise as is spares an async layer.
+    // admitted to wait for; returning drive's promise as is spares an async layer.
     if (this.#lifecycle.sealed)
       return Promise.reject(new ToolError({ type: "closed", operation: "toolHandler" }));
     let handler: LiveHandler;
@@ -247,7 +251,7 @@ function sortedByName(list: ToolInfo[]): ToolInfo[] {
 // the call is aborted or ends, so a dialog it opened can close.
 async function drive(
   name: string,
-  handler: ToolHandlerBackend,
+  handler: LiveHandler,
   args: unknown,
   options: CallOptions,
 ): Promise<ToolResult> {
@@ -270,7 +274,8 @@ async function drive(
       }
       dialog ??= new AbortController();
       const asked = answer(onInteraction, output.request, dialog.signal);
-      const response = await raceSignal(asked, signal, cancelled);
+      // Shutdown while the caller is still answering ends the call too.
+      const response = await raceSignal(raceSignal(asked, signal, cancelled), handler.closed);
       output = await raceSignal(
         handler.step({ type: "interaction", response }, steps),
         signal,
@@ -341,6 +346,9 @@ class LiveHandler implements ToolHandlerBackend {
   // Whether the source last left the call waiting on a question; such a call is live too.
   #suspended = false;
   readonly #live: LiveCall = { close: () => this.#close() };
+  // Made on first use (only a call that asks a question waits outside a step).
+  #closing: AbortController | undefined;
+  #closedBy: ToolError | undefined;
 
   constructor(backend: ToolHandlerBackend, lifecycle: Lifecycle) {
     this.#backend = backend;
@@ -406,8 +414,19 @@ class LiveHandler implements ToolHandlerBackend {
     if (!suspended && inFlight.length === 0) this.#lifecycle.release(this.#live);
   }
 
+  /** Aborts with `closed` when the toolset shuts down while this call is live. */
+  get closed(): AbortSignal {
+    if (!this.#closing) {
+      this.#closing = new AbortController();
+      if (this.#closedBy) this.#closing.abort(this.#closedBy);
+    }
+    return this.#closing.signal;
+  }
+
   #close(): void {
     const error = new ToolError({ type: "closed", operation: "step" });
+    this.#closedBy = error;
+    this.#closing?.abort(error);
     for (const reject of this.#inFlight.splice(0)) reject(error);
     // The source's own cancellation may fail or never settle; the caller already has its answer.
     try {
