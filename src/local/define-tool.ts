@@ -72,7 +72,7 @@ export interface ToolContext {
 }
 
 /**
- * Tool interface: a local tool made by `defineTool`, ready for `Toolset.local`.
+ * A local tool made by `defineTool`, ready for `Toolset.local`.
  */
 export interface Tool<Input = unknown> {
   /** The tool's name. */
@@ -98,7 +98,7 @@ export interface Tool<Input = unknown> {
   "~run"?(input: Input, ctx: ToolContext): unknown;
 }
 
-/** Define tool options interface. */
+/** What `defineTool` takes: the declaration and the function. */
 export interface DefineToolOptions<S extends SchemaInput> {
   /** Name the model calls: 1-128 of `A-Z a-z 0-9 _ - .` (see `toolName`). */
   name: string;

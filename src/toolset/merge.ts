@@ -82,7 +82,7 @@ async function discover(
       infos.push(name === info.name ? info : { ...info, name });
     }
   });
-  // Hint: sorted once here, so the Toolset's per-call listTools finds it sorted.
+  // Sorted once here, so the Toolset's per-call listTools finds it sorted.
   infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { infos, byName };
 }

@@ -22,7 +22,7 @@ import { createMergedBackend } from "./merge.ts";
 // call, binds its handler to the toolset's lifecycle (so shutdown can stop it) and drives it
 // from `invoke` to completion, answering questions through `onInteraction`.
 
-/** Call options interface: how `Toolset.call` is driven. */
+/** How `Toolset.call` is driven. */
 export interface CallOptions {
   /** Aborting sends `cancel` to the handler and rejects with `cancelled`. */
   signal?: AbortSignal;
@@ -450,7 +450,7 @@ interface LiveCall {
 }
 
 /**
- * Lifecycle interface: the admission gate and exactly-once cleanup shared by every user of one
+ * The admission gate and exactly-once cleanup shared by every user of one
  * toolset.
  */
 interface Lifecycle {

@@ -364,7 +364,7 @@ describe("LocalHandler", () => {
   });
 });
 
-// Hint: a promise the test opens by hand, plus a signal that says the tool reached it.
+// A promise the test opens by hand, plus a signal that says the tool reached it.
 function hold() {
   let open: () => void = () => {};
   let reached: () => void = () => {};

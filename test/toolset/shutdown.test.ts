@@ -206,7 +206,7 @@ describe("shared shutdown under 1,000 concurrent calls", () => {
       Array.from({ length: 300 }, () => tools.toolHandler("alpha")),
     );
     const kinds = ["shutdown", "listTools", "toolHandler", "step"] as const;
-    // Hint: the first shutdown lands somewhere in the middle, so both sides of sealing are busy.
+    // The first shutdown lands somewhere in the middle, so both sides of sealing are busy.
     const pivot = 300 + Math.floor(random() * 400);
     const ops = Array.from({ length: 1000 }, (_, i) =>
       i === pivot
@@ -243,7 +243,7 @@ describe("shared shutdown under 1,000 concurrent calls", () => {
         expect(result.status).toBe("rejected");
         expect(isToolError((result as PromiseRejectedResult).reason, "closed")).toBe(true);
       } else if (result.status === "rejected") {
-        // Hint: an early step may be a second invoke (unsupported) or be closed by the shutdown.
+        // An early step may be a second invoke (unsupported) or be closed by the shutdown.
         expect(isToolError(result.reason)).toBe(true);
       }
     });
