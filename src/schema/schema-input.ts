@@ -1,6 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { ToolError, type ValidationIssue } from "../errors.ts";
+import { errorText, ToolError, type ValidationIssue } from "../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
 import type { JsonSchemaCheck } from "./validate-json-schema.ts";
 
@@ -90,7 +90,7 @@ function prepareValibot(schema: ValibotSchema): PreparedSchema {
           : v.safeParse(schema as v.GenericSchema, value);
       } catch (error) {
         // A throwing transform (`JSON.parse` of a bad string) is a problem with this value.
-        const message = `validation threw: ${error instanceof Error ? error.message : String(error)}`;
+        const message = `validation threw: ${errorText(error)}`;
         return { ok: false, issues: [{ path: "", message }] };
       }
       if (result.success) return { ok: true, value: result.output };
@@ -119,7 +119,7 @@ function prepareRaw(jsonSchema: Record<string, unknown> | boolean): PreparedSche
         throw new ToolError(
           {
             type: "invalid_configuration",
-            message: `the JSON Schema cannot be applied: ${error instanceof Error ? error.message : String(error)}`,
+            message: `the JSON Schema cannot be applied: ${errorText(error)}`,
           },
           { cause: error },
         );
