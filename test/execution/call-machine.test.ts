@@ -10,9 +10,9 @@ import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 
-// The call state machine (design.md, "The call state machine"; T9-T11) is one implementation
-// shared by local and remote handlers, so the same contract runs against both: a local tool's
-// handler, and the same tool served over MCP and called through `connectMcp`.
+// The call state machine (design.md, "The call state machine") is one implementation shared by
+// local and remote handlers, so the same contract (T9, T10, T15) runs against both: a local
+// tool's handler, and the same tool served over MCP and called through `connectMcp`.
 
 type Make = (tool: Tool) => Promise<ToolHandlerBackend>;
 

@@ -13,7 +13,7 @@ import type { SchemaInput } from "../../src/schema/schema-input.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 
-// What a running local tool sees in its context (design.md T6-T8).
+// What a running local tool sees in its context (design.md T7, T8).
 
 type Options = Partial<DefineToolOptions<SchemaInput>>;
 
