@@ -4,10 +4,10 @@ import { ToolError } from "../errors.ts";
 export type ToolName = string & { readonly __toolName: unique symbol };
 
 /** Longest accepted tool name, in bytes (all accepted characters are one byte). */
-export const MAX_TOOL_NAME_BYTES = 128;
+const MAX_TOOL_NAME_BYTES = 128;
 
 /** Separator between a namespace and a tool's own name: `repo__echo`. */
-export const NAMESPACE_SEPARATOR = "__";
+const NAMESPACE_SEPARATOR = "__";
 
 // What MCP 2025-11-25 allows in a tool name (design.md T13).
 const ALLOWED = /^[A-Za-z0-9_.-]{1,128}$/;

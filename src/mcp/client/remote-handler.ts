@@ -62,7 +62,6 @@ export class RemoteHandler extends CallMachine<Question> {
       // Always ask for progress, so a long call can keep its idle deadline alive.
       _meta: { progressToken: id },
     };
-    this.#timer.arm();
     this.#session
       .request(id, "tools/call", params, {
         signal: this.#controller.signal,
