@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs after `npm install` / `npm ci` (the `postinstall` script) and at the start of `npm test`.
+// Runs after `npm install` / `npm ci` in this repository (the `prepare` script; installing
+// toolwire from the registry does not run it) and at the start of `npm test`.
 // Three devDependencies are second copies of tools under an npm alias — `node22` and `node24`
 // (Node binaries for running the tests on current Node) and `typescript-5` (the compiler API the
 // API reports use; the project compiles with typescript 7). npm links their `bin` entries too,
