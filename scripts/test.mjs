@@ -237,6 +237,7 @@ fixBinLinks();
 // `npm test -- lint node22` runs only the named steps.
 const only = process.argv.slice(2);
 const selected = only.length > 0 ? steps.filter((step) => only.includes(step.name)) : steps;
+const results = [];
 if (selected.some((step) => step.browser)) {
   console.log("\n===== chromium: tsx scripts/chromium.ts ensure");
   const chromium = await run({
@@ -247,9 +248,9 @@ if (selected.some((step) => step.browser)) {
     console.log("0 passed, 1 failed");
     process.exit(1);
   }
+  results.push({ line: chromium.output.trim(), details: [], passed: 0, failed: 0 });
 }
 
-const results = [];
 for (const step of selected) {
   if (step.skip) {
     console.log(`\n===== ${step.name}: skipped, ${step.skip}`);
