@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { apiEntries } from "../../scripts/api-report.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 
 // README.md is documentation users copy, so every ```ts / ```js block in it is complete and is
@@ -20,13 +21,7 @@ const root = join(import.meta.dirname, "../..");
 const dir = join(root, "test-results", "readme");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 
-const ENTRIES: Record<string, string> = {
-  toolwire: "src/index.ts",
-  "toolwire/agent": "src/agent/index.ts",
-  "toolwire/models": "src/models/index.ts",
-  "toolwire/mcp": "src/mcp/index.ts",
-  "toolwire/node": "src/node/index.ts",
-};
+const ENTRIES = Object.fromEntries(apiEntries().map((entry) => [entry.name, entry.source]));
 const HOST = "calc.example.workers.dev";
 const TOKEN = "readme-token";
 
