@@ -48,7 +48,7 @@ describe("toolErrorOutcome", () => {
   });
 
   it("makes every other ToolError an isError result carrying its JSON shape", () => {
-    const error = new ToolError({ type: "timeout", tool: "slow", timeoutSecs: 1 });
+    const error = new ToolError({ type: "timeout", tool: "slow", timeoutMs: 1000 });
     const outcome = toolErrorOutcome(error);
     expect(outcome.type).toBe("result");
     if (outcome.type !== "result") return;
