@@ -20,7 +20,10 @@ export interface SseEvent {
 export interface SseLimits {
   /** Longest line, `data:` prefix and line end excluded. */
   maxLineLength?: number;
-  /** Longest `data` of one event (its `data:` lines joined with `\n`). */
+  /**
+   * Longest event: the lines of one event, field names and line ends included, so the cap
+   * bounds what is read for one event as well as the `data` kept.
+   */
   maxDataLength?: number;
 }
 
@@ -70,6 +73,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   let eventType = "";
   let lastId = "";
   let started = false;
+  let eventLength = 0;
   const maxLine = options.maxLineLength ?? Number.POSITIVE_INFINITY;
   const maxData = options.maxDataLength ?? Number.POSITIVE_INFINITY;
   // A chunk ending in `\r` may be the first half of `\r\n`; the `\n` is then dropped.
@@ -77,9 +81,12 @@ export function createSseParser(options: SseParserOptions): SseParser {
 
   function processLine(text: string): void {
     if (text === "") {
+      eventLength = 0;
       dispatch();
       return;
     }
+    eventLength += text.length + 1;
+    if (eventLength > maxData) throw overLimit("data", maxData);
     if (text.charCodeAt(0) === 0x3a) return; // a `:` comment line
     const colon = text.indexOf(":");
     const field = colon === -1 ? text : text.slice(0, colon);
@@ -91,7 +98,6 @@ export function createSseParser(options: SseParserOptions): SseParser {
         break;
       case "data":
         data += `${value}\n`;
-        if (data.length - 1 > maxData) throw overLimit("data", maxData);
         break;
       case "id":
         if (!value.includes("\0")) lastId = value;
@@ -150,6 +156,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
 
   function reset(): void {
     line = "";
+    eventLength = 0;
     data = "";
     eventType = "";
     skipLineFeed = false;
@@ -218,6 +225,6 @@ export async function* readSseEvents(
 }
 
 function overLimit(limit: "line" | "data", max: number): RangeError {
-  const what = limit === "line" ? "a server-sent event line" : "a server-sent event's data";
+  const what = limit === "line" ? "a server-sent event line" : "a server-sent event";
   return new RangeError(`${what} exceeded ${max} characters`);
 }

@@ -146,12 +146,15 @@ describe("size caps", () => {
     }).toThrow(/line exceeded 10 characters/);
   });
 
-  test("an event's data past maxDataLength throws RangeError, across many short lines", () => {
+  test("an event past maxDataLength throws RangeError, across many short lines", () => {
     const events: SseEvent[] = [];
-    const parser = createSseParser({ onEvent: (e) => events.push(e), maxDataLength: 8 });
+    const parser = createSseParser({ onEvent: (e) => events.push(e), maxDataLength: 24 });
     parser.feed("data: 1234\ndata: 567\n\n");
     expect(events.map((e) => e.data)).toEqual(["1234\n567"]);
-    expect(() => parser.feed("data: 1234\ndata: 5678\n")).toThrow(/data exceeded 8 characters/);
+    parser.feed(": c\n: c\n: c\n: c\n: c\n\n");
+    expect(() => parser.feed("data: 1234\ndata: 5678\ndata: 9\n")).toThrow(
+      /server-sent event exceeded 24 characters/,
+    );
   });
 
   test("parseSseStream errors the stream at a cap", async () => {

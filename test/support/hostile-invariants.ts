@@ -27,7 +27,7 @@ export const CALL_ERRORS = [
   "unknown_tool",
 ];
 
-// Hint: a form reply the caller submits is checked against the server's schema: a reply that
+// A form reply the caller submits is checked against the server's schema: a reply that
 // fails it is `invalid_interaction`, a schema that cannot be read `invalid_configuration`.
 /** The kinds a remote call documents when the caller submits replies. */
 export const SUBMIT_ERRORS = [...CALL_ERRORS, "invalid_interaction", "invalid_configuration"];
@@ -110,7 +110,7 @@ export function watchUnhandledRejections(): () => Promise<void> {
   beforeAll(() => void globalThis.process.on("unhandledRejection", onUnhandled));
   afterAll(() => void globalThis.process.off("unhandledRejection", onUnhandled));
   return async () => {
-    // Hint: Node reports an unhandled rejection once the microtask queue drains; two macrotask
+    // Node reports an unhandled rejection once the microtask queue drains; two macrotask
     // turns are enough for it to fire.
     await new Promise((resolve) => setTimeout(resolve, 0));
     await new Promise((resolve) => setTimeout(resolve, 0));

@@ -277,6 +277,11 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw invalid(`url must use http: or https:, not ${url.protocol}`);
   }
+  if (url.username !== "" || url.password !== "") {
+    throw invalid(
+      "url must not carry user info, which fetch refuses; send credentials in `headers`",
+    );
+  }
   let headers: Headers;
   try {
     headers = new Headers(options.headers);
