@@ -1,8 +1,10 @@
 // connectMcp against a hand-written in-memory server: the handshake, pagination, malformed
 // answers, JSON-RPC and HTTP errors, option validation, deadlines, cleanup of half-open
 // sessions, and calls through the returned toolset (design.md "Consuming MCP").
+import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { connectMcp } from "../../../src/mcp/index.ts";
+import { defineTool, InteractionResponse, Toolset } from "../../../src/index.ts";
+import { connectMcp, createMcpHandler } from "../../../src/mcp/index.ts";
 import { caught } from "../../support/caught.ts";
 import { createFakeMcp } from "../../support/fake-mcp-fetch.ts";
 
@@ -334,5 +336,38 @@ describe("connectMcp: calls", () => {
       second?.status === "rejected" && second.reason,
     );
     expect(broken.requests.filter((r) => r.method === "DELETE")).toHaveLength(1);
+  });
+
+  it("answers a toolwire server's text question with a string, like a local tool's", async () => {
+    const greet = defineTool({
+      name: "greet",
+      description: "Asks for a name",
+      input: v.object({}),
+      interactions: { text: true },
+      call: async (_input, ctx) => `Hello ${await ctx.requestText("Your name?")}`,
+    });
+    const handler = createMcpHandler(Toolset.local([greet]), {
+      name: "greeter",
+      version: "1.0.0",
+      interactionPolicy: "elicit",
+    });
+    const url = "http://localhost/mcp";
+    const toolset = await connectMcp({ url, fetch: handler.fetch, formInteractions: true });
+    const kinds: unknown[] = [];
+    const result = await toolset.call(
+      "greet",
+      {},
+      {
+        onInteraction: async (request) => {
+          kinds.push(request.kind);
+          return InteractionResponse.submit(request.id, "Ada");
+        },
+      },
+    );
+    expect(kinds).toEqual([{ type: "text", multiline: false }]);
+    expect(result.content).toEqual([{ type: "text", text: "Hello Ada" }]);
+    const [local] = await toolset.listTools();
+    expect(local?.interactions.text).toBe(true);
+    await toolset.shutdown();
   });
 });
