@@ -1,5 +1,5 @@
 // Our connectMcp against the official SDK's McpServer over Streamable HTTP on 127.0.0.1
-// (tools-kit §11 items 24–29).
+// (design.md "Consuming MCP": listing, calls, progress, questions, cancellation, shutdown).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
