@@ -222,7 +222,7 @@ describe("no secrets out", () => {
           headers: { location: `https://evil.test/${HEADER_SECRET}?t=${QUERY_SECRET}` },
         }),
       network: () => Promise.reject(new TypeError(`error sending request for url (${url})`)),
-      chatty: (id, token) =>
+      chatty: (_id, token) =>
         stream(
           {
             jsonrpc: "2.0",
