@@ -215,7 +215,7 @@ async function listTools(session: McpSession, settings: Settings): Promise<Remot
     for (const entry of result.tools) {
       const tool = toolFromMcp(entry, mapping);
       if (typeof tool !== "string") tools.push(tool);
-      else skipped(settings, session.scrub(tool), entry);
+      else skipped(settings, session, tool, entry);
     }
     const next = result.nextCursor;
     if (next === undefined || next === null) return tools;
@@ -227,10 +227,12 @@ async function listTools(session: McpSession, settings: Settings): Promise<Remot
   throw protocolError(`tools/list returned more than ${MAX_PAGES} pages`);
 }
 
-function skipped(settings: Settings, reason: string, entry: unknown): void {
+function skipped(settings: Settings, session: McpSession, reason: string, entry: unknown): void {
   const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : undefined;
-  const data: Record<string, unknown> = { message: `skipped a remote tool: ${reason}` };
-  if (name !== undefined) data.tool = name.slice(0, 140);
+  const data: Record<string, unknown> = {
+    message: session.scrub(`skipped a remote tool: ${reason}`),
+  };
+  if (name !== undefined) data.tool = session.scrub(name.slice(0, 140));
   try {
     settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data });
   } catch {

@@ -2,6 +2,7 @@
 // unless trusted, names MCP allows are kept and others skipped without failing the connection,
 // every read is capped, and nothing the client sent as a credential comes back out.
 import { describe, expect, it } from "vitest";
+import { Agent, type AgentEvent } from "../../../src/agent/index.ts";
 import { capabilitiesAssumed } from "../../../src/declaration/tool-info.ts";
 import {
   InteractionResponse,
@@ -11,6 +12,7 @@ import {
   type ToolLog,
 } from "../../../src/index.ts";
 import { connectMcp } from "../../../src/mcp/index.ts";
+import { scriptedModel } from "../../../src/models/index.ts";
 import { caught } from "../../support/caught.ts";
 import { createFakeMcp } from "../../support/fake-mcp-fetch.ts";
 
@@ -312,5 +314,39 @@ describe("no secrets out", () => {
     const text = JSON.stringify([error.message, error.toJSON(), String(error.cause ?? "")]);
     for (const secret of SECRETS) expect(text, secret).not.toContain(secret);
     expect(error.message).toContain("https://mcp.example.test/mcp");
+  });
+
+  it("reaches neither the agent's events nor the model through a failing remote tool", async () => {
+    let echo = "";
+    const fake = createFakeMcp({
+      tools: [tool("leaky")],
+      override: (message, request) => {
+        echo = `${request.url} ${[...request.headers].map(([k, v]) => `${k}=${v}`).join(" ")}`;
+        if (message.method !== "tools/call") return undefined;
+        return Response.json({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32000, message: `upstream refused ${echo}` },
+        });
+      },
+    });
+    const toolset = await connectMcp({ url, headers, fetch: fake.fetch });
+    const model = scriptedModel([
+      { toolCalls: [{ name: "leaky", arguments: {} }] },
+      { text: "It failed." },
+    ]);
+    const agent = new Agent({
+      model,
+      toolsets: [toolset],
+      approver: async () => ({ type: "allow" }),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of agent.run("Try the tool")) events.push(event);
+    expect(echo).toContain(HEADER_SECRET);
+    expect(events.some((event) => event.type === "tool_result" && event.isError)).toBe(true);
+    const text = JSON.stringify([events, model.requests]);
+    for (const secret of SECRETS) expect(text, secret).not.toContain(secret);
+    expect(text).toContain("upstream refused https://mcp.example.test/mcp");
+    await toolset.shutdown();
   });
 });
