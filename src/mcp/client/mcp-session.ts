@@ -192,10 +192,10 @@ export class McpSession {
    */
   cancelRequest(requestId: number, reason: string | undefined, label: string): Promise<void> {
     const params: JsonRpcParams = reason === undefined ? { requestId } : { requestId, reason };
-    const notice = this.send(jsonRpcNotification("notifications/cancelled", params), {
-      signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS),
-      label,
-    }).catch(() => {});
+    const message = jsonRpcNotification("notifications/cancelled", params);
+    const notice = withTimer(CANCEL_TIMEOUT_MS, (signal) =>
+      this.send(message, { signal, label }),
+    ).catch(() => {});
     this.#notices.add(notice);
     void notice.finally(() => this.#notices.delete(notice));
     return notice;
@@ -212,25 +212,21 @@ export class McpSession {
     this.#closing ??= (async () => {
       await Promise.all(this.#notices);
       if (this.#sessionId === undefined) return;
-      const signal = AbortSignal.timeout(CLOSE_TIMEOUT_MS);
       const fetchImpl = this.#fetch ?? globalThis.fetch;
       const fail = (why: string) =>
         new ToolError({
           type: "transport",
           message: this.scrub(`closing the MCP session failed: ${why}`),
         });
-      let response: Response;
-      try {
-        const init: RequestInit = {
-          method: "DELETE",
-          headers: this.#headersFor(),
-          redirect: "manual",
-          signal,
-        };
-        response = await raceSignal(fetchImpl(this.#url, init), signal);
-      } catch (error) {
-        throw fail(signal.aborted ? `timed out after ${CLOSE_TIMEOUT_MS} ms` : describe(error));
-      }
+      const headers = this.#headersFor();
+      const response = await withTimer(CLOSE_TIMEOUT_MS, async (signal) => {
+        try {
+          const init: RequestInit = { method: "DELETE", headers, redirect: "manual", signal };
+          return await raceSignal(fetchImpl(this.#url, init), signal);
+        } catch (error) {
+          throw fail(signal.aborted ? `timed out after ${CLOSE_TIMEOUT_MS} ms` : describe(error));
+        }
+      });
       response.body?.cancel().catch(() => {});
       if (!response.ok && response.status !== 404 && response.status !== 405) {
         throw fail(`HTTP ${response.status}`);
@@ -445,6 +441,18 @@ export async function withDeadline<T>(
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+// Runs `run` with a signal that aborts after `ms`, then clears the timer: a plain timer rather
+// than `AbortSignal.timeout`, so it never outlives the work and a test's fake clock drives it.
+async function withTimer<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  try {
+    return await run(controller.signal);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
