@@ -16,6 +16,7 @@ import {
   SHUTDOWN_ERRORS,
   SUBMIT_ERRORS,
   settle,
+  useVirtualTime,
   watchUnhandledRejections,
 } from "../../support/hostile-invariants.ts";
 import {
@@ -43,6 +44,7 @@ const SHAPED = {
 const VALID = { type: "valid" } as const;
 
 const expectNoUnhandledRejection = watchUnhandledRejections();
+useVirtualTime();
 
 describe("connectMcp against a hostile server", () => {
   it("settles typed on every initialize, tools/list and DELETE misbehaviour", async () => {

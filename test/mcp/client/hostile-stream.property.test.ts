@@ -13,6 +13,7 @@ import {
   expectTyped,
   SUBMIT_ERRORS,
   settle,
+  useVirtualTime,
   watchUnhandledRejections,
 } from "../../support/hostile-invariants.ts";
 import { noticeArb } from "../../support/hostile-mcp-arbitraries.ts";
@@ -33,6 +34,7 @@ const TOOLS = [
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 const expectNoUnhandledRejection = watchUnhandledRejections();
+useVirtualTime();
 
 function planFor(calls: Misbehaviour[], extra: Partial<HostilePlan> = {}): HostilePlan {
   return {
@@ -188,7 +190,7 @@ describe("the server's requests on a call's stream", () => {
             expectGoodResult(outcome.value, "plain");
             // Replies go out as the requests arrive, without holding up the call.
             for (let turn = 0; turn < 100 && fake.replies.length < requests.length; turn++) {
-              await new Promise((resolve) => setTimeout(resolve, 0));
+              await new Promise((resolve) => setImmediate(resolve));
             }
             expect(fake.replies).toMatchObject(
               requests.map((item) => ({ id: item.id, ...(expectedReply(item) as object) })),
