@@ -23,6 +23,7 @@ const ORDER = [
   "toolset",
   "sse",
   "mcp",
+  "web",
   "models",
   "compaction",
   "agent",
