@@ -272,8 +272,9 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   try {
     url = new URL(String(options.url));
   } catch {
-    // Only the part before `?` is echoed; a query may carry an access token.
-    const shown = JSON.stringify(String(options.url).split(/[?#@]/)[0]);
+    // Neither a query nor user info is echoed: either may carry an access token.
+    const raw = String(options.url).split(/[?#]/)[0] ?? "";
+    const shown = JSON.stringify(raw.slice(raw.lastIndexOf("@") + 1));
     throw invalid(`url ${shown} is not an absolute URL; pass one such as https://host/mcp`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {

@@ -246,6 +246,9 @@ describe("connectMcp: options, deadlines and cancellation", () => {
     expect(error.type).toBe("invalid_configuration");
     expect(error.message).toContain('"host.test/mcp"');
     expect(error.message).not.toContain("sk-secret");
+    const userInfo = await caught(connectMcp({ url: "//bob:pw-secret@host.test/mcp" }));
+    expect(userInfo.message).toContain('"host.test/mcp"');
+    expect(userInfo.message).not.toContain("pw-secret");
   });
 
   it("fails with timeout{tool: initialize} when the server never answers", async () => {
