@@ -51,6 +51,7 @@ describe("connectMcp: discovery", () => {
     expect(error.primary?.type).toBe("protocol");
     expect(error.primary?.message).toContain("2024-11-05");
     expect(error.cleanup?.type).toBe("transport");
+    expect(fake.messages("notifications/initialized")).toEqual([]);
   });
 
   it("skips tools/list when the server has no tools capability", async () => {

@@ -121,6 +121,8 @@ describe("McpSession", () => {
       Response.json(parseError),
       Response.json([parseError, { jsonrpc: "2.0", id: 9, result: {} }]),
       sse({ jsonrpc: "2.0", method: "notifications/message" }, parseError),
+      // The first one is reported; a later id-null error does not replace it.
+      sse(parseError, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "later" } }),
     ];
     for (const response of answers) {
       const session = new McpSession(URL_, new Headers(), (async () => response) as typeof fetch);
