@@ -13,26 +13,21 @@ export interface SseEvent {
 }
 
 /**
- * Size caps of a server-sent events parser, in UTF-16 code units (the length of a JavaScript
- * string; one code unit holds at most one UTF-8 byte's worth of ASCII, so a cap of N also
- * bounds a line of N ASCII bytes). Both default to no cap.
+ * Options of `createSseParser`: the callbacks and the size caps. The caps are in UTF-16 code
+ * units (the length of a JavaScript string, at most one per UTF-8 byte) and default to none.
  */
-export interface SseLimits {
-  /** Longest line, `data:` prefix and line end excluded. */
+export interface SseParserOptions {
+  /** Called for each dispatched event. */
+  onEvent(event: SseEvent): void;
+  /** Called with the reconnection delay of a valid `retry:` field. */
+  onRetry?(ms: number): void;
+  /** Longest line, line end excluded. */
   maxLineLength?: number;
   /**
    * Longest event: the lines of one event, field names and line ends included, so the cap
    * bounds what is read for one event as well as the `data` kept.
    */
   maxDataLength?: number;
-}
-
-/** Options of `createSseParser`: the callbacks and the size caps. */
-export interface SseParserOptions extends SseLimits {
-  /** Called for each dispatched event. */
-  onEvent(event: SseEvent): void;
-  /** Called with the reconnection delay of a valid `retry:` field. */
-  onRetry?(ms: number): void;
 }
 
 /**
@@ -43,7 +38,7 @@ export interface SseParser {
    * Parses one chunk; complete events are dispatched at once, the rest is buffered.
    *
    * @param chunk Decoded text, split anywhere (even between `\r` and `\n`).
-   * @throws RangeError when a line or an event's data passes its cap (the message says which);
+   * @throws RangeError when a line or an event passes its cap (the message says which);
    * the parser is unusable afterwards.
    */
   feed(chunk: string): void;
@@ -175,7 +170,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
  */
 /* @__NO_SIDE_EFFECTS__ */
 export function parseSseStream(
-  options: SseLimits & { onRetry?(ms: number): void } = {},
+  options: Omit<SseParserOptions, "onEvent"> = {},
 ): TransformStream<string, SseEvent> {
   let parser: SseParser | undefined;
   return new TransformStream<string, SseEvent>({
@@ -204,7 +199,9 @@ export function parseSseStream(
  */
 export async function* readSseEvents(
   body: ReadableStream<Uint8Array>,
-  options: SseLimits & { signal?: AbortSignal | undefined } = {},
+  options: Omit<SseParserOptions, "onEvent" | "onRetry"> & {
+    signal?: AbortSignal | undefined;
+  } = {},
 ): AsyncGenerator<SseEvent, void, undefined> {
   const { signal, ...limits } = options;
   signal?.throwIfAborted();
