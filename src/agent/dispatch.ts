@@ -1,6 +1,6 @@
 import type { Taint } from "../compaction/conversation.ts";
 import type { ExecutedCall } from "../compaction/loop-guard.ts";
-import { resultText } from "../compaction/result-text.ts";
+import { resultText } from "../compaction/lossless.ts";
 import { isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
 import type { ToolResultBlock } from "../models/message.ts";
 import { raceAbort } from "../toolset/cancelled-error.ts";

@@ -42,7 +42,7 @@ export async function answerFinally(
     signal: AbortSignal;
     emit: EmitEvent;
     turns: number;
-    cause: "max_turns" | "loop";
+    cause: "max_turns" | "loop" | "compaction_stalled";
   },
 ): Promise<FinalAnswer> {
   const { messages, signal, emit, turns } = state;
@@ -55,7 +55,12 @@ export async function answerFinally(
   const cancelled = turn.end === "cancelled";
   const text = turn.end === "failed" ? "" : turn.text;
   if (text !== "") messages.push({ role: "assistant", content: [{ type: "text", text }] });
-  const why = state.cause === "loop" ? "was stopped in a loop" : "reached its turn limit";
+  const why =
+    state.cause === "loop"
+      ? "was stopped in a loop"
+      : state.cause === "compaction_stalled"
+        ? "could not compact its transcript under the threshold"
+        : "reached its turn limit";
   const answer: FinalAnswer = {
     text: text || `No answer was produced: the run ${why} after ${turns} turns.`,
     cancelled,

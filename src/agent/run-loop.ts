@@ -130,15 +130,17 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   for (;;) {
     if (signal.aborted) return finish("cancelled");
     if (steering.length > 0) appendUserContent(messages, drain(steering));
-    if (step && !step.loopDetected) {
+    if (step && !step.loopDetected && !step.stalled) {
       await step.beforeTurn(conversation, { signal, emit, onUsage });
       if (signal.aborted) return finish("cancelled");
     }
     const limit = step?.loopDetected
       ? "loop"
-      : turns >= settings.maxTurns
-        ? "max_turns"
-        : undefined;
+      : step?.stalled
+        ? "compaction_stalled"
+        : turns >= settings.maxTurns
+          ? "max_turns"
+          : undefined;
     if (limit) {
       const answer = await answerFinally(settings, {
         messages,

@@ -7,6 +7,7 @@ export const STOP_CAUSES = [
   "max_turns",
   "cancelled",
   "loop",
+  "compaction_stalled",
   "no_output",
   "error",
 ] as const;
@@ -19,6 +20,9 @@ export const STOP_CAUSES = [
  * - `cancelled`: the run's signal aborted.
  * - `loop`: after a summary compaction the model repeated an identical call with an identical
  *   result; a final tool-less turn wrote the answer.
+ * - `compaction_stalled`: a compaction could not bring the prompt under the compaction
+ *   threshold (the `compacted` event's `overThreshold` says why); a final tool-less turn wrote
+ *   the answer rather than compacting again on every turn.
  * - `no_output`: the model kept returning empty turns, even after nudges.
  * - `error`: the provider failed (not a context overflow that compaction could fix), or the
  *   input or conversation was malformed.
@@ -30,7 +34,7 @@ export type StopCause = (typeof STOP_CAUSES)[number];
  */
 export interface RunResult {
   /**
-   * The answer: the last assistant text of this run. Never empty for `max_turns` and `loop`;
+   * The answer: the last assistant text of this run. Never empty for `max_turns`, `loop` and `compaction_stalled`;
    * for `cancelled` it is the partial text streamed before the abort.
    */
   text: string;

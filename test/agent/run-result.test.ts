@@ -4,8 +4,16 @@ import { addUsage, emptyUsage, STOP_CAUSES } from "../../src/agent/run-result.ts
 import { scriptedModel } from "../../src/models/scripted-model.ts";
 
 describe("STOP_CAUSES", () => {
-  test("lists the six stop causes, and a run reports one of them", async () => {
-    expect(STOP_CAUSES).toEqual(["done", "max_turns", "cancelled", "loop", "no_output", "error"]);
+  test("lists the seven stop causes, and a run reports one of them", async () => {
+    expect(STOP_CAUSES).toEqual([
+      "done",
+      "max_turns",
+      "cancelled",
+      "loop",
+      "compaction_stalled",
+      "no_output",
+      "error",
+    ]);
     const result = await new Agent({ model: scriptedModel([{ text: "hi" }]) }).run("go").result;
     expect(STOP_CAUSES).toContain(result.stop);
   });

@@ -7,9 +7,8 @@ import {
   extractiveSummarizer,
   modeApprover,
 } from "../../src/agent/index.ts";
-import { CARRIED_STATE_HEADER } from "../../src/compaction/carried-block.ts";
-import { checkTranscript } from "../../src/compaction/check-transcript.ts";
-import { estimateTokens } from "../../src/compaction/estimate-tokens.ts";
+import { CARRIED_STATE_HEADER, checkTranscript } from "../../src/compaction/head.ts";
+import { estimateTokens } from "../../src/compaction/pressure.ts";
 import { defineTool, ToolResult } from "../../src/index.ts";
 import type { Block, Message } from "../../src/models/message.ts";
 import type { ModelRequest } from "../../src/models/model.ts";
@@ -169,6 +168,7 @@ describe("compaction through the agent loop (properties)", () => {
               keepRecent,
               compactTool,
               summarizer: extractiveSummarizer(),
+              keepRewritten: true,
             },
           });
           const events: AgentEvent[] = [];
@@ -191,7 +191,9 @@ describe("compaction through the agent loop (properties)", () => {
           const { messages, rewritten } = result.conversation;
           expect(checkTranscript(messages)).toBeUndefined();
           expect(messages[0]?.content[0]).toEqual(TASK);
-          expect(rewritten).toHaveLength(events.length);
+          // A stalled run's last event may report a compaction that changed nothing.
+          const stalledUnchanged = result.stop === "compaction_stalled" ? 1 : 0;
+          expect([events.length, events.length - stalledUnchanged]).toContain(rewritten.length);
           for (const before of rewritten) {
             expect(checkTranscript(before)).toBeUndefined();
             expect(before[0]?.content[0]).toEqual(TASK);

@@ -1,10 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { CARRIED_STATE_HEADER } from "../../src/compaction/carried-block.ts";
 import { compact } from "../../src/compaction/compact.ts";
 import type { Conversation } from "../../src/compaction/conversation.ts";
 import { extractiveSummarizer } from "../../src/compaction/extractive-summarizer.ts";
+import { CARRIED_STATE_HEADER, SUMMARY_MARKER } from "../../src/compaction/head.ts";
 import type { Summarizer } from "../../src/compaction/summarizer.ts";
-import { SUMMARY_MARKER } from "../../src/compaction/summary-block.ts";
 import { isToolError } from "../../src/errors.ts";
 import type { Message } from "../../src/models/message.ts";
 import { assistant, call, ok, results, textOf, user } from "./fixtures.ts";
@@ -223,11 +222,13 @@ describe("compact", () => {
     expect(out).toMatchObject({ changed: false, summarized: false });
   });
 
-  test("pushes the complete pre-rewrite transcript once per call, and never mutates the input", async () => {
+  test("keeps the pre-rewrite transcript only when asked, and never mutates the input", async () => {
     const input = conversationOf(readRun(12, 400));
     const snapshot = structuredClone(input);
-    const out = await compact(input, { force: true, summarizer: fixed("s") });
-    expect(out.changed).toBe(true);
+    const plain = await compact(input, { force: true, summarizer: fixed("s") });
+    expect(plain.changed).toBe(true);
+    expect(plain.conversation.rewritten).toEqual([]);
+    const out = await compact(input, { force: true, summarizer: fixed("s"), keepRewritten: true });
     expect(out.conversation.rewritten).toEqual([snapshot.messages]);
     expect(input).toEqual(snapshot);
     const again = await compact(out.conversation, {});

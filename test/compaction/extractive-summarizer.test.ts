@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { extractiveSummarizer } from "../../src/compaction/extractive-summarizer.ts";
-import { renderTranscript } from "../../src/compaction/render-transcript.ts";
-import { summaryBlock } from "../../src/compaction/summary-block.ts";
+import { summaryBlock } from "../../src/compaction/head.ts";
+import { renderTranscript } from "../../src/compaction/summarizer.ts";
 import { isToolError } from "../../src/errors.ts";
 import type { Message } from "../../src/models/message.ts";
 import { assistant, call, err, ok, results, user } from "./fixtures.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { modelSummarizer } from "../../src/compaction/model-summarizer.ts";
+import { modelSummarizer, parseOmissions } from "../../src/compaction/model-summarizer.ts";
 import { isToolError } from "../../src/errors.ts";
 import type { ModelRequest } from "../../src/models/model.ts";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/scripted-model.ts";
@@ -150,5 +150,23 @@ describe("modelSummarizer", () => {
       { signal: controller.signal },
     );
     expect(summary.text).toBe("first");
+  });
+});
+
+describe("parseOmissions", () => {
+  test.each(["NONE", "none", "- None.", "**NONE**", "Checked.\n  `none`  \n"])(
+    "reads a whole NONE line (%j) as complete",
+    (reply) => expect(parseOmissions(reply)).toEqual({ type: "complete" }),
+  );
+
+  test("counts a line that merely contains none as a finding", () => {
+    expect(parseOmissions("none of the paths\n2. the step number")).toEqual({
+      type: "omissions",
+      omissions: ["none of the paths", "the step number"],
+    });
+  });
+
+  test("gives no verdict for an empty reply", () => {
+    expect(parseOmissions(" \n\n")).toEqual({ type: "unusable" });
   });
 });
