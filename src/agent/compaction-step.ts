@@ -56,8 +56,9 @@ export interface CompactionStep {
   /** Whether the loop guard tripped; the run then ends after a final answer. */
   readonly loopDetected: boolean;
   /**
-   * Whether a compaction left the prompt over the threshold (its `compacted` event says why in
-   * `overThreshold`); the run then ends after a final answer instead of compacting every turn.
+   * Whether two compactions in a row, with no provider reading under the threshold between
+   * them, left the prompt over it (each `compacted` event says why in `overThreshold`); the run
+   * then ends after a final answer instead of compacting every turn.
    */
   readonly stalled: boolean;
   /** Compacts between turns when over the threshold, predicted over it, or asked to. */
@@ -147,10 +148,10 @@ export function createCompactionStep(
       overOnce = true;
     }
     if (!result.event) return;
-    const { overThreshold, ...rest } = result.event;
-    const event = stalled && overThreshold ? { ...rest, overThreshold, reason } : { ...rest, reason };
+    const event = { ...result.event, reason };
     const error = result.summaryError;
     if (!result.changed) {
+      // Nothing was rewritten: only the compaction that stalls the run is worth an event.
       if (stalled) context.emit(event);
       return;
     }

@@ -37,10 +37,10 @@ export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
  *   comes, no `interaction_resolved` follows, only the call's `cancelled` `tool_result`.
  * - `tool_progress`: a running tool reports progress.
  * - `tool_result`: a call's result, as the model will read it.
- * - `compacted`: a compaction between turns changed the transcript (sizes before and after,
- *   the `summary` installed); `summaryError` says why a summary was attempted and not
- *   installed, `overThreshold` why the prompt is still over the threshold (the run then stops
- *   with `compaction_stalled`).
+ * - `compacted`: a compaction between turns changed the transcript, or stalled the run (sizes
+ *   before and after, the `summary` installed); `summaryError` says why a summary was
+ *   attempted and not installed, `overThreshold` why the prompt is still over the threshold
+ *   (twice in a row, and the run stops with `compaction_stalled`).
  * - `error`: the provider failed (or the input was malformed); the run stops with `error`.
  * - `done`: the run ended; the last event.
  */

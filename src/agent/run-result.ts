@@ -20,9 +20,9 @@ export const STOP_CAUSES = [
  * - `cancelled`: the run's signal aborted.
  * - `loop`: after a summary compaction the model repeated an identical call with an identical
  *   result; a final tool-less turn wrote the answer.
- * - `compaction_stalled`: a compaction could not bring the prompt under the compaction
- *   threshold (the `compacted` event's `overThreshold` says why); a final tool-less turn wrote
- *   the answer rather than compacting again on every turn.
+ * - `compaction_stalled`: two compactions in a row could not bring the prompt under the
+ *   compaction threshold (the `compacted` events' `overThreshold` says why); a final tool-less
+ *   turn wrote the answer rather than compacting again on every turn.
  * - `no_output`: the model kept returning empty turns, even after nudges.
  * - `error`: the provider failed (not a context overflow that compaction could fix), or the
  *   input or conversation was malformed.

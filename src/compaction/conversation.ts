@@ -71,8 +71,9 @@ export interface CompactedEvent {
   folded?: true;
   /**
    * Why the prompt is still at or over the threshold after this compaction (for example the
-   * task and carried state alone fill it). The agent loop then ends the run with stop reason
-   * `compaction_stalled` instead of compacting again on every turn.
+   * task and carried state alone fill it). The agent loop gives it one more turn (the
+   * provider's next reading may show it under); if the next compaction says so too, the run
+   * ends with stop reason `compaction_stalled` instead of compacting again on every turn.
    */
   overThreshold?: string;
 }
