@@ -73,6 +73,7 @@ describe("the Agent constructor rejects bad options with invalid_configuration",
     [{ summarizer: "extractive" }, "compaction.summarizer must be a function"],
     [{ validate: "yes" }, "compaction.validate must be a boolean"],
     [{ compactTool: 1 }, "compaction.compactTool must be a boolean"],
+    [{ keepRewritten: "yes" }, "compaction.keepRewritten must be a boolean"],
   ])("compaction %o", async (compaction, message) => {
     expect(await rejection({ model, compaction })).toContain(message);
   });

@@ -546,3 +546,54 @@ describe("compaction reasons", () => {
     expect(reasons).toEqual(["threshold"]);
   });
 });
+
+describe("compaction over long runs", () => {
+  test("a prompt still over the threshold after two compactions stops the run with compaction_stalled", async () => {
+    // The task alone is about 2,000 tokens against a threshold of 1,000: no summary can help.
+    const task = `TASK: ${"t".repeat(8000)}`;
+    const script = (_request: unknown, n: number): ScriptedTurn =>
+      n < 40 ? call(`x${n}`, 2500) : { text: "done" };
+    const model = scriptedModel(script);
+    const agent = new Agent({
+      model,
+      tools: [echo],
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer: async () => ({ text: "s" }) },
+    });
+    const run = agent.run(task);
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result.stop).toBe("compaction_stalled");
+    // The final tool-less turn (here the script calls a tool anyway, which is dropped).
+    expect(result.text).toBe(
+      `No answer was produced: the run could not compact its transcript under the threshold after ${result.turns} turns.`,
+    );
+    const compacted = events.filter((e) => e.type === "compacted");
+    const last = compacted.at(-1);
+    expect(last?.type === "compacted" && last.overThreshold).toMatch(
+      /^the task and the carried state alone are about \d+ tokens, against a threshold of 1000$/,
+    );
+    // Not a compaction every turn: the run stopped at the second one over the threshold.
+    expect(compacted.filter((e) => e.type === "compacted" && e.overThreshold)).toHaveLength(2);
+    expect(result.turns).toBeLessThan(10);
+  });
+
+  test("a run keeps no rewrites unless asked, and the `compacted` event carries the summary", async () => {
+    const model = scriptedModel([call("a", 10), call("b", 10), call("c", 5000), { text: "done" }]);
+    const agent = new Agent({
+      model,
+      tools: [echo],
+      compaction: {
+        thresholdTokens: 1000,
+        keepRecent: 2,
+        summarizer: async () => ({ text: "A, B." }),
+      },
+    });
+    const run = agent.run("Echo things");
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result.conversation.rewritten).toEqual([]);
+    expect(events.filter((e) => e.type === "compacted")).toMatchObject([
+      { summarized: true, summary: "A, B." },
+    ]);
+  });
+});

@@ -39,6 +39,24 @@ describe("modelSummarizer", () => {
     }
   });
 
+  test("a fold sends the earlier summaries, then the new turns, and asks for one summary", async () => {
+    const model = scriptedModel([{ text: "merged" }, { text: "NONE" }]);
+    const summary = await modelSummarizer(model)(
+      { transcript: "[user] do X\n[assistant] done X", summaries: ["did A", "did B"] },
+      {},
+    );
+    expect(summary.text).toBe("merged");
+    const [fold, check] = model.requests.map(promptOf);
+    expect(fold).toMatch(
+      /^Earlier summary 1:\ndid A\n\n-----\n\nEarlier summary 2:\ndid B\n\n-----\n\nTranscript since:\n\[user\] do X\n\[assistant\] done X\n\n-----\n\n/,
+    );
+    expect(fold).toMatch(/Write ONE summary that replaces all of them/);
+    expect(fold).toMatch(/the newer one wins/);
+    // The validator checks the fold against the same material.
+    expect(check?.startsWith("Earlier summary 1:\ndid A")).toBe(true);
+    expect(check).toContain("Summary:\nmerged");
+  });
+
   test("marks a summary cut off by the token limit as truncated", async () => {
     const model = scriptedModel([{ text: "half", finish: "length" }]);
     const summary = await modelSummarizer(model, { maxTokens: 10 })({ transcript: "t" }, {});
