@@ -141,13 +141,8 @@ export function isRefusal(text: string): boolean {
   return REFUSAL_PREFIXES.some((prefix) => start.startsWith(prefix));
 }
 
-/**
- * Result rewriter type: the new text for a result, or `undefined` to leave it as it is.
- *
- * @param result The result block.
- * @param position Its message index.
- */
-export type ResultRewriter = (result: ToolResultBlock, position: number) => string | undefined;
+/** Decides a result's new text, or `undefined` to leave it as it is. */
+type ResultRewriter = (result: ToolResultBlock) => string | undefined;
 
 /**
  * Returns a transcript with some tool results' content replaced by one text item, copying only
@@ -173,7 +168,7 @@ export function rewriteResults(
     for (let j = 0; j < message.content.length; j++) {
       const block = message.content[j];
       if (block?.type !== "tool_result") continue;
-      const text = rewrite(block, i);
+      const text = rewrite(block);
       if (text === undefined || isSameText(block, text)) continue;
       content ??= message.content.slice();
       content[j] = { ...block, content: [{ type: "text", text }] };

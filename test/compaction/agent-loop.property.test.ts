@@ -105,7 +105,7 @@ function carriedBlocks(message: Message | undefined): string[] {
 }
 
 function turnOf(spec: TurnSpec | undefined, request: ModelRequest): ScriptedTurn {
-  // Hint: the final-answer turn after a limit forbids tool calls.
+  // The final-answer turn after a limit forbids tool calls.
   if (spec === undefined || request.toolChoice === "none") return { text: "done" };
   switch (spec.type) {
     case "overflow":
@@ -115,7 +115,7 @@ function turnOf(spec: TurnSpec | undefined, request: ModelRequest): ScriptedTurn
     case "calls": {
       const turn: ScriptedTurn = { toolCalls: spec.calls };
       if (spec.text) turn.text = spec.text;
-      // Hint: a provider's reading: the transcript plus a fixed system prompt and tool list.
+      // A provider's reading: the transcript plus a fixed system prompt and tool list.
       if (spec.usage)
         turn.usage = { inputTokens: estimateTokens(request.messages) + 60, outputTokens: 5 };
       return turn;
@@ -180,7 +180,7 @@ describe("compaction through the agent loop (properties)", () => {
             if (event.summarized) {
               summarized++;
               const state = body();
-              // Hint: read at install time, and no tool runs before the next request.
+              // Read at install time, and no tool runs before the next request.
               expectCarried =
                 state === "" ? undefined : `${CARRIED_STATE_HEADER}\n## todo\n${state}`;
               if (state === "") expectCarried = undefined;
@@ -211,7 +211,7 @@ describe("compaction through the agent loop (properties)", () => {
       ),
       { numRuns: 120 },
     );
-    // Hint: guards the generator, so the properties are exercised on real summaries.
+    // Guards the generator, so the properties are exercised on real summaries.
     expect(summarized).toBeGreaterThan(20);
     expect(carriedChecks).toBeGreaterThan(5);
     expect([...reasons].sort()).toEqual(["overflow", "predicted", "requested", "threshold"]);

@@ -90,7 +90,7 @@ describe("compact (properties)", () => {
       }),
       { numRuns: 300 },
     );
-    // Hint: guards the generator, so the properties above are exercised on real rewrites.
+    // Guards the generator, so the properties above are exercised on real rewrites.
     expect(summarized).toBeGreaterThan(50);
     expect(thinnedOrEvicted).toBeGreaterThan(10);
   });
@@ -103,7 +103,7 @@ describe("compact (properties)", () => {
         let firstChanged: Message[] | undefined;
         for (const [i, run] of runs.entries()) {
           if (i > 0) {
-            // Hint: continue from the compacted transcript with more turns (ids made unique).
+            // Continue from the compacted transcript with more turns (ids made unique).
             const more = structuredClone(run.slice(1)).map((m) => ({
               ...m,
               content: m.content.map((b) =>

@@ -177,7 +177,7 @@ describe("the agent loop (long scripted run)", () => {
     ];
     const last = 1 + STEPS * TURNS_PER_STEP;
     const script = (request: ModelRequest, n: number): ScriptedTurn => {
-      // Hint: a provider's reading: the transcript plus a fixed system prompt and tool list.
+      // A provider's reading: the transcript plus a fixed system prompt and tool list.
       const usage = { inputTokens: estimateTokens(request.messages) + 200, outputTokens: 20 };
       if (n === 0) {
         return { toolCalls: [{ name: "todo", arguments: { action: "add", items: plan } }], usage };

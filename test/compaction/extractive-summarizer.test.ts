@@ -73,7 +73,7 @@ describe("extractiveSummarizer", () => {
   });
 
   test("keeps what remains of a todo list, as the demo's todo tool prints it", async () => {
-    // Hint: the demo's `todo` tool answers every action with the whole list, one
+    // The demo's `todo` tool answers every action with the whole list, one
     // `[marker] id. text` line per item; the first line alone would be the oldest, done item.
     const list = (done: number) =>
       ["write the parser", "add tests", "fix the bug", "update the docs", "release 1.2"]

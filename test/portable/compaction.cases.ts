@@ -180,7 +180,7 @@ export const cases: PortableCase[] = [
             },
           ],
         },
-        // Hint: the kept tail (keepRecent 2) is one more read, so the todo call is summarised.
+        // The kept tail (keepRecent 2) is one more read, so the todo call is summarised.
         ...readRun(1, 400)
           .slice(1)
           .map((m) => ({
