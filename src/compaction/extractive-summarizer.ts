@@ -8,6 +8,8 @@ const MAX_REQUESTS = 5;
 const MAX_CALLS = 12;
 const MAX_ERRORS = 5;
 const MAX_OPEN_ITEMS = 5;
+/** Lines a fold keeps from summaries it did not write (another summariser's). */
+const MAX_NOTES = 8;
 // A line of a checklist not yet done (`[ ]` pending, `[~]` in progress), as todo tools
 // print them; these lines are "what remains".
 const OPEN_ITEM = /^\s*(?:[-*]\s+|\d+[.)]\s+)?\[[ ~]\]/;
@@ -79,10 +81,20 @@ interface Notes {
   position: string[];
   remaining: string[];
   note?: string;
+  /** Lines of earlier summaries this summariser did not write, newest last. */
+  notes: string[];
 }
 
 function emptyNotes(): Notes {
-  return { requests: [], calls: new Map(), callCount: 0, errors: [], position: [], remaining: [] };
+  return {
+    requests: [],
+    calls: new Map(),
+    callCount: 0,
+    errors: [],
+    position: [],
+    remaining: [],
+    notes: [],
+  };
 }
 
 function summarize({ transcript, summaries }: SummaryRequest): string {
@@ -151,6 +163,7 @@ function render(notes: Notes): string {
   section(out, "Errors", notes.errors.slice(-MAX_ERRORS));
   section(out, "Position", notes.position);
   section(out, "Remaining", notes.remaining);
+  section(out, "Earlier notes", notes.notes.slice(-MAX_NOTES));
   if (notes.note !== undefined) out.push(`Last assistant note: ${notes.note}`);
   return out.length > 0 ? out.join("\n") : "(no earlier turns)";
 }
@@ -171,6 +184,7 @@ function parseNotes(summary: string): Notes {
     else if (line === "Errors:") list = notes.errors;
     else if (line === "Position:") list = notes.position;
     else if (line === "Remaining:") list = notes.remaining;
+    else if (line === "Earlier notes:") list = notes.notes;
     else if (calls) [notes.callCount, list] = [Number(calls[1]), "calls"];
     else if (line.startsWith("- ") && list === "calls") {
       const counted = COUNTED.exec(line.slice(2));
@@ -180,7 +194,11 @@ function parseNotes(summary: string): Notes {
         Number(counted?.[2] ?? 1),
       );
     } else if (line.startsWith("- ") && Array.isArray(list)) list.push(line.slice(2));
-    else list = undefined;
+    else {
+      // Not ours (a model's summary, say): kept, clipped, so a fold does not lose it.
+      list = undefined;
+      if (line.trim() !== "") notes.notes.push(clip(line.trim().replace(/^[-*] /, ""), 200));
+    }
   }
   return notes;
 }
@@ -197,6 +215,7 @@ function mergeNotes(older: Notes, newer: Notes): Notes {
     errors: [...older.errors, ...newer.errors].slice(-MAX_ERRORS),
     position: newer.position.length > 0 ? newer.position : older.position,
     remaining: newer.remaining.length > 0 ? newer.remaining : older.remaining,
+    notes: [...older.notes, ...newer.notes].slice(-MAX_NOTES),
   };
   const task = older.task ?? newer.task;
   if (task !== undefined) merged.task = task;

@@ -176,4 +176,33 @@ describe("extractiveSummarizer", () => {
     expect(section(folded, /^Tool calls/)).toHaveLength(12);
     expect(section(folded, /^Errors:/)).toHaveLength(5);
   });
+
+  test("a fold keeps, clipped and bounded, the lines of a summary another summariser wrote", async () => {
+    const model = [
+      "The user wants the build fixed.",
+      "- src/a.ts exports a = 2",
+      "",
+      "Next: run the tests.",
+    ];
+    const { text } = await extractiveSummarizer()(
+      { transcript: renderTranscript(messages), summaries: [model.join("\n")] },
+      {},
+    );
+    const lines = text.split("\n");
+    const start = lines.indexOf("Earlier notes:");
+    expect(lines.slice(start + 1, start + 4)).toEqual([
+      "- The user wants the build fixed.",
+      "- src/a.ts exports a = 2",
+      "- Next: run the tests.",
+    ]);
+    const long = Array.from({ length: 30 }, (_, i) => `fact ${i} ${"x".repeat(300)}`).join("\n");
+    const folded = await extractiveSummarizer()(
+      { transcript: renderTranscript(messages), summaries: [long] },
+      {},
+    );
+    const kept = folded.text.split("\n").filter((line) => line.startsWith("- fact"));
+    expect(kept).toHaveLength(8);
+    expect(kept.at(-1)?.startsWith("- fact 29 ")).toBe(true);
+    expect(Math.max(...kept.map((line) => line.length))).toBeLessThanOrEqual(203);
+  });
 });
