@@ -65,11 +65,11 @@ const chars = (messages: readonly Message[]) => JSON.stringify(messages).length;
 
 type Loaded = Awaited<ReturnType<typeof load>>;
 
-/** Runs the 10,000-turn agent (after a 1,000-turn warm-up) and prints its checkpoints. */
+/** Runs the 10,000-turn agent (after a 3,000-turn warm-up) and prints its checkpoints. */
 export async function longRun(): Promise<void> {
   const loaded = await load();
-  // A first, unmeasured run warms the JIT, so the 1k window is not mostly compilation.
-  await scenario(loaded, 1_000, []);
+  // A first, unmeasured 3,000-turn run warms the JIT, so the 1k window is not mostly compilation.
+  await scenario(loaded, 3_000, []);
   const { checkpoints, stop, turns, largest } = await scenario(loaded, TURNS, CHECKPOINTS);
   print(checkpoints, `${stop}, ${turns} turns`, largest);
 }
