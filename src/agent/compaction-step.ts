@@ -2,7 +2,6 @@ import * as v from "valibot";
 import { type CompactResult, compact, DEFAULT_KEEP_RECENT } from "../compaction/compact.ts";
 import type { CompactionReason, Conversation } from "../compaction/conversation.ts";
 import { createLoopGuard, type ExecutedCall } from "../compaction/loop-guard.ts";
-import { modelSummarizer } from "../compaction/model-summarizer.ts";
 import {
   compactionThreshold,
   createPressureTracker,
@@ -88,8 +87,7 @@ export function createCompactionStep(
     thresholdTokens: settings.thresholdTokens,
     contextWindow: settings.contextWindow ?? model.contextWindow,
   });
-  const summarizer =
-    settings.summarizer ?? modelSummarizer(model, { validate: settings.validate ?? true });
+  const summarizer = settings.summarizer ?? defaultSummarizer(model, settings.validate ?? true);
   const tracker = createPressureTracker();
   const guard = createLoopGuard();
   const request: CompactRequest | undefined = settings.compactTool
@@ -219,6 +217,21 @@ export function createCompactionStep(
     recordTurn(calls) {
       if (guard.recordTurn(calls)) loopDetected = true;
     },
+  };
+}
+
+/**
+ * `modelSummarizer(model, { validate })`, loaded on the first summary as a chunk of its own
+ * (as the JSON Schema interpreter is): a page whose runs never summarise does not ship its
+ * prompts. It keeps the agent bundle in its budget (`npm run bench`, bundle sizes).
+ */
+function defaultSummarizer(model: Model, validate: boolean): Summarizer {
+  let loaded: Promise<Summarizer> | undefined;
+  return async (request, options) => {
+    loaded ??= import("../compaction/model-summarizer.ts").then((m) =>
+      m.modelSummarizer(model, { validate }),
+    );
+    return (await loaded)(request, options);
   };
 }
 
