@@ -1,4 +1,4 @@
-import { cancelledError } from "../toolset/cancelled-error.ts";
+import { cancelledError } from "../abort.ts";
 import { SUMMARY_MARKER } from "./head.ts";
 import { canonicalJson } from "./lossless.ts";
 import type { Summarizer, SummaryRequest } from "./summarizer.ts";

@@ -1,6 +1,6 @@
+import { cancelledError } from "../abort.ts";
 import type { Model, ModelRequest } from "../models/model.ts";
 import { ModelError } from "../models/model-error.ts";
-import { cancelledError } from "../toolset/cancelled-error.ts";
 import type { Summarizer, Summary, SummaryRequest } from "./summarizer.ts";
 
 /** The summariser's own output limit: it must not share the agent's, which can be too small. */
