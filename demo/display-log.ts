@@ -243,6 +243,11 @@ function doneNotice(
       return notice("warning", "The model repeated itself after a compaction, so the run stopped.");
     case "no_output":
       return notice("warning", "The model returned nothing, so the run stopped.");
+    case "compaction_stalled":
+      return notice(
+        "warning",
+        "Compaction could not bring the transcript under the threshold, so the run stopped.",
+      );
     default:
       return unreachable(result.stop);
   }
