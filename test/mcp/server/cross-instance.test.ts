@@ -5,7 +5,7 @@
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelope } from "./modern.ts";
+import { envelope, type Wire } from "./modern.ts";
 
 const SECRET = "cross-instance-secret-of-32-or-more-chars";
 const instances: Miniflare[] = [];
@@ -59,7 +59,7 @@ async function greet(endpoint: string, id: number, extra: Record<string, unknown
       params: { name: "greet", arguments: {}, ...extra, _meta: envelope({ elicitation: {} }) },
     }),
   });
-  return (await response.json()) as Record<string, any>;
+  return (await response.json()) as Wire;
 }
 
 describe("a question across Worker instances (workerd)", () => {

@@ -51,7 +51,11 @@ export function modern(
   return options.signal ? new Request(request, { signal: options.signal }) : request;
 }
 
+/** A response body as the tests read it: any field, checked by the assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: assertions read the wire loosely.
+export type Wire = Record<string, any>;
+
 /** The JSON body of a response, typed loosely for assertions. */
-export async function json(response: Response): Promise<Record<string, any>> {
-  return (await response.json()) as Record<string, any>;
+export async function json(response: Response): Promise<Wire> {
+  return (await response.json()) as Wire;
 }
