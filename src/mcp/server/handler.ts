@@ -131,7 +131,7 @@ export interface McpHandlerOptions {
    * it from the environment (`env.MCP_STATE_SECRET`). Without it each handler draws a random
    * key, so a question's retry must reach the instance that asked.
    */
-  stateSecret?: string;
+  stateSecret?: string | undefined;
   /** How long a 2026 `requestState` stays valid after it was issued, in ms; default 10 minutes. */
   requestStateTtlMs?: number;
   /**
