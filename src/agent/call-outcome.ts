@@ -16,6 +16,8 @@ export interface ModelToolCall {
   name: string;
   /** The arguments, as the model sent them. */
   arguments: unknown;
+  /** The provider's opaque token for this call, sent back with it (models: P5). */
+  signature?: string;
 }
 
 /**

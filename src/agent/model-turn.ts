@@ -1,4 +1,5 @@
-import { unreachable } from "../errors.ts";
+import { errorText, unreachable } from "../errors.ts";
+import type { ReasoningBlock } from "../models/message.ts";
 import type { FinishReason, Model, ModelRequest, ModelUsage } from "../models/model.ts";
 import type { ModelToolCall } from "./call-outcome.ts";
 import type { EmitEvent } from "./events.ts";
@@ -20,6 +21,8 @@ export interface ModelTurn {
   usage?: ModelUsage;
   /** The reported finish reason. */
   finish?: FinishReason;
+  /** Complete reasoning blocks, kept in the assistant message before its text (models: P3). */
+  reasoning: ReasoningBlock[];
   /** The failure, for `failed`. */
   error?: unknown;
 }
@@ -56,7 +59,7 @@ export async function streamModelTurn(
   options: ModelTurnOptions,
 ): Promise<ModelTurn> {
   const { signal, emit, turn } = options;
-  const result: ModelTurn = { end: "complete", text: "", toolCalls: [] };
+  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], reasoning: [] };
   if (signal.aborted) {
     result.end = "cancelled";
     return result;
@@ -86,9 +89,29 @@ export async function streamModelTurn(
           const taken = (id: string) => result.toolCalls.some((call) => call.id === id);
           let id = event.id;
           for (let n = result.toolCalls.length + 1; !id || taken(id); n++) id = `call_${turn}_${n}`;
-          result.toolCalls.push({ id, name: event.name, arguments: event.arguments });
+          const call: ModelToolCall = { id, name: event.name, arguments: event.arguments };
+          if (event.signature !== undefined) call.signature = event.signature;
+          result.toolCalls.push(call);
           break;
         }
+        // models: reasoning streams apart from text and is kept whole for the transcript;
+        // a retry before any output is reported as it happens.
+        case "reasoning_delta":
+          if (event.text !== "") emit({ type: "reasoning_delta", turn, text: event.text });
+          break;
+        case "reasoning":
+          result.reasoning.push(event.block);
+          break;
+        case "retry":
+          emit({
+            type: "model_retry",
+            turn,
+            attempt: event.attempt,
+            delayMs: event.delayMs,
+            error: event.error,
+            message: errorText(event.error),
+          });
+          break;
         case "usage": {
           const { type: _, ...usage } = event;
           result.usage = usage;

@@ -105,7 +105,9 @@ function checkBlock(block: unknown, at: string): void {
           b.content.every((item) => typeof (item as { type?: unknown })?.type === "string")
         );
       case "image":
-        return typeof b.mediaType === "string" && typeof b.data === "string";
+        return typeof b.mimeType === "string" && typeof b.data === "string";
+      case "reasoning":
+        return typeof b.text === "string";
       default:
         return false;
     }

@@ -1,6 +1,6 @@
 import type { Conversation } from "../compaction/conversation.ts";
 import type { Message } from "../models/message.ts";
-import type { Model, ModelUsage } from "../models/model.ts";
+import type { FinishReason, Model, ModelUsage } from "../models/model.ts";
 import { isModelError } from "../models/model-error.ts";
 import { raceAbort } from "../toolset/cancelled-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
@@ -83,10 +83,12 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   let blockedSends = 0;
   let text = "";
   let failure: unknown;
+  let finishReason: FinishReason | undefined;
   const finish = (stop: StopCause): RunResult => {
     if (steering.length > 0) appendUserContent(messages, drain(steering));
     const result: RunResult = { text, stop, turns, usage, conversation, blockedSends };
     if (failure !== undefined) result.error = failure;
+    if (finishReason !== undefined) result.finishReason = finishReason;
     emit({ type: "done", result });
     return result;
   };
@@ -178,6 +180,19 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       return fail(turn.error);
     }
     overflowRetried = false;
+    finishReason = turn.finish;
+    // models: a cut-off, filtered or refused answer ends the run with that cause; it is not
+    // re-prompted as if the model had said nothing (docs/design.md, "Models", P2).
+    const cause = turn.finish;
+    if (
+      turn.toolCalls.length === 0 &&
+      (cause === "length" || cause === "content_filter" || cause === "refusal")
+    ) {
+      if (turn.text !== "" || turn.reasoning.length > 0) {
+        messages.push(assistantMessage(turn.text, [], turn.reasoning));
+      }
+      return finish(cause);
+    }
     if (turn.text === "" && turn.toolCalls.length === 0) {
       empty += 1;
       if (empty > MAX_EMPTY_TURNS) return finish("no_output");
@@ -185,7 +200,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       continue;
     }
     empty = 0;
-    messages.push(assistantMessage(turn.text, turn.toolCalls));
+    messages.push(assistantMessage(turn.text, turn.toolCalls, turn.reasoning));
     // Hint: a turn with calls is acted on whatever finish reason the provider reported.
     if (turn.toolCalls.length === 0) {
       if (steering.length > 0) continue;

@@ -1,5 +1,5 @@
 import type { Conversation } from "../compaction/conversation.ts";
-import type { ModelUsage } from "../models/model.ts";
+import type { FinishReason, ModelUsage } from "../models/model.ts";
 
 /** Why a run ends, as an `as const` list. */
 export const STOP_CAUSES = [
@@ -9,6 +9,9 @@ export const STOP_CAUSES = [
   "loop",
   "no_output",
   "error",
+  "length",
+  "content_filter",
+  "refusal",
 ] as const;
 
 /**
@@ -22,6 +25,9 @@ export const STOP_CAUSES = [
  * - `no_output`: the model kept returning empty turns, even after nudges.
  * - `error`: the provider failed (not a context overflow that compaction could fix), or the
  *   input or conversation was malformed.
+ * - `length`, `content_filter`, `refusal`: the last model turn, without tool calls, ended for
+ *   that reason (cut off by the token bound, withheld by the provider, declined by the model);
+ *   `text` holds what came, and the model is not re-prompted.
  */
 export type StopCause = (typeof STOP_CAUSES)[number];
 
@@ -44,6 +50,8 @@ export interface RunResult {
   conversation: Conversation;
   /** Sending calls the capability interlock refused in this run. */
   blockedSends: number;
+  /** The last model turn's finish reason, when a turn finished (models: P2). */
+  finishReason?: FinishReason;
   /**
    * The failure, when `stop` is `error`: usually a `ModelError` (its API key redacted), or a
    * `ToolError` `invalid_configuration` for a malformed input or conversation.

@@ -1,6 +1,6 @@
 import type { FinishReason, Model, ModelEvent, ModelRequest, ModelUsage } from "./model.ts";
 import { ModelError, type ModelErrorData } from "./model-error.ts";
-import { cancelled } from "./provider-stream.ts";
+import { cancelled } from "./provider.ts";
 
 const PROVIDER = "scripted";
 

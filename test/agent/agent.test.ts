@@ -356,7 +356,12 @@ describe("cancellation at every stage", () => {
         hang: call.signal,
       });
     });
-    const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+    const model = openAICompatible({
+      baseURL: "http://x/v1",
+      model: "m",
+      fetch: fake.fetch,
+      retry: false,
+    });
     const run = new Agent({ model, tools: [echo] }).run("go", { signal: controller.signal });
     const events: AgentEvent[] = [];
     for await (const event of run) {
@@ -399,7 +404,12 @@ describe("cancellation at every stage", () => {
         return sseResponse([...frames, "[DONE]"]);
       });
       const signal = new AbortController().signal;
-      const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+      const model = openAICompatible({
+        baseURL: "http://x/v1",
+        model: "m",
+        fetch: fake.fetch,
+        retry: false,
+      });
       const agent = new Agent({
         model,
         tools: [echo, write, slowAsk(asked)],
@@ -425,6 +435,7 @@ describe("provider failures", () => {
       apiKey: KEY,
       model: "m",
       fetch: fake.fetch,
+      retry: false,
     });
     const run = new Agent({ model, tools: [echo] }).run("go");
     const events: AgentEvent[] = [];
@@ -494,7 +505,12 @@ describe("provider failures", () => {
     );
     expect(isModelError(failed.error, "rate_limit") && failed.error.retryAfterMs).toBe(250);
     const fake = createFakeFetch(() => sseResponse([openAIText("hello"), finishChunk, "[DONE]"]));
-    const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+    const model = openAICompatible({
+      baseURL: "http://x/v1",
+      model: "m",
+      fetch: fake.fetch,
+      retry: false,
+    });
     const saved = JSON.parse(JSON.stringify(failed.conversation));
     const retried = await new Agent({ model }).run("", { conversation: saved }).result;
     expect(retried).toMatchObject({ stop: "done", text: "hello" });

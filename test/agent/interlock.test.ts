@@ -127,7 +127,7 @@ describe("interlock", () => {
     const model = scriptedModel([{ text: "nice" }]);
     const agent = new Agent({ model });
     const result = await agent.run([
-      { role: "user", content: [{ type: "image", mediaType: "image/png", data: "AA==" }] },
+      { role: "user", content: [{ type: "image", mimeType: "image/png", data: "AA==" }] },
     ]).result;
     expect(result.conversation.taint.private).toBe(true);
   });

@@ -23,6 +23,7 @@ describe("streamModelTurn", () => {
     });
     expect(turn).toEqual({
       end: "complete",
+      reasoning: [],
       text: "Hello there",
       toolCalls: [{ id: "t", name: "x", arguments: { a: 1 } }],
       usage: { inputTokens: 3, outputTokens: 4 },

@@ -4,8 +4,7 @@ import { addUsage, emptyUsage, STOP_CAUSES } from "../../src/agent/run-result.ts
 import { scriptedModel } from "../../src/models/scripted-model.ts";
 
 describe("STOP_CAUSES", () => {
-  test("lists the six stop causes, and a run reports one of them", async () => {
-    expect(STOP_CAUSES).toEqual(["done", "max_turns", "cancelled", "loop", "no_output", "error"]);
+  test("a run reports one of the stop causes", async () => {
     const result = await new Agent({ model: scriptedModel([{ text: "hi" }]) }).run("go").result;
     expect(STOP_CAUSES).toContain(result.stop);
   });

@@ -17,11 +17,11 @@ describe("transcriptBytes", () => {
     const withImage: Message[] = [
       {
         role: "user",
-        content: [{ type: "image", mediaType: "image/png", data: "A".repeat(10_000) }],
+        content: [{ type: "image", mimeType: "image/png", data: "A".repeat(10_000) }],
       },
     ];
     const withoutPayload: Message[] = [
-      { role: "user", content: [{ type: "image", mediaType: "image/png", data: "" }] },
+      { role: "user", content: [{ type: "image", mimeType: "image/png", data: "" }] },
     ];
     expect(transcriptBytes(withImage)).toBe(transcriptBytes(withoutPayload));
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { anthropicDecoder } from "../../src/models/anthropic-decoder.ts";
+import { anthropicDecoder } from "../../src/models/anthropic.ts";
 import type { ModelEvent } from "../../src/models/model.ts";
 
 function run(events: { type: string; [key: string]: unknown }[], end = false) {
@@ -21,11 +21,11 @@ describe("anthropicDecoder", () => {
   test("maps stop reasons", () => {
     expect(run(stop("end_turn")).at(-1)).toEqual({ type: "finish", reason: "stop" });
     expect(run(stop("max_tokens")).at(-1)).toEqual({ type: "finish", reason: "length" });
-    expect(run(stop("refusal")).at(-1)).toEqual({ type: "finish", reason: "error" });
+    expect(run(stop("refusal")).at(-1)).toEqual({ type: "finish", reason: "refusal" });
     expect(run(stop("tool_use")).at(-1)).toEqual({ type: "finish", reason: "tool_calls" });
   });
 
-  test("skips thinking blocks, pings and unknown events", () => {
+  test("streams thinking as reasoning and keeps the whole block with its signature; skips pings and unknown events", () => {
     const out = run([
       { type: "message_start", message: { usage: { input_tokens: 3, output_tokens: 1 } } },
       { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
@@ -39,6 +39,8 @@ describe("anthropicDecoder", () => {
       ...stop("end_turn"),
     ]);
     expect(out).toEqual([
+      { type: "reasoning_delta", text: "hmm" },
+      { type: "reasoning", block: { type: "reasoning", text: "hmm", signature: "s" } },
       { type: "text_delta", text: "ok" },
       { type: "usage", inputTokens: 3, outputTokens: 2 },
       { type: "finish", reason: "stop" },

@@ -32,6 +32,7 @@ async function serve(handler: (exchange: ReplayExchange) => Promise<void> | void
     apiKey: KEY,
     model: "claude-test",
     contextWindow: 200_000,
+    retry: false,
   });
 }
 
@@ -136,7 +137,7 @@ describe("anthropic", () => {
         role: "user",
         content: [
           { type: "text", text: "look" },
-          { type: "image", mediaType: "image/png", data: "AAAA" },
+          { type: "image", mimeType: "image/png", data: "AAAA" },
         ],
       },
       {

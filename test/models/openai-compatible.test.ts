@@ -25,7 +25,12 @@ afterEach(async () => {
 
 async function serve(handler: (exchange: ReplayExchange) => Promise<void> | void) {
   server = await startReplayServer(handler);
-  return openAICompatible({ baseURL: `${server.url}/v1/`, apiKey: KEY, model: "gpt-test" });
+  return openAICompatible({
+    baseURL: `${server.url}/v1/`,
+    apiKey: KEY,
+    model: "gpt-test",
+    retry: false,
+  });
 }
 
 function chunk(delta: object, finish: string | null = null) {
@@ -167,7 +172,7 @@ describe("openAICompatible", () => {
         role: "user",
         content: [
           { type: "text", text: "look" },
-          { type: "image", mediaType: "image/png", data: "AAAA" },
+          { type: "image", mimeType: "image/png", data: "AAAA" },
         ],
       },
       {

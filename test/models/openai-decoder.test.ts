@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { ModelEvent } from "../../src/models/model.ts";
 import { isModelError } from "../../src/models/model-error.ts";
-import { openAIDecoder } from "../../src/models/openai-decoder.ts";
+import { openAIDecoder } from "../../src/models/openai-compatible.ts";
 
 function run(chunks: unknown[], done = true): { events: ModelEvent[]; error?: unknown } {
   const decoder = openAIDecoder(["sk-x"]);
@@ -57,7 +57,7 @@ describe("openAIDecoder", () => {
     });
     expect(run([choice({}, "content_filter")]).events.at(-1)).toEqual({
       type: "finish",
-      reason: "error",
+      reason: "content_filter",
     });
   });
 

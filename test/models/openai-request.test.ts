@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { openAIBody, openAIMessages } from "../../src/models/openai-request.ts";
+import { openAIBody, openAIMessages } from "../../src/models/openai-compatible.ts";
 
 describe("openAIMessages", () => {
   test("sends tool results as tool messages, then a user message with tool images and the user's text", () => {
@@ -31,7 +31,7 @@ describe("openAIMessages", () => {
       {
         role: "assistant",
         content: null,
-        tool_calls: [{ id: "a", type: "function", function: { name: "shot", arguments: "{bad" } }],
+        tool_calls: [{ id: "a", type: "function", function: { name: "shot", arguments: "{}" } }],
       },
       { role: "tool", tool_call_id: "a", content: "ok" },
       {
@@ -68,28 +68,50 @@ describe("openAIMessages", () => {
 
 describe("openAIBody", () => {
   test("leaves out empty tools and max_tokens unless set, the request's bound winning", () => {
-    const body = openAIBody({ messages: [], tools: [] }, "m", undefined);
+    const body = openAIBody({ messages: [], tools: [] }, {}, "m", {
+      field: "max_tokens",
+      maxTokens: undefined,
+    });
     expect(body).toEqual({
       model: "m",
       messages: [],
       stream: true,
       stream_options: { include_usage: true },
     });
-    expect(openAIBody({ messages: [], tools: [] }, "m", 100).max_tokens).toBe(100);
-    expect(openAIBody({ messages: [], tools: [], maxTokens: 7 }, "m", 100).max_tokens).toBe(7);
+    expect(
+      openAIBody({ messages: [], tools: [] }, {}, "m", { field: "max_tokens", maxTokens: 100 })
+        .max_tokens,
+    ).toBe(100);
+    expect(
+      openAIBody({ messages: [], tools: [], maxTokens: 7 }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: 100,
+      }).max_tokens,
+    ).toBe(7);
   });
 
   test("sends tool_choice none with the tools, and nothing for auto or without tools", () => {
     const tools = [{ name: "echo", inputSchema: { type: "object" } }];
-    expect(openAIBody({ messages: [], tools, toolChoice: "none" }, "m", undefined)).toMatchObject({
+    expect(
+      openAIBody({ messages: [], tools, toolChoice: "none" }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: undefined,
+      }),
+    ).toMatchObject({
       tool_choice: "none",
       tools: [{ type: "function", function: { name: "echo" } }],
     });
     expect(
-      openAIBody({ messages: [], tools, toolChoice: "auto" }, "m", undefined),
+      openAIBody({ messages: [], tools, toolChoice: "auto" }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: undefined,
+      }),
     ).not.toHaveProperty("tool_choice");
     expect(
-      openAIBody({ messages: [], tools: [], toolChoice: "none" }, "m", undefined),
+      openAIBody({ messages: [], tools: [], toolChoice: "none" }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: undefined,
+      }),
     ).not.toHaveProperty("tool_choice");
   });
 });
