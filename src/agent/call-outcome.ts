@@ -18,6 +18,8 @@ export interface ModelToolCall {
   arguments: unknown;
   /** The provider's opaque token for this call, sent back with it (models: P5). */
   signature?: string;
+  /** Provider data sent back with this call (`toolwire/ai-sdk`). */
+  providerMetadata?: Record<string, Record<string, unknown>>;
 }
 
 /**

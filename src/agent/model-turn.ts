@@ -91,6 +91,7 @@ export async function streamModelTurn(
           for (let n = result.toolCalls.length + 1; !id || taken(id); n++) id = `call_${turn}_${n}`;
           const call: ModelToolCall = { id, name: event.name, arguments: event.arguments };
           if (event.signature !== undefined) call.signature = event.signature;
+          if (event.providerMetadata) call.providerMetadata = event.providerMetadata;
           result.toolCalls.push(call);
           break;
         }

@@ -25,6 +25,7 @@ export function assistantMessage(
       input: call.arguments,
     };
     if (call.signature !== undefined) block.signature = call.signature;
+    if (call.providerMetadata) block.providerMetadata = call.providerMetadata;
     content.push(block);
   }
   return { role: "assistant", content };

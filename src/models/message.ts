@@ -18,6 +18,9 @@ export interface ToolUseBlock {
   /** An opaque token the provider asked to get back with this call (Gemini's thought
    * signature); adapters that have no use for it leave it out. */
   signature?: string;
+  /** Provider data to send back with this block, as an AI SDK provider reported it
+   * (`providerMetadata`, returned as `providerOptions`); only `toolwire/ai-sdk` reads it. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
 }
 
 /** The outcome of one tool call, sent back in a user message. */
@@ -54,6 +57,9 @@ export interface ReasoningBlock {
   signature?: string;
   /** Encrypted thinking the provider withheld (Anthropic `redacted_thinking`), sent back as is. */
   redacted?: string;
+  /** Provider data to send back with this block, as an AI SDK provider reported it
+   * (`providerMetadata`, returned as `providerOptions`); only `toolwire/ai-sdk` reads it. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
 }
 
 /** One piece of a message's content, discriminated by `type`. */

@@ -110,18 +110,26 @@ export type FinishReason = (typeof FINISH_REASONS)[number];
  * - `reasoning`: one complete reasoning block (with the provider's signature) to keep in the
  *   transcript, so the adapter can send it back where the provider requires it.
  * - `tool_call`: `signature` is an opaque token the provider wants back with the call
- *   (Gemini's thought signature).
+ *   (Gemini's thought signature); `providerMetadata` the same for an AI SDK provider.
  * - `retry`: the request failed before any output and is tried again after `delayMs`.
  */
 export type ModelEvent =
   | { type: "text_delta"; text: string }
   | { type: "reasoning_delta"; text: string }
   | { type: "reasoning"; block: ReasoningBlock }
-  | { type: "tool_call"; id: string; name: string; arguments: unknown; signature?: string }
+  | {
+      type: "tool_call";
+      id: string;
+      name: string;
+      arguments: unknown;
+      signature?: string;
+      providerMetadata?: Record<string, Record<string, unknown>>;
+    }
   | ({ type: "usage" } & ModelUsage)
   | { type: "retry"; attempt: number; delayMs: number; error: ModelError }
   | { type: "finish"; reason: FinishReason };
 
+/** Options of one `Model.stream` call. */
 export interface ModelStreamOptions {
   /** Aborting it aborts the provider request (and a retry's wait); the stream errors with
    * `ModelError` `cancelled`. */

@@ -24,6 +24,7 @@ const ORDER = [
   "sse",
   "mcp",
   "models",
+  "ai-sdk",
   "compaction",
   "agent",
   "node",

@@ -55,10 +55,11 @@ describe("source style", () => {
     expect(generating).toEqual([]);
   });
 
-  test("the only index files are the five entry points, re-exporting by name", () => {
+  test("the only index files are the six entry points, re-exporting by name", () => {
     const indexes = files.filter(({ path }) => path.split("/").pop() === "index.ts");
     expect(indexes.map(({ path }) => path).sort()).toEqual([
       "agent/index.ts",
+      "ai-sdk/index.ts",
       "index.ts",
       "mcp/index.ts",
       "models/index.ts",

@@ -13,6 +13,7 @@ const entries: Record<string, string> = {
   toolwire: "src/index.ts",
   "toolwire/agent": "src/agent/index.ts",
   "toolwire/models": "src/models/index.ts",
+  "toolwire/ai-sdk": "src/ai-sdk/index.ts",
   "toolwire/mcp": "src/mcp/index.ts",
   "toolwire/node": "src/node/index.ts",
 };
@@ -26,7 +27,7 @@ blocks.forEach((example, index) => {
     const dir = join(root, "test-results", "readme");
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `example-${index + 1}.ts`);
-    const source = example.replace(/from "(toolwire(?:\/[a-z]+)?)"/g, (_, entry: string) => {
+    const source = example.replace(/from "(toolwire(?:\/[a-z-]+)?)"/g, (_, entry: string) => {
       const target = entries[entry];
       if (!target) throw new Error(`unknown entry ${entry}`);
       return `from ${JSON.stringify(join(root, target))}`;
