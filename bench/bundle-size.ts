@@ -128,6 +128,20 @@ export default createMcpHandler(Toolset.local([add]), { name: "calc", version: "
   allowedHosts: ["calc.example.workers.dev"] });`,
   },
   {
+    name: "web: registerWebMcpTools + connectWebMcp + core",
+    budget: 16 * KB,
+    source: `import * as v from "valibot";
+import { defineTool, Toolset } from "./src/index.ts";
+import { connectWebMcp, registerWebMcpTools } from "./src/web/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+export const run = async (signal) => {
+  await registerWebMcpTools(Toolset.local([add]), { signal });
+  const page = await connectWebMcp({ namespace: "page" });
+  return page.listTools();
+};`,
+  },
+  {
     name: "core + agent + scriptedModel",
     budget: 25 * KB,
     source: `import * as v from "valibot";

@@ -68,6 +68,7 @@ import { Agent, compact, extractiveSummarizer, type Message } from "toolwire/age
 import { scriptedModel } from "toolwire/models";
 import { connectMcp, createMcpHandler } from "toolwire/mcp";
 import { serve } from "toolwire/node";
+import { connectWebMcp } from "toolwire/web";
 ${entries
   .slice(1)
   .map((entry, i) => `import * as entry${i} from "${entry}";`)
@@ -94,6 +95,8 @@ check((await agent.run("1 + 1?").result).text === "two", "agent run");
 const messages: Message[] = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: [{ type: "text", text: "turn " + i }] }));
 const compacted = await compact({ messages: [...messages], taint: { private: false, untrusted: false }, rewritten: [] }, { force: true, keepRecent: 2, summarizer: extractiveSummarizer() });
 check(compacted.summarized && compacted.conversation.messages.length < messages.length, "compaction");
+const noWebMcp = await connectWebMcp().then(() => "connected", (e: { type?: string }) => e.type);
+check(noWebMcp === "unsupported", "WebMCP outside a browser");
 ${entries
   .slice(1)
   .map((_, i) => `check(Object.keys(entry${i}).length > 0, "empty entry");`)
@@ -101,10 +104,10 @@ ${entries
 console.log("consumer ok without code generation: " + ${JSON.stringify(entries.join(", "))});
 `;
   writeFileSync(join(app, "index.ts"), body);
-  // Hint: the same consumer as plain JavaScript, types stripped, is what Node runs.
+  // The same consumer as plain JavaScript, types stripped, is what Node runs.
   writeFileSync(join(app, "index.mjs"), transformSync(body, { loader: "ts", format: "esm" }).code);
   show(join(root, "node_modules/.bin/tsc"), ["-p", "."], app);
-  // Hint: Workers and strict-CSP pages forbid eval and new Function; so must every entry here.
+  // Workers and strict-CSP pages forbid eval and new Function; so must every entry here.
   process.stdout.write(run("node", ["--disallow-code-generation-from-strings", "index.mjs"], app));
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { cases as mcpClient } from "./mcp-client.cases.ts";
 import { cases as mcpRoundTrip } from "./mcp-round-trip.cases.ts";
 import { cases as mcpServer } from "./mcp-server.cases.ts";
 import { cases as smoke } from "./smoke.cases.ts";
+import { cases as web } from "./web.cases.ts";
 
 export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "smoke.cases.ts", cases: smoke },
@@ -20,4 +21,5 @@ export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "agent.cases.ts", cases: agent },
   { file: "compaction.cases.ts", cases: compaction },
   { file: "mcp-round-trip.cases.ts", cases: mcpRoundTrip },
+  { file: "web.cases.ts", cases: web },
 ];

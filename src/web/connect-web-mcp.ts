@@ -1,0 +1,261 @@
+// Direction two of WebMCP (see `docs/design.md`, "WebMCP", W7-W13): the tools registered in
+// the page (and in cross-origin frames that expose theirs to it) as a toolwire `Toolset`.
+
+import { capabilitiesFromAnnotations } from "../declaration/capabilities.ts";
+import { interactionCapabilities } from "../declaration/interaction-capabilities.ts";
+import type { ToolAnnotations } from "../declaration/tool-annotations.ts";
+import type { ToolInfo } from "../declaration/tool-info.ts";
+import { namespacedName, type ToolName, toolName } from "../declaration/tool-name.ts";
+import { errorText, ToolError } from "../errors.ts";
+import type { ToolHandlerBackend } from "../execution/backend.ts";
+import { ToolResult } from "../execution/tool-result.ts";
+import { resultFromMcp } from "../mcp/client/result-from-mcp.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
+import { JsonSchema } from "../schema/json-schema.ts";
+import { Toolset } from "../toolset/toolset.ts";
+import {
+  findModelContext,
+  type WebMcpModelContext,
+  type WebMcpRegisteredTool,
+} from "./model-context.ts";
+
+/** Options of `connectWebMcp`. */
+export interface ConnectWebMcpOptions {
+  /** The model context to read; default `document.modelContext`, else `navigator.modelContext`. */
+  modelContext?: WebMcpModelContext;
+  /** Lists the tools as `namespace__name`. */
+  namespace?: string;
+  /**
+   * Origins of cross-origin frames whose tools to include, e.g. `["https://maps.example"]`.
+   * A frame's tools appear only when its iframe has `allow="tools"` and the frame registered
+   * them with `exposedTo` naming this page's origin.
+   */
+  fromOrigins?: readonly string[];
+  /**
+   * Whether to believe the tools' hints (see `docs/design.md`, "Trust"). Default: tools of this
+   * page's own origin are believed, tools of any other origin are not (they need approval and
+   * count as writing, destructive and open-world). `true` believes every tool, `false` none.
+   */
+  trustAnnotations?: boolean;
+  /** Longest result accepted, in UTF-16 code units; default 4 MiB. A longer one fails the call. */
+  maxResultLength?: number;
+}
+
+const DEFAULT_MAX_RESULT_LENGTH = 4 * 1024 * 1024;
+
+interface PageTool {
+  info: ToolInfo;
+  native: WebMcpRegisteredTool;
+}
+
+/**
+ * Returns a `Toolset` of the WebMCP tools registered in the page, refreshed when the page
+ * fires `toolchange`. A call goes through `executeTool` with the call's signal (aborting it
+ * cancels the page's tool); the page's answer becomes a `ToolResult`: an MCP `CallToolResult`
+ * keeps its content and `isError`, other JSON becomes `ToolResult.json`, other text
+ * `ToolResult.text`, and a tool that throws gives an `isError: true` result. Each tool's
+ * `source` is `{ type: "webmcp", origin, trusted }`. Tools whose names toolwire cannot
+ * represent (WebMCP also allows `.`) are left out. Arguments are checked by the page's tool,
+ * not here.
+ *
+ * @param options Where to read, which frames to include, and whether to trust the hints.
+ * @returns The toolset; shutting it down stops listening and cancels live calls.
+ * @throws ToolError `unsupported` when the page has no model context with `getTools` and
+ * `executeTool` (the message says how to turn WebMCP on); `invalid_configuration` for a bad
+ * namespace or origin list.
+ *
+ * @example
+ * ```ts
+ * const page = await connectWebMcp({ namespace: "page", fromOrigins: ["https://maps.example"] });
+ * const agent = new Agent({ model, toolsets: [page], approver });
+ * ```
+ */
+export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise<Toolset> {
+  const context = findModelContext(options.modelContext, ["getTools", "executeTool"]);
+  const { namespace, trustAnnotations } = options;
+  if (namespace !== undefined) toolName(namespace);
+  const fromOrigins = originsOf(options.fromOrigins);
+  const maxLength = options.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH;
+  if (!Number.isInteger(maxLength) || maxLength < 1) {
+    throw new ToolError({
+      type: "invalid_configuration",
+      message: "maxResultLength must be a positive integer",
+    });
+  }
+  const here = (globalThis as { location?: { origin?: string } }).location?.origin;
+
+  let cache: Promise<Map<string, PageTool>> | undefined;
+  const load = (): Promise<Map<string, PageTool>> => {
+    cache ??= (async () => {
+      const listed = await (context.getTools?.(fromOrigins ? { fromOrigins } : undefined) ?? []);
+      const tools = new Map<string, PageTool>();
+      for (const native of Array.isArray(listed) ? listed : []) {
+        const info = infoOf(native, { namespace, trustAnnotations, here });
+        if (info && !tools.has(info.name)) tools.set(info.name, { info, native });
+      }
+      return tools;
+    })();
+    cache.catch(() => {
+      cache = undefined;
+    });
+    return cache;
+  };
+  const onChange = () => {
+    cache = undefined;
+  };
+  context.addEventListener?.("toolchange", onChange);
+
+  return Toolset.fromBackend({
+    async listTools() {
+      return [...(await load()).values()].map(({ info }) => info);
+    },
+    async toolHandler(name) {
+      let tool = (await load()).get(name);
+      if (!tool) {
+        cache = undefined;
+        tool = (await load()).get(name);
+      }
+      if (!tool) throw new ToolError({ type: "unknown_tool", name });
+      return pageHandler(context, tool, maxLength);
+    },
+    async shutdown() {
+      context.removeEventListener?.("toolchange", onChange);
+    },
+  });
+}
+
+function originsOf(value: readonly string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((origin) => typeof origin === "string")) {
+    throw new ToolError({
+      type: "invalid_configuration",
+      message: "fromOrigins must be an array of origins",
+    });
+  }
+  return [...value];
+}
+
+function infoOf(
+  native: WebMcpRegisteredTool,
+  options: {
+    namespace: string | undefined;
+    trustAnnotations: boolean | undefined;
+    here: string | undefined;
+  },
+): ToolInfo | undefined {
+  if (!isJsonObject(native) || typeof native.name !== "string") return undefined;
+  let name: ToolName;
+  try {
+    name =
+      options.namespace === undefined
+        ? toolName(native.name)
+        : namespacedName(options.namespace, native.name);
+  } catch {
+    return undefined;
+  }
+  const origin = typeof native.origin === "string" ? native.origin : (options.here ?? "");
+  const trusted =
+    options.trustAnnotations ?? (options.here !== undefined && origin === options.here);
+  const hints = isJsonObject(native.annotations) ? native.annotations : {};
+  const annotations: ToolAnnotations = {};
+  if (typeof native.title === "string" && native.title !== "") annotations.title = native.title;
+  if (typeof hints.readOnlyHint === "boolean") annotations.readOnlyHint = hints.readOnlyHint;
+  // WebMCP has no destructive or open-world hint: a consequential tool is destructive, untrusted
+  // content means an open world, and otherwise MCP's defaults (both true) apply.
+  if (hints.consequentialHint === true) annotations.destructiveHint = true;
+  if (hints.untrustedContentHint === true) annotations.openWorldHint = true;
+  const info: ToolInfo = {
+    name,
+    inputSchema: JsonSchema.unspecified(
+      isJsonObject(native.inputSchema) ? native.inputSchema : { type: "object" },
+    ),
+    annotations,
+    capabilities: capabilitiesFromAnnotations(annotations, { trusted }),
+    interactions: interactionCapabilities(),
+    metadata: { webmcp: { name: native.name, origin, annotations: { ...hints } } },
+    source: { type: "webmcp", origin, trusted },
+  };
+  if (annotations.title !== undefined) info.title = annotations.title;
+  if (typeof native.description === "string") info.description = native.description;
+  return info;
+}
+
+function pageHandler(
+  context: WebMcpModelContext,
+  tool: PageTool,
+  maxLength: number,
+): ToolHandlerBackend {
+  const stop = new AbortController();
+  const name = tool.info.name;
+  let started = false;
+  return {
+    async step(input) {
+      if (input?.type === "cancel") {
+        stop.abort(input.reason);
+        throw new ToolError(
+          input.reason === undefined
+            ? { type: "cancelled", tool: name }
+            : { type: "cancelled", tool: name, reason: input.reason },
+        );
+      }
+      if (input?.type !== "invoke" || started) {
+        throw new ToolError({
+          type: "unsupported",
+          operation: `step ${JSON.stringify(input?.type)} on a WebMCP tool call`,
+        });
+      }
+      started = true;
+      const args = input.arguments ?? {};
+      if (!isJsonObject(args)) {
+        throw new ToolError({
+          type: "invalid_arguments",
+          tool: name,
+          message: "WebMCP tools take an object",
+          issues: [{ path: "", message: "must be an object", keyword: "type" }],
+        });
+      }
+      let answer: unknown;
+      try {
+        answer = await context.executeTool?.(tool.native, args, { signal: stop.signal });
+      } catch (error) {
+        if (stop.signal.aborted) throw new ToolError({ type: "cancelled", tool: name });
+        if ((error as { name?: unknown })?.name === "TypeError") {
+          throw new ToolError({ type: "unknown_tool", name }, { cause: error });
+        }
+        // The page's tool threw; Chromium reports that as UnknownError without the cause.
+        return {
+          type: "completed",
+          result: ToolResult.error(`${name} failed: ${errorText(error)}`),
+        };
+      }
+      return { type: "completed", result: resultOf(answer, name, maxLength) };
+    },
+  };
+}
+
+function resultOf(answer: unknown, name: string, maxLength: number): ToolResult {
+  if (answer === undefined || answer === null) return ToolResult.text("");
+  const text = typeof answer === "string" ? answer : JSON.stringify(answer);
+  if (typeof text !== "string") return ToolResult.text(String(answer));
+  if (text.length > maxLength) {
+    throw new ToolError({
+      type: "invalid_output",
+      message: `${name} returned ${text.length} characters, over maxResultLength (${maxLength})`,
+      issues: [],
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return ToolResult.text(text);
+  }
+  if (isJsonObject(value) && Array.isArray(value.content)) {
+    try {
+      return resultFromMcp(value, name);
+    } catch {
+      // Not a well-formed CallToolResult after all: keep it as data.
+    }
+  }
+  return ToolResult.json(value);
+}
