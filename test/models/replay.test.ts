@@ -422,6 +422,63 @@ describe("Anthropic streams", () => {
   });
 });
 
+describe("retries on the wire", () => {
+  const overloaded = sseFrame(
+    { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+    "error",
+  );
+  const answer =
+    sseFrame({ type: "message_start", message: { usage: { input_tokens: 1 } } }, "message_start") +
+    sseFrame(
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } },
+      "content_block_delta",
+    ) +
+    sseFrame({ type: "message_delta", delta: { stop_reason: "end_turn" } }, "message_delta") +
+    sseFrame({ type: "message_stop" }, "message_stop");
+
+  test("Anthropic overloaded_error before any output is retried, visible as a retry event", async () => {
+    const bodies = [overloaded, answer];
+    server = await startReplayServer(
+      (exchange) => replaySse(exchange, cutEvery(utf8(bodies.shift() ?? answer), 3)),
+      0,
+    );
+    const model = anthropic({
+      baseURL: server.url,
+      apiKey: "sk-ant-test-key",
+      model: "c",
+      retry: { initialDelayMs: 1 },
+    });
+    const { events, error } = await collect(model.stream(request));
+    expect(error).toBeUndefined();
+    expect(kinds(events)).toEqual(["retry", "text_delta", "usage", "finish"]);
+    expect(events[0]).toMatchObject({
+      type: "retry",
+      attempt: 1,
+      error: { code: "overloaded_error" },
+    });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test("the same error after output is not retried: the user already saw the partial answer", async () => {
+    const partial =
+      sseFrame(
+        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "par" } },
+        "content_block_delta",
+      ) + overloaded;
+    server = await startReplayServer((exchange) => replaySse(exchange, [utf8(partial)]), 0);
+    const model = anthropic({
+      baseURL: server.url,
+      apiKey: "sk-ant-test-key",
+      model: "c",
+      retry: { initialDelayMs: 1 },
+    });
+    const { events, error } = await collect(model.stream(request));
+    expect(kinds(events)).toEqual(["text_delta"]);
+    expect(error).toMatchObject({ type: "stream", code: "overloaded_error" });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe("Anthropic requests", () => {
   test("thinking blocks go back with signatures; cache breakpoints sit on system, the last tool and the last block", async () => {
     server = await startReplayServer((exchange) =>
