@@ -18,8 +18,8 @@ import type {
   ModelSettings,
   ModelUsage,
 } from "../models/model.ts";
-import { isModelError, ModelError } from "../models/model-error.ts";
-import { cancelled, toolArguments } from "../models/provider.ts";
+import { cancelled, isModelError, ModelError } from "../models/model-error.ts";
+import { toolArguments } from "../models/provider.ts";
 import { providerError, retryAfterMs } from "../models/provider-error.ts";
 import { toolContentText } from "../models/tool-content-text.ts";
 

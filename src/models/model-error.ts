@@ -122,6 +122,21 @@ export function isModelError<T extends ModelErrorType>(
   return type === undefined || (value as { type?: unknown }).type === type;
 }
 
+/** Creates the `cancelled` error for an aborted signal; the reason's text is kept unless it is
+ * the generic `AbortError`. */
+export function cancelled(provider: string, reason: unknown): ModelError {
+  const text =
+    typeof reason === "string"
+      ? reason
+      : reason instanceof Error && reason.name !== "AbortError"
+        ? reason.message
+        : undefined;
+  return new ModelError(
+    text ? { type: "cancelled", provider, reason: text } : { type: "cancelled", provider },
+    { cause: reason },
+  );
+}
+
 function describe(data: ModelErrorData): string {
   switch (data.type) {
     case "http":

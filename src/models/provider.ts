@@ -11,7 +11,7 @@ import type {
   ModelSettings,
   ModelStreamOptions,
 } from "./model.ts";
-import { isModelError, ModelError } from "./model-error.ts";
+import { cancelled, isModelError, ModelError } from "./model-error.ts";
 import { errorFields, providerError, readBounded, responseError } from "./provider-error.ts";
 
 /**
@@ -132,21 +132,6 @@ export function toolArguments(text: string): unknown {
   }
 }
 
-/** Creates the `cancelled` error for an aborted signal; the reason's text is kept unless it is
- * the generic `AbortError`. */
-export function cancelled(provider: string, reason: unknown): ModelError {
-  const text =
-    typeof reason === "string"
-      ? reason
-      : reason instanceof Error && reason.name !== "AbortError"
-        ? reason.message
-        : undefined;
-  return new ModelError(
-    text ? { type: "cancelled", provider, reason: text } : { type: "cancelled", provider },
-    { cause: reason },
-  );
-}
-
 interface ProviderCall {
   provider: string;
   fetch: typeof fetch | undefined;
@@ -158,7 +143,7 @@ interface ProviderCall {
   decoder(): ProviderDecoder;
 }
 
-const RETRY_STATUS = new Set([408, 409, 500, 502, 503, 504, 529]);
+const RETRY_STATUS = /* @__PURE__ */ new Set([408, 409, 500, 502, 503, 504, 529]);
 
 function retrySettings(retry: RetryOptions | false | undefined): Required<RetryOptions> {
   const given = retry === false ? { maxRetries: 0 } : (retry ?? {});

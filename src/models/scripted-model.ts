@@ -1,6 +1,5 @@
 import type { FinishReason, Model, ModelEvent, ModelRequest, ModelUsage } from "./model.ts";
-import { ModelError, type ModelErrorData } from "./model-error.ts";
-import { cancelled } from "./provider.ts";
+import { cancelled, ModelError, type ModelErrorData } from "./model-error.ts";
 
 const PROVIDER = "scripted";
 

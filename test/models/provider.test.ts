@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import type { ModelEvent } from "../../src/models/model.ts";
-import { isModelError } from "../../src/models/model-error.ts";
+import { cancelled, isModelError } from "../../src/models/model-error.ts";
 import {
-  cancelled,
   endpoint,
   type ProviderDecoder,
   type ProviderModelOptions,
