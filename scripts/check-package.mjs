@@ -41,9 +41,6 @@ try {
       "--no-fund",
       tarball,
       `valibot@${pkg.dependencies.valibot}`,
-      // The optional peers of `toolwire/ai-sdk`, whose types its declarations name.
-      `ai@${pkg.devDependencies.ai}`,
-      `@ai-sdk/provider@${pkg.devDependencies["@ai-sdk/provider"]}`,
     ],
     app,
   );

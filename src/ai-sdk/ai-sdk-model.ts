@@ -1,6 +1,8 @@
 // An AI SDK provider model (`LanguageModelV3` of `@ai-sdk/provider`) as a toolwire `Model`
 // (`docs/design.md`, "Models", the AI SDK bridge). The spec is imported as types only, so this
 // file adds no AI SDK code to a bundle: the provider package the user passes in does the work.
+// The exported signature names only `AiSdkLanguageModel`, the slice of the spec used here, so
+// toolwire's declarations compile without any AI SDK package installed.
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -24,6 +26,19 @@ import { providerError, retryAfterMs } from "../models/provider-error.ts";
 import { toolContentText } from "../models/tool-content-text.ts";
 
 type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+/**
+ * What `aiSdkModel` needs of an AI SDK `LanguageModelV3` (any provider package's model is
+ * one): its names and `doStream`.
+ */
+export interface AiSdkLanguageModel {
+  readonly specificationVersion: "v3";
+  readonly provider: string;
+  readonly modelId: string;
+  doStream(options: {
+    prompt: unknown[];
+  }): PromiseLike<{ stream: ReadableStream<{ type: string }> }>;
+}
 
 /**
  * Options of `aiSdkModel`. Of the `ModelSettings`, `temperature`, `topP`, `stop` and `seed`
@@ -59,7 +74,9 @@ export interface AiSdkModelOptions extends Omit<ModelSettings, "extraBody" | "re
  * ```
  */
 /* @__NO_SIDE_EFFECTS__ */
-export function aiSdkModel(languageModel: LanguageModelV3, options: AiSdkModelOptions = {}): Model {
+export function aiSdkModel(sdkModel: AiSdkLanguageModel, options: AiSdkModelOptions = {}): Model {
+  // The full spec, for the mapping below; the public signature stays free of AI SDK types.
+  const languageModel = sdkModel as unknown as LanguageModelV3;
   const provider = languageModel.provider;
   const stream = (request: ModelRequest, streamOptions: { signal?: AbortSignal } = {}) => {
     const { signal } = streamOptions;

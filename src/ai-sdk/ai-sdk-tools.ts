@@ -2,13 +2,30 @@
 // "Models", the AI SDK bridge). Nothing of `ai` is imported at run time: a tool is a plain
 // object, and its JSON Schema carries the AI SDK's registry-wide schema marker, so this works
 // with whichever copy of `ai` the application has.
-import type { Tool, ToolExecutionOptions } from "ai";
 import { isReadOnly } from "../declaration/tool-info.ts";
 import { toolContentText } from "../models/tool-content-text.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 
 // `Symbol.for`, like toolwire's own brands: the AI SDK recognises a schema by this key.
 const SCHEMA = Symbol.for("vercel.ai.schema");
+
+/**
+ * One AI SDK tool, as `generateText` / `streamText` take it in `tools`. Declared here rather
+ * than imported from `ai`, so toolwire's declarations need no AI SDK package.
+ */
+export interface AiSdkTool {
+  description?: string;
+  title?: string;
+  /** The tool's JSON Schema in the AI SDK's schema wrapper (what `jsonSchema()` returns). */
+  // biome-ignore lint/suspicious/noExplicitAny: the AI SDK's schema type is keyed by its own unique symbol, which no declaration outside `ai` can name.
+  inputSchema: any;
+  /** `true` for tools that are not read-only (see `AiSdkToolsOptions.needsApproval`). */
+  needsApproval: boolean;
+  execute(
+    input: unknown,
+    options: { toolCallId: string; abortSignal?: AbortSignal | undefined },
+  ): Promise<string>;
+}
 
 /** Options of `aiSdkTools`. */
 export interface AiSdkToolsOptions {
@@ -36,10 +53,13 @@ export interface AiSdkToolsOptions {
 export async function aiSdkTools(
   toolset: Toolset,
   options: AiSdkToolsOptions = {},
-): Promise<Record<string, Tool>> {
-  const tools: Record<string, Tool> = {};
+): Promise<Record<string, AiSdkTool>> {
+  const tools: Record<string, AiSdkTool> = {};
   for (const info of await toolset.listTools()) {
-    const execute = async (input: unknown, call: ToolExecutionOptions) => {
+    const execute = async (
+      input: unknown,
+      call: { toolCallId: string; abortSignal?: AbortSignal | undefined },
+    ) => {
       const callOptions = call.abortSignal
         ? { signal: call.abortSignal, callId: call.toolCallId }
         : { callId: call.toolCallId };
@@ -59,7 +79,7 @@ export async function aiSdkTools(
       },
       needsApproval: options.needsApproval !== "never" && !isReadOnly(info),
       execute,
-    } as unknown as Tool;
+    };
   }
   return tools;
 }
