@@ -246,7 +246,7 @@ function duplicateNames(names: readonly string[]): ToolError {
   const list = names.map((name) => `\`${name}\``).join(", ");
   const error = new ToolError({ type: "duplicate_name", name: names.join(", ") });
   // The kind's own message names one tool; this one names them all and the usual fix.
-  error.message = `more than one of the agent's toolsets declares ${list}; give the toolsets namespaces (\`Toolset.merge(toolsets, { namespaces })\`, or \`connectMcp({ namespace })\`) so every name is unique`;
+  error.message = `${list} are declared by more than one toolset; give the toolsets namespaces (Toolset.merge(toolsets, { namespaces }), connectMcp({ namespace }))`;
   return error;
 }
 

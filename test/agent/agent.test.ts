@@ -115,7 +115,7 @@ describe("a run", () => {
       expect(uncaught).toEqual([]);
       expect(logged).toHaveLength(1);
       expect(logged[0]?.at(-1)).toEqual(new Error("listener bug"));
-      expect(String(logged[0]?.[0])).toContain("`done` listener threw");
+      expect(String(logged[0]?.[0])).toContain("done listener threw");
     });
 
     test("an onError that throws itself is contained", async () => {
@@ -864,7 +864,7 @@ describe("events", () => {
         write: "refused",
         nope: "unknown",
         read: "executed",
-        // Hint: it aborted the run while it ran, so its result reports the cancellation.
+        // It aborted the run while it ran, so its result reports the cancellation.
         stop: "cancelled",
       });
       expect((await run.result).stop).toBe("cancelled");
@@ -885,7 +885,7 @@ describe("events", () => {
         },
       ]);
       const tools = [tool("read", true, () => "ok")];
-      // Hint: the second turn reports no usage, so it has no usage event.
+      // The second turn reports no usage, so it has no usage event.
       const agent = new Agent({ model, tools, maxTurns: 2 });
       const emitted: AgentEvent[] = [];
       agent.on("usage", (event) => emitted.push(event));
