@@ -1,5 +1,6 @@
 import type { AgentEvent, RunResult } from "../src/agent/index.ts";
-import { type ToolContent, type ToolProgress, unreachable } from "../src/index.ts";
+import type { ToolContent, ToolProgress } from "../src/index.ts";
+import { unreachable } from "./unreachable.ts";
 
 /** How a tool call card stands, as an `as const` list. */
 export const TOOL_CARD_STATUSES = [

@@ -175,7 +175,7 @@ describe("isToolError", () => {
   });
 
   test("recognises an error made by a second copy of the module", async () => {
-    // Hint: the query string makes the module runner load errors.ts again as a separate module.
+    // The query string makes the module runner load errors.ts again as a separate module.
     const specifier = "../src/errors.ts?second-copy";
     const copy = (await import(/* @vite-ignore */ specifier)) as typeof import("../src/errors.ts");
     expect(copy.ToolError).not.toBe(ToolError);

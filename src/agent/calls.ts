@@ -13,8 +13,7 @@ import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ToolResultBlock } from "../models/message.ts";
-import type { CallOptions } from "../toolset/call-tool.ts";
-import type { Toolset } from "../toolset/toolset.ts";
+import type { CallOptions, Toolset } from "../toolset/toolset.ts";
 import type { AgentEvent, EmitEvent, ToolCallOutcome } from "./events.ts";
 import {
   type ApprovalDecision,

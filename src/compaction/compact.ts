@@ -1,7 +1,7 @@
+import { cancelledError } from "../abort.ts";
 import type { CarriedState } from "../declaration/carried-state.ts";
 import { ToolError } from "../errors.ts";
 import type { Message } from "../models/message.ts";
-import { cancelledError } from "../toolset/cancelled-error.ts";
 import { checkTranscript } from "./check-transcript.ts";
 import { collapseFailures } from "./collapse-failures.ts";
 import type { CompactedEvent } from "./compacted-event.ts";

@@ -1,4 +1,4 @@
-import { cancelledError } from "../toolset/cancelled-error.ts";
+import { cancelledError } from "../abort.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import type { Summarizer } from "./summarizer.ts";
 import { SUMMARY_MARKER } from "./summary-block.ts";

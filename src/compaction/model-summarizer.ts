@@ -1,6 +1,6 @@
+import { cancelledError } from "../abort.ts";
 import type { Model, ModelRequest } from "../models/model.ts";
 import { ModelError } from "../models/model-error.ts";
-import { cancelledError } from "../toolset/cancelled-error.ts";
 import { parseOmissions } from "./parse-omissions.ts";
 import type { Summarizer, Summary } from "./summarizer.ts";
 

@@ -1,6 +1,6 @@
+import { cancelledError } from "../../abort.ts";
 import { toolName } from "../../declaration/tool-name.ts";
 import { isToolError, ToolError } from "../../errors.ts";
-import { cancelledError } from "../../toolset/cancelled-error.ts";
 import { Toolset } from "../../toolset/toolset.ts";
 import { initializeSession } from "./initialize-session.ts";
 import { listRemoteTools } from "./list-remote-tools.ts";

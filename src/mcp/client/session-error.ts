@@ -1,5 +1,5 @@
+import { cancelledError } from "../../abort.ts";
 import { isToolError, ToolError } from "../../errors.ts";
-import { cancelledError } from "../../toolset/cancelled-error.ts";
 import type { JsonRpcErrorObject } from "../json-rpc.ts";
 import { untilAborted } from "./until-aborted.ts";
 

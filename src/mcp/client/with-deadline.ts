@@ -1,5 +1,5 @@
+import { cancelledError } from "../../abort.ts";
 import { ToolError } from "../../errors.ts";
-import { cancelledError } from "../../toolset/cancelled-error.ts";
 
 /**
  * Returns the outcome of `run`, given a signal that aborts with `timeout` after `timeoutMs` or

@@ -1,12 +1,10 @@
 import * as v from "valibot";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { ToolError } from "../../src/errors.ts";
 import { ToolResult } from "../../src/execution/tool-result.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
-import { defineTool } from "../../src/local/define-tool.ts";
-import type { ToolContext } from "../../src/local/tool-context.ts";
-import type { CallOptions } from "../../src/toolset/call-tool.ts";
-import { Toolset } from "../../src/toolset/toolset.ts";
+import { defineTool, type ToolContext } from "../../src/local/define-tool.ts";
+import { type CallOptions, Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 import { createFakeBackend } from "../support/fake-backend.ts";
 
@@ -46,7 +44,7 @@ function probe() {
   return { tools, seen, started };
 }
 
-describe("driveHandler (through Toolset.call)", () => {
+describe("Toolset.call", () => {
   test("answers interactions through onInteraction and reports progress", async () => {
     const { tools } = probe();
     const progress: number[] = [];
@@ -105,6 +103,67 @@ describe("driveHandler (through Toolset.call)", () => {
     );
     expect((await caught(call)).type).toBe("cancelled");
     expect(seen.signal?.aborted).toBe(true);
+  });
+
+  test("the signal onInteraction receives aborts when the call is aborted (design.md T10)", async () => {
+    const { tools } = probe();
+    const controller = new AbortController();
+    let dialog: AbortSignal | undefined;
+    const call = tools.call(
+      "ask",
+      {},
+      {
+        signal: controller.signal,
+        onInteraction: (_request, signal) => {
+          dialog = signal;
+          return new Promise(() => {});
+        },
+      },
+    );
+    await vi.waitFor(() => expect(dialog).toBeDefined());
+    expect(dialog?.aborted).toBe(false);
+    controller.abort("user closed the tab");
+    expect((await caught(call)).type).toBe("cancelled");
+    expect(dialog?.aborted).toBe(true);
+    expect(dialog?.reason).toMatchObject({ type: "cancelled", reason: "user closed the tab" });
+  });
+
+  test("the signal onInteraction receives aborts when the call ends without an answer", async () => {
+    const { tools } = probe();
+    let dialog: AbortSignal | undefined;
+    const call = tools.call(
+      "ask",
+      {},
+      {
+        onInteraction: (_request, signal) => {
+          dialog = signal;
+          return new Promise(() => {});
+        },
+      },
+    );
+    await vi.waitFor(() => expect(dialog).toBeDefined());
+    await tools.shutdown();
+    expect((await caught(call)).type).toBe("closed");
+    expect(dialog?.aborted).toBe(true);
+  });
+
+  test("the signal onInteraction receives is live while it answers and aborted once the call is done", async () => {
+    const { tools } = probe();
+    let dialog: AbortSignal | undefined;
+    let liveWhileAsked: boolean | undefined;
+    await tools.call(
+      "ask",
+      {},
+      {
+        onInteraction: async (request, signal) => {
+          dialog = signal;
+          liveWhileAsked = !signal.aborted;
+          return InteractionResponse.submit(request.id, "Oslo");
+        },
+      },
+    );
+    expect(liveWhileAsked).toBe(true);
+    expect(dialog?.aborted).toBe(true);
   });
 
   test("fails a call that asks with no onInteraction with unsupported and cancels the tool", async () => {
@@ -241,6 +300,11 @@ describe("driveHandler (through Toolset.call)", () => {
   test.each([
     ["a reply to another id", (id: string) => InteractionResponse.submit(`${id}-other`, "Rome")],
     ["a non-string text reply", (id: string) => InteractionResponse.submit(id, 42)],
+    // A text answer is a string in every transport; MCP's `{ text }` is converted on the wire.
+    [
+      "a text reply in MCP's { text } shape",
+      (id: string) => InteractionResponse.submit(id, { text: "Rome" }),
+    ],
     ["no reply at all", () => undefined],
     ["an unknown reply type", (id: string) => ({ type: "maybe", id })],
   ])("fails with invalid_interaction on %s, and cancels the tool", async (_label, reply) => {

@@ -1,13 +1,15 @@
 import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { isToolError, ToolError } from "../../src/errors.ts";
+import type { ToolHandlerBackend, ToolsetBackend } from "../../src/execution/backend.ts";
+import type { ToolHandlerInput } from "../../src/execution/handler-io.ts";
+import { ToolResult } from "../../src/execution/tool-result.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
-import { createLifecycle } from "../../src/toolset/lifecycle.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 import { createFakeBackend } from "../support/fake-backend.ts";
 
-// Hint: vitest already fails a run on an unhandled rejection; this listener makes the
+// Vitest already fails a run on an unhandled rejection; this listener makes the
 // concurrency test itself fail, naming the reason.
 type Proc = {
   on(e: string, f: (r: unknown) => void): void;
@@ -26,41 +28,23 @@ const ticks = async (n = 10) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 0));
 };
 
-describe("createLifecycle", () => {
+describe("Toolset.shutdown", () => {
   test("runs the cleanup once for concurrent and repeated shutdowns", async () => {
-    let runs = 0;
-    const lifecycle = createLifecycle(async () => {
-      runs += 1;
-    });
-    const outcomes = Array.from({ length: 10 }, () => lifecycle.shutdown());
+    const backend = createFakeBackend();
+    const tools = Toolset.fromBackend(backend);
+    const outcomes = Array.from({ length: 10 }, () => tools.shutdown());
     expect(new Set(outcomes).size).toBe(1);
     await Promise.all(outcomes);
-    await lifecycle.shutdown();
-    expect(runs).toBe(1);
+    await tools.shutdown();
+    expect(backend.counts.shutdowns).toBe(1);
   });
 
   test("wraps a cleanup failure that is not a ToolError as transport", async () => {
-    const lifecycle = createLifecycle(async () => {
-      throw new Error("disk full");
-    });
-    const error = await caught(lifecycle.shutdown());
+    const tools = Toolset.fromBackend(createFakeBackend({ cleanupError: new Error("disk full") }));
+    const error = await caught(tools.shutdown());
     expect(error.type).toBe("transport");
     expect(error.message).toContain("disk full");
-    expect(await caught(lifecycle.shutdown())).toBe(error);
-  });
-
-  test("refuses admission with closed once sealed, without running the operation", async () => {
-    const lifecycle = createLifecycle(async () => {});
-    void lifecycle.shutdown();
-    expect(lifecycle.sealed).toBe(true);
-    let ran = false;
-    const error = await caught(
-      lifecycle.admit("listTools", async () => {
-        ran = true;
-      }),
-    );
-    expect(error.data).toEqual({ type: "closed", operation: "listTools" });
-    expect(ran).toBe(false);
+    expect(await caught(tools.shutdown())).toBe(error);
   });
 });
 
@@ -222,7 +206,7 @@ describe("shared shutdown under 1,000 concurrent calls", () => {
       Array.from({ length: 300 }, () => tools.toolHandler("alpha")),
     );
     const kinds = ["shutdown", "listTools", "toolHandler", "step"] as const;
-    // Hint: the first shutdown lands somewhere in the middle, so both sides of sealing are busy.
+    // The first shutdown lands somewhere in the middle, so both sides of sealing are busy.
     const pivot = 300 + Math.floor(random() * 400);
     const ops = Array.from({ length: 1000 }, (_, i) =>
       i === pivot
@@ -259,7 +243,7 @@ describe("shared shutdown under 1,000 concurrent calls", () => {
         expect(result.status).toBe("rejected");
         expect(isToolError((result as PromiseRejectedResult).reason, "closed")).toBe(true);
       } else if (result.status === "rejected") {
-        // Hint: an early step may be a second invoke (unsupported) or be closed by the shutdown.
+        // An early step may be a second invoke (unsupported) or be closed by the shutdown.
         expect(isToolError(result.reason)).toBe(true);
       }
     });
@@ -319,5 +303,187 @@ describe("shared shutdown at the edges", () => {
     const [a, b] = await Promise.all([caught(tools.shutdown()), caught(tools.shutdown())]);
     expect(a).toBe(b);
     expect(a.data).toEqual({ type: "transport", message: "shutdown failed: socket stuck" });
+  });
+});
+
+// A foreign backend serving one tool `t` through `handler`.
+function backendOf(handler: ToolHandlerBackend): ToolsetBackend {
+  return { listTools: async () => [], toolHandler: async () => handler, shutdown: async () => {} };
+}
+
+// The handler a toolset over `handler` gives out: bound to that toolset's shutdown.
+function bind(handler: ToolHandlerBackend): Promise<ToolHandlerBackend> {
+  return Toolset.fromBackend(backendOf(handler)).toolHandler("t");
+}
+
+function recording(answer: (input: ToolHandlerInput) => Promise<unknown>) {
+  const inputs: string[] = [];
+  const backend: ToolHandlerBackend = {
+    step: async (input) => {
+      inputs.push(input.type);
+      return (await answer(input)) as never;
+    },
+  };
+  return { backend, inputs };
+}
+
+describe("a handler from Toolset.toolHandler", () => {
+  test("passes steps and progress options through to the source's handler", async () => {
+    const { backend, inputs } = recording(async () => ({
+      type: "completed",
+      result: ToolResult.text("ok"),
+    }));
+    const handler = await bind(backend);
+    const output = await handler.step({ type: "invoke", arguments: {} }, { onProgress() {} });
+    expect(output).toEqual({ type: "completed", result: ToolResult.text("ok") });
+    expect(inputs).toEqual(["invoke"]);
+  });
+
+  test("passes the source's errors through unchanged", async () => {
+    const failure = new ToolError({ type: "protocol", message: "bad reply" });
+    const { backend } = recording(() => Promise.reject(failure));
+    const handler = await bind(backend);
+    expect(await caught(handler.step({ type: "invoke", arguments: {} }))).toBe(failure);
+  });
+
+  test("rejects a step in flight with closed at shutdown and sends cancel to the source", async () => {
+    const { backend, inputs } = recording((input) =>
+      input.type === "cancel" ? Promise.reject(new Error("ignored")) : new Promise(() => {}),
+    );
+    const tools = Toolset.fromBackend(backendOf(backend));
+    const handler = await tools.toolHandler("t");
+    const step = handler.step({ type: "invoke", arguments: {} });
+    await tools.shutdown();
+    expect((await caught(step)).data).toEqual({ type: "closed", operation: "step" });
+    expect(inputs).toEqual(["invoke", "cancel"]);
+  });
+
+  test("fails every step after shutdown with closed without reaching the source", async () => {
+    const { backend, inputs } = recording(async () => ({ type: "completed" }));
+    const tools = Toolset.fromBackend(backendOf(backend));
+    const handler = await tools.toolHandler("t");
+    await tools.shutdown();
+    expect((await caught(handler.step({ type: "invoke", arguments: {} }))).type).toBe("closed");
+    expect((await caught(handler.step({ type: "cancel" }))).type).toBe("closed");
+    expect(inputs).toEqual([]);
+  });
+
+  test("does not cancel a call that already completed when the toolset shuts down", async () => {
+    const { backend, inputs } = recording(async () => ({
+      type: "completed",
+      result: ToolResult.text("ok"),
+    }));
+    const tools = Toolset.fromBackend(backendOf(backend));
+    await (await tools.toolHandler("t")).step({ type: "invoke", arguments: {} });
+    await tools.shutdown();
+    expect(inputs).toEqual(["invoke"]);
+  });
+
+  test("keeps a call suspended after a rejected reply live, so shutdown still cancels it", async () => {
+    let calls = 0;
+    const { backend, inputs } = recording(async (input) => {
+      calls += 1;
+      if (input.type === "invoke") {
+        return {
+          type: "interaction",
+          request: {
+            id: "i",
+            toolName: "t",
+            prompt: "?",
+            kind: { type: "text", multiline: false },
+          },
+        };
+      }
+      if (input.type === "interaction") {
+        throw new ToolError({ type: "invalid_interaction", id: "j", message: "wrong id" });
+      }
+      throw new ToolError({ type: "cancelled", tool: "t" });
+    });
+    const tools = Toolset.fromBackend(backendOf(backend));
+    const handler = await tools.toolHandler("t");
+    await handler.step({ type: "invoke", arguments: {} });
+    const reply = {
+      type: "interaction",
+      response: { type: "submit", id: "j", content: "x" },
+    } as const;
+    expect((await caught(handler.step(reply))).type).toBe("invalid_interaction");
+    await tools.shutdown();
+    expect(inputs).toEqual(["invoke", "interaction", "cancel"]);
+    expect(calls).toBe(3);
+  });
+});
+
+describe("shutdown stops a call exactly while it can still run", () => {
+  // A source whose invoke is held until the test lets it answer.
+  function held() {
+    const inputs: string[] = [];
+    let answer: (output: unknown) => void = () => {};
+    const backend: ToolHandlerBackend = {
+      step: (input) => {
+        inputs.push(input.type);
+        if (input.type === "invoke") {
+          return new Promise((resolve) => {
+            answer = resolve as (output: unknown) => void;
+          });
+        }
+        return Promise.reject(new ToolError({ type: "unsupported", operation: "overlap" }));
+      },
+    };
+    return { backend, inputs, answer: (output: unknown) => answer(output) };
+  }
+
+  test("an overlapping step refused with unsupported does not release the running call", async () => {
+    const { backend, inputs } = held();
+    const tools = Toolset.fromBackend(backendOf(backend));
+    const handler = await tools.toolHandler("t");
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    const overlap = handler.step({ type: "interaction", response: {} as never });
+    expect((await caught(overlap)).type).toBe("unsupported");
+    await tools.shutdown();
+    expect((await caught(invoke)).type).toBe("closed");
+    expect(inputs).toEqual(["invoke", "interaction", "cancel"]);
+  });
+
+  test("a misused step on a suspended call keeps it live, so shutdown still cancels it", async () => {
+    const { backend, inputs, answer } = held();
+    const tools = Toolset.fromBackend(backendOf(backend));
+    const handler = await tools.toolHandler("t");
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    answer({ type: "interaction", request: { id: "q" } });
+    expect((await invoke).type).toBe("interaction");
+    await caught(handler.step({ type: "interaction", response: {} as never }));
+    await tools.shutdown();
+    expect(inputs).toEqual(["invoke", "interaction", "cancel"]);
+  });
+
+  test("a completed call is released, so shutdown sends it nothing", async () => {
+    const { backend, inputs, answer } = held();
+    const tools = Toolset.fromBackend(backendOf(backend));
+    const handler = await tools.toolHandler("t");
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    answer({ type: "completed", result: ToolResult.text("ok") });
+    await invoke;
+    await tools.shutdown();
+    expect(inputs).toEqual(["invoke"]);
+  });
+
+  test("a source that returns something other than a step output fails with protocol", async () => {
+    const { backend, answer } = held();
+    const handler = await bind(backend);
+    const invoke = handler.step({ type: "invoke", arguments: {} });
+    answer({ kind: "done" });
+    expect((await caught(invoke)).type).toBe("protocol");
+  });
+
+  test("a source that throws synchronously rejects the step instead of throwing", async () => {
+    const failure = new ToolError({ type: "transport", message: "down" });
+    const backend: ToolHandlerBackend = {
+      step: () => {
+        throw failure;
+      },
+    };
+    const handler = await bind(backend);
+    const step = handler.step({ type: "invoke", arguments: {} });
+    expect(await caught(step)).toBe(failure);
   });
 });
