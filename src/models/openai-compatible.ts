@@ -310,7 +310,15 @@ export function openAIDecoder(secrets: readonly string[]): ProviderDecoder {
   let reasoning = "";
   let usage: ModelUsage | undefined;
 
+  // The reasoning block comes out before the calls, in the order the transcript keeps them.
+  function flushReasoning(emit: (event: ModelEvent) => void): void {
+    if (reasoning !== "")
+      emit({ type: "reasoning", block: { type: "reasoning", text: reasoning } });
+    reasoning = "";
+  }
+
   function flushCalls(emit: (event: ModelEvent) => void): void {
+    flushReasoning(emit);
     if (flushed) return;
     flushed = true;
     calls.forEach((call, n) => {
@@ -330,9 +338,6 @@ export function openAIDecoder(secrets: readonly string[]): ProviderDecoder {
   }
 
   function finish(emit: (event: ModelEvent) => void): void {
-    if (reasoning !== "")
-      emit({ type: "reasoning", block: { type: "reasoning", text: reasoning } });
-    reasoning = "";
     flushCalls(emit);
     if (usage) emit({ type: "usage", ...usage });
     emit({ type: "finish", reason: finishReasonOf(finishReason, calls.length > 0, refused) });
