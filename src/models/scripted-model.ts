@@ -21,6 +21,8 @@ export interface ScriptedToolCall {
 export interface ScriptedTurn {
   /** Text, streamed in a few `text_delta`s split at word boundaries. */
   text?: string;
+  /** Thinking, streamed before the text as `reasoning_delta`s and then one `reasoning` block. */
+  reasoning?: string;
   /** Tool calls, emitted after the text; none when the request says `toolChoice: "none"`. */
   toolCalls?: ScriptedToolCall[];
   /** Usage to report; none is reported when absent. */
@@ -88,10 +90,12 @@ export function scriptedModel(
   let callCount = 0;
 
   function eventsOf(turn: ScriptedTurn, calls: readonly ScriptedToolCall[]): ModelEvent[] {
-    const events: ModelEvent[] = textDeltas(turn.text ?? "").map((text) => ({
-      type: "text_delta",
-      text,
-    }));
+    const events: ModelEvent[] = [];
+    if (turn.reasoning) {
+      for (const text of textDeltas(turn.reasoning)) events.push({ type: "reasoning_delta", text });
+      events.push({ type: "reasoning", block: { type: "reasoning", text: turn.reasoning } });
+    }
+    for (const text of textDeltas(turn.text ?? "")) events.push({ type: "text_delta", text });
     for (const call of calls) {
       callCount += 1;
       const id = call.id ?? `call_${callCount}`;
