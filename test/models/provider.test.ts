@@ -96,6 +96,24 @@ describe("providerModel", () => {
     expect(fetch.mock.calls[1]?.[1]?.body).toBe('{"top_k":40}');
   });
 
+  test("gives each attempt a fresh decoder with the credentials to redact", async () => {
+    const seen: (readonly string[])[] = [];
+    const answers = [json(503, { error: { message: "busy" } }), sse("end")];
+    const fetch = vi.fn(async () => answers.shift() ?? sse("end"));
+    const m = model({
+      fetch,
+      extraHeaders: { "X-Api-Key": "key-from-header" },
+      decoder: (secrets) => {
+        seen.push(secrets);
+        return echo();
+      },
+    });
+    await collect(m.stream(request));
+    await collect(m.stream(request));
+    expect(seen).toHaveLength(2); // the 503 attempt never reached a decoder
+    expect(seen[0]).toEqual(expect.arrayContaining(["Bearer sk-1", "sk-1", "key-from-header"]));
+  });
+
   test("looks up globalThis.fetch per request, not when the model was built", async () => {
     const built = model();
     const fetch = vi.fn(async () => sse("end"));
