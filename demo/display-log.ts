@@ -256,6 +256,11 @@ function doneNotice(
       return notice("warning", "The provider withheld the answer (content filter).");
     case "refusal":
       return notice("warning", "The model declined to answer.");
+    case "compaction_stalled":
+      return notice(
+        "warning",
+        "Compaction could not bring the transcript under the threshold, so the run stopped.",
+      );
     default:
       return unreachable(result.stop);
   }

@@ -25,7 +25,7 @@ export type ToolErrorData =
   | { type: "cancelled"; tool: string; reason?: string }
   | { type: "transport"; tool?: string; message: string }
   | { type: "protocol"; message: string }
-  | { type: "timeout"; tool: string; timeoutSecs: number }
+  | { type: "timeout"; tool: string; timeoutMs: number }
   | { type: "unsupported"; operation: string }
   | { type: "closed"; operation: string }
   | { type: "build_cleanup"; primary: ToolErrorData; cleanup: ToolErrorData };
@@ -97,8 +97,8 @@ export class ToolError extends Error {
   declare readonly reason?: string;
   /** The refused operation (`unsupported`, `closed`). */
   declare readonly operation?: string;
-  /** The deadline that elapsed, in seconds (`timeout`). */
-  declare readonly timeoutSecs?: number;
+  /** The deadline that elapsed, in milliseconds (`timeout`). */
+  declare readonly timeoutMs?: number;
   /** The build failure (`build_cleanup`). */
   declare readonly primary?: ToolError;
   /** The failure of the cleanup that followed it (`build_cleanup`). */
@@ -223,7 +223,7 @@ function messageOf(data: ToolErrorData): string {
     case "protocol":
       return `protocol error: ${data.message}`;
     case "timeout":
-      return `call to \`${data.tool}\` timed out after ${data.timeoutSecs} s`;
+      return `call to \`${data.tool}\` timed out after ${data.timeoutMs} ms`;
     case "unsupported":
       return `unsupported: ${data.operation}`;
     case "closed":
@@ -258,7 +258,7 @@ const FIELDS: Record<ToolErrorType, Record<string, string>> = {
   cancelled: { tool: "string", reason: "string?" },
   transport: { tool: "string?", message: "string" },
   protocol: { message: "string" },
-  timeout: { tool: "string", timeoutSecs: "number" },
+  timeout: { tool: "string", timeoutMs: "number" },
   unsupported: { operation: "string" },
   closed: { operation: "string" },
   build_cleanup: { primary: "error", cleanup: "error" },

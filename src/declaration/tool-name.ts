@@ -7,7 +7,7 @@ export type ToolName = string & { readonly __toolName: unique symbol };
 const MAX_TOOL_NAME_BYTES = 128;
 
 /** Separator between a namespace and a tool's own name: `repo__echo`. */
-const NAMESPACE_SEPARATOR = "__";
+export const NAMESPACE_SEPARATOR = "__";
 
 // What MCP 2025-11-25 allows in a tool name (design.md T13).
 const ALLOWED = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -3,7 +3,7 @@
 // output, and feeds the server-sent events to the adapter's decoder.
 import { errorText } from "../errors.ts";
 import { credentialsOf, scrub } from "../redaction.ts";
-import { createSseStream, type SseEvent } from "../sse/sse-parser.ts";
+import { parseSseStream, type SseEvent } from "../sse/sse-parser.ts";
 import type {
   Model,
   ModelEvent,
@@ -240,7 +240,7 @@ function providerStream(call: ProviderCall, signal?: AbortSignal): ReadableStrea
     decoder = call.decoder();
     return response.body
       .pipeThrough(new TextDecoderStream())
-      .pipeThrough(createSseStream())
+      .pipeThrough(parseSseStream())
       .getReader();
   };
 

@@ -5,12 +5,14 @@ import type { ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
-import { createIdleTimer, type IdleTimer } from "./idle-timer.ts";
-import { logFromMcp } from "./log-from-mcp.ts";
-import type { McpSession } from "./mcp-session.ts";
-import type { RemoteCallPlan } from "./remote-call-plan.ts";
-import { resultFromMcp } from "./result-from-mcp.ts";
-import type { ServerMessage } from "./route-message.ts";
+import type { McpSession, ServerMessage } from "./mcp-session.ts";
+import {
+  createIdleTimer,
+  type IdleTimer,
+  logFromMcp,
+  type RemoteCallPlan,
+  resultFromMcp,
+} from "./remote-tool.ts";
 import { handleServerRequest, replyToServer } from "./server-request.ts";
 
 // The server's request that a pending interaction answers.
@@ -155,11 +157,11 @@ export class RemoteHandler extends CallMachine<Question> {
 
   #expire(): void {
     if (this.state !== "running" || this.#requestId === undefined) return;
-    const timeoutSecs = this.#plan.timeoutMs / 1000;
-    this.stop(new ToolError({ type: "timeout", tool: this.toolName, timeoutSecs }));
+    const timeoutMs = this.#plan.timeoutMs;
+    this.stop(new ToolError({ type: "timeout", tool: this.toolName, timeoutMs }));
     void this.#session.cancelRequest(
       this.#requestId,
-      `timed out after ${timeoutSecs} s`,
+      `timed out after ${timeoutMs} ms`,
       this.toolName,
     );
   }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { McpSession } from "../../../src/mcp/client/mcp-session.ts";
-import { createRemoteCallPlan } from "../../../src/mcp/client/remote-call-plan.ts";
 import { RemoteHandler } from "../../../src/mcp/client/remote-handler.ts";
-import { toolFromMcp } from "../../../src/mcp/client/tool-from-mcp.ts";
+import {
+  createRemoteCallPlan,
+  type RemoteTool,
+  toolFromMcp,
+} from "../../../src/mcp/client/remote-tool.ts";
 import { caught } from "../../support/caught.ts";
 
 const URL_ = "http://x.test/mcp";
@@ -18,7 +21,9 @@ const handlerOn = (
     posted.push(body);
     return answer(body);
   }) as typeof fetch;
-  const tool = toolFromMcp({ name: "t", inputSchema: schema }, { formInteractions });
+  const origin = "http://x.test/mcp";
+  const options = { origin, trusted: false, formInteractions };
+  const tool = toolFromMcp({ name: "t", inputSchema: schema }, options) as RemoteTool;
   const plan = createRemoteCallPlan(tool, { timeoutMs: 5000, formInteractions });
   return {
     handler: new RemoteHandler(new McpSession(URL_, new Headers(), fetchImpl), plan),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { renderTranscript } from "../../src/compaction/render-transcript.ts";
+import { renderTranscript } from "../../src/compaction/summarizer.ts";
 import type { Message } from "../../src/models/message.ts";
 import { assistant, call, err, ok, results, user } from "./fixtures.ts";
 

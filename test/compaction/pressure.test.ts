@@ -1,6 +1,53 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { createPressureTracker } from "../../src/compaction/pressure-tracker.ts";
+import {
+  compactionThreshold,
+  createPressureTracker,
+  estimateTokens,
+  transcriptBytes,
+} from "../../src/compaction/pressure.ts";
+import type { Message } from "../../src/models/message.ts";
+import { user } from "./fixtures.ts";
+
+describe("transcriptBytes", () => {
+  test("counts the UTF-8 size of the JSON", () => {
+    const messages = [user("é😀")];
+    const json = `[${JSON.stringify(messages[0])}]`;
+    expect(transcriptBytes(messages)).toBe(new TextEncoder().encode(json).length);
+    const two = [user("a"), user("b")];
+    expect(transcriptBytes(two)).toBe(JSON.stringify(two).length);
+    expect(transcriptBytes([])).toBe(2);
+  });
+
+  test("leaves image and audio payloads out", () => {
+    const withImage: Message[] = [
+      {
+        role: "user",
+        content: [{ type: "image", mimeType: "image/png", data: "A".repeat(10_000) }],
+      },
+    ];
+    const withoutPayload: Message[] = [
+      { role: "user", content: [{ type: "image", mimeType: "image/png", data: "" }] },
+    ];
+    expect(transcriptBytes(withImage)).toBe(transcriptBytes(withoutPayload));
+  });
+});
+
+describe("compactionThreshold", () => {
+  test("derives 0.66 × the window, rounded down", () => {
+    expect(compactionThreshold({ contextWindow: 32_768 })).toBe(21_626);
+    expect(compactionThreshold({ contextWindow: 200_000 })).toBe(132_000);
+  });
+
+  test("prefers an explicit threshold", () => {
+    expect(compactionThreshold({ thresholdTokens: 5000, contextWindow: 32_768 })).toBe(5000);
+  });
+
+  test("is off with neither a threshold nor a window", () => {
+    expect(compactionThreshold({})).toBeUndefined();
+    expect(compactionThreshold({ contextWindow: 0 })).toBeUndefined();
+  });
+});
 
 describe("createPressureTracker", () => {
   test("predicts nothing and is never over before the first observation", () => {
@@ -61,5 +108,24 @@ describe("createPressureTracker", () => {
         },
       ),
     );
+  });
+});
+
+describe("estimateTokens", () => {
+  const image = (data: string): Message => ({
+    role: "user",
+    content: [{ type: "image", mimeType: "image/png", data }],
+  });
+
+  test("counts about four characters of English text per token", () => {
+    const estimate = estimateTokens([user("word ".repeat(800))]);
+    expect(estimate).toBeGreaterThanOrEqual(1000);
+    expect(estimate).toBeLessThan(1050);
+  });
+
+  test("grows with the transcript, and an image's payload adds nothing", () => {
+    const short = [user("a")];
+    expect(estimateTokens([...short, user("more text")])).toBeGreaterThan(estimateTokens(short));
+    expect(estimateTokens([image("A".repeat(40_000))])).toBe(estimateTokens([image("")]));
   });
 });
