@@ -1,8 +1,9 @@
 // `createMcpHandler`: the options, and what every request goes through before its protocol
 // exchange: the Host and Origin checks, CORS, the endpoint, `authorize` and the caller's
 // identity, and the one place where an unexpected failure becomes a 500 that `onError` sees.
-// The exchange itself (revisions 2025-11-25 and 2025-06-18) is in `rpc-2025.ts`; see
-// `docs/design.md`, "Serving MCP", for the flow and the behaviours S1….
+// The exchange itself is in `rpc-2025.ts` (revisions 2025-11-25 and 2025-06-18) or
+// `rpc-2026.ts` (2026-07-28), chosen per POST; see `docs/design.md`, "Serving MCP", for the flow
+// and the behaviours S1….
 
 import { ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
@@ -114,14 +115,16 @@ export interface McpHandlerOptions {
    */
   sessionIdleTimeoutMs?: number;
   /**
-   * What a tool's question becomes: a tool error (`reject`, default), or a request to the client
-   * (`elicit`): text and form questions as `elicitation/create`, sampling requests as
+   * What a tool's question becomes on the 2025 revisions: a tool error (`reject`, default), or a
+   * request to the client (`elicit`): text and form questions as `elicitation/create`, sampling requests as
    * `sampling/createMessage`, each only when the client declared that capability (in stateless
    * mode the server never saw `initialize`, so `elicit` assumes it did). A text question's
-   * answer reaches the tool as a string, as it does locally.
+   * answer reaches the tool as a string, as it does locally. On 2026-07-28 a question is always
+   * answered `input_required` (see `stateSecret`), since the request itself declares what the
+   * client can answer and nothing waits on the server.
    */
   interactionPolicy?: "reject" | "elicit";
-  /** How long a question may wait for its answer, in ms; default 5 minutes. */
+  /** How long a 2025 question may wait for its answer, in ms; default 5 minutes. */
   interactionTimeoutMs?: number;
   /** Tools per `tools/list` page; default 64. */
   pageSize?: number;
@@ -192,8 +195,8 @@ export interface McpHandler {
 }
 
 /**
- * Creates an MCP server (Streamable HTTP, revisions 2025-11-25 and 2025-06-18) for a toolset,
- * as a `fetch` handler: a Worker's default export, `Deno.serve(handler.fetch)`, or Node through
+ * Creates an MCP server (Streamable HTTP; revisions 2026-07-28, 2025-11-25 and 2025-06-18, each
+ * POST served in the one it speaks) for a toolset, as a `fetch` handler: a Worker's default export, `Deno.serve(handler.fetch)`, or Node through
  * `serve` from `toolwire/node`. The server never shuts the toolset down.
  *
  * @example
