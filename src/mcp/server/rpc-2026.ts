@@ -229,8 +229,19 @@ function discover(state: ServerState): Record<string, unknown> {
   return result;
 }
 
+/**
+ * Answers `tools/list`: the 2025 pages with the caching hints, and each `outputSchema` as the
+ * tool declared it (2026 allows any JSON Schema there, so it is not made an object schema).
+ */
 async function listTools({ state, message, headers }: Scope): Promise<Response> {
   const page = await listToolsPage(state.toolset, message.params?.cursor, state.options.pageSize);
+  if (page) {
+    const declared = new Map((await state.toolset.listTools()).map((info) => [info.name, info]));
+    for (const tool of page.tools) {
+      const output = declared.get(tool.name)?.outputSchema?.schema;
+      if (output !== undefined) tool.outputSchema = output as Record<string, unknown>;
+    }
+  }
   if (!page) {
     return jsonResponse(
       jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, "Invalid cursor"),

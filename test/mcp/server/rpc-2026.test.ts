@@ -295,6 +295,27 @@ describe("2026 results", () => {
     expect(bad).toMatchObject({ id: 2, error: { code: -32602 } });
   });
 
+  it("tools/list keeps a declared output schema as it is, where 2025 makes it an object schema", async () => {
+    const toolset = Toolset.local([
+      defineTool({
+        name: "count",
+        description: "Counts",
+        input: v.object({}),
+        output: { jsonSchema: { anyOf: [{ type: "integer" }, { type: "string" }] } },
+        call: () => "never called",
+      }),
+    ]);
+    const handler = createMcpHandler(toolset, { name: "s", version: "1" });
+    const modernList = (await json(await handler.fetch(modern(1, "tools/list")))).result;
+    expect(modernList.tools[0].outputSchema).toEqual({
+      anyOf: [{ type: "integer" }, { type: "string" }],
+    });
+    const legacyList = await json(
+      await handler.fetch(post(rpc(2, "tools/list"), { "mcp-protocol-version": "2025-11-25" })),
+    );
+    expect(legacyList.result.tools[0].outputSchema).toMatchObject({ type: "object" });
+  });
+
   it("tools/call: a result is complete, a failing tool an isError result, an unknown tool -32602", async () => {
     const { handler } = fixtureHandler();
     const ok = (
