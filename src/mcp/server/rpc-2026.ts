@@ -4,6 +4,7 @@
 // `handler.ts` picks this exchange per POST (`claimsModern`); `mrtr.ts` turns a tool's questions
 // into `input_required`. See `docs/design.md`, "Serving MCP", "2026-07-28".
 
+import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { errorText } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
@@ -236,7 +237,9 @@ function discover(state: ServerState): Record<string, unknown> {
 async function listTools({ state, message, headers }: Scope): Promise<Response> {
   const page = await listToolsPage(state.toolset, message.params?.cursor, state.options.pageSize);
   if (page) {
-    const declared = new Map((await state.toolset.listTools()).map((info) => [info.name, info]));
+    const declared = new Map<string, ToolInfo>(
+      (await state.toolset.listTools()).map((info) => [info.name, info]),
+    );
     for (const tool of page.tools) {
       const output = declared.get(tool.name)?.outputSchema?.schema;
       if (output !== undefined) tool.outputSchema = output as Record<string, unknown>;
