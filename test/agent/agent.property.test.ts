@@ -10,7 +10,7 @@ import {
   Toolset,
 } from "../../src/index.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
-import { type RunPlan, runPlan } from "../support/adversarial-plan.ts";
+import { endable, type RunPlan, runPlan } from "../support/adversarial-plan.ts";
 import {
   executePlan,
   onVirtualTime,
@@ -19,7 +19,13 @@ import {
   RUN_TIMEOUT_MS,
   within,
 } from "../support/adversarial-run.ts";
-import { adversarialTools, sleep } from "../support/adversarial-tools.ts";
+import {
+  APPROVAL_TOOLS,
+  adversarialTools,
+  adversarialToolsets,
+  KNOWN_TOOLS,
+  sleep,
+} from "../support/adversarial-tools.ts";
 import { runProblems, strictTranscriptProblems } from "../support/agent-invariants.ts";
 import { fakeToolInfo } from "../support/fake-backend.ts";
 import { createGate } from "../support/gate.ts";
@@ -109,6 +115,47 @@ function recordAll(agent: Agent): AgentEvent[] {
 
 // The examples the property shrank to, kept so each bug stays fixed on every seed.
 describe("regressions found by the property", () => {
+  // Seed -2086454928: a `fetch` call whose approver hangs, in a plan without a signal. The plan
+  // generator did not know that `fetch` asks the approver, so nothing aborted the run, which
+  // rightly waited forever (A2).
+  test("a plan whose approver hangs on an untrusted foreign tool is aborted, and ends", async () => {
+    const plan = endable({
+      task: "go",
+      turns: [{ toolCalls: [{ id: "a", name: "fetch", arguments: { act: "ok" } }] }],
+      afterScript: "answer",
+      approver: ["hang"],
+      concurrency: 1,
+      maxTurns: 1,
+      interlock: "block",
+      markUntrustedOutput: false,
+      useSignal: false,
+    });
+    expect(plan.useSignal).toBe(true);
+    expect(await planProblems(plan, "now")).toEqual([]);
+  });
+
+  test("the plan generator knows every tool whose call can reach the approver", async () => {
+    // The worst case: the batch's `look` and `browse` arm both legs, and `interlock: "ask"`
+    // puts every sending call to the approver.
+    const asked: string[] = [];
+    const model = scriptedModel([
+      { toolCalls: KNOWN_TOOLS.map((name) => ({ name, arguments: { act: "ok" } })) },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: adversarialTools(),
+      toolsets: adversarialToolsets(),
+      interlock: "ask",
+      approver: async (request) => {
+        asked.push(request.toolName);
+        return { type: "allow" };
+      },
+    });
+    expect((await agent.run("go").result).stop).toBe("done");
+    expect(asked.sort()).toEqual([...APPROVAL_TOOLS].sort());
+  });
+
   test("a made-up call id never repeats an id the model sent in the same turn", async () => {
     // Shrunk counterexample: the second call has no id and was named `call_1_2`, the first's.
     const plan: RunPlan = {
