@@ -79,17 +79,31 @@ async function resumeProblems(conversation: Conversation): Promise<string[]> {
  * same events, so `FC_SEED=<seed>` (printed by a failing run) replays the failure exactly.
  */
 async function planProblems(plan: RunPlan, read: ReadMode): Promise<string[]> {
-  const problems = await onVirtualTime(async () => {
-    const observed = await executePlan(plan, read);
-    const found = runProblems(plan, observed);
-    found.push(...(await resumeProblems(observed.result.conversation)));
-    return found;
-  });
-  if (unhandled.length > 0) {
-    problems.push(`unhandled rejections: ${unhandled.map(String).join("; ")}`);
+  try {
+    const problems = await onVirtualTime(async () => {
+      const observed = await executePlan(plan, read);
+      const found = runProblems(plan, observed);
+      found.push(...(await resumeProblems(observed.result.conversation)));
+      return found;
+    });
+    await nodeReportedRejections();
+    if (unhandled.length > 0) {
+      problems.push(`unhandled rejections: ${unhandled.map(String).join("; ")}`);
+    }
+    return problems;
+  } finally {
+    // A run that threw is reported by its own error; nothing of it may reach the next plan.
     unhandled = [];
   }
-  return problems;
+}
+
+/**
+ * Waits until Node has reported the rejections nobody handled: it does so only once the
+ * current task's microtasks have run, so without this wait a rejection of this plan would be
+ * blamed on the next one (after `onVirtualTime`, timers are real again).
+ */
+function nodeReportedRejections(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 describe("Agent under adversarial input (property)", () => {
@@ -117,7 +131,8 @@ function recordAll(agent: Agent): AgentEvent[] {
 describe("regressions found by the property", () => {
   // Seed -2086454928: a `fetch` call whose approver hangs, in a plan without a signal. The plan
   // generator did not know that `fetch` asks the approver, so nothing aborted the run, which
-  // rightly waited forever (A2).
+  // rightly waited forever (A2); the hang then surfaced as an unhandled rejection that the
+  // property blamed on a later plan, so the shrunk counterexample passed on its own.
   test("a plan whose approver hangs on an untrusted foreign tool is aborted, and ends", async () => {
     const plan = endable({
       task: "go",
@@ -154,6 +169,13 @@ describe("regressions found by the property", () => {
     });
     expect((await agent.run("go").result).stop).toBe("done");
     expect(asked.sort()).toEqual([...APPROVAL_TOOLS].sort());
+  });
+
+  test("a run that fails on virtual time rejects with its own error, never unhandled", async () => {
+    const hung = onVirtualTime(() => within(new Promise(() => {}), RUN_TIMEOUT_MS, "run.result"));
+    await expect(hung).rejects.toThrow(`run.result did not settle in ${RUN_TIMEOUT_MS} ms`);
+    await nodeReportedRejections();
+    expect(unhandled).toEqual([]);
   });
 
   test("a made-up call id never repeats an id the model sent in the same turn", async () => {
