@@ -1,0 +1,335 @@
+// MCP's stdio transport both ways: `connectStdio` against servers nobody here wrote (the
+// reference memory and filesystem servers from npm, the official SDK's stdio server) and a
+// rogue one that dies, floods or lies; `serveStdio` driven by the official SDK's
+// `StdioClientTransport` and MCP Inspector's CLI. See docs/design.md, "stdio".
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isReadOnly, isToolError, type Toolset } from "../../src/index.ts";
+import { connectStdio } from "../../src/node/index.ts";
+import { caught } from "../support/caught.ts";
+
+const root = join(import.meta.dirname, "../..");
+const fixtures = join(import.meta.dirname, "fixtures");
+const bin = (name: string) =>
+  join(root, "node_modules/@modelcontextprotocol", name, "dist/index.js");
+const tsx = ["--import", "tsx"];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "toolwire-stdio-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function using<T>(toolset: Promise<Toolset>, run: (tools: Toolset) => Promise<T>) {
+  const tools = await toolset;
+  try {
+    return await run(tools);
+  } finally {
+    await tools.shutdown();
+  }
+}
+
+function text(result: { content: readonly unknown[] }): string {
+  return result.content.map((block) => (block as { text?: string }).text ?? "").join("");
+}
+
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+describe("connectStdio against the reference servers", () => {
+  it("uses server-memory's knowledge graph, namespaced and untrusted by default", async () => {
+    const file = join(dir, "memory.jsonl");
+    await using(
+      connectStdio({
+        command: process.execPath,
+        args: [bin("server-memory")],
+        env: { MEMORY_FILE_PATH: file },
+        namespace: "mem",
+        stderr: "pipe",
+      }),
+      async (memory) => {
+        const tools = await memory.listTools();
+        const read = tools.find((tool) => tool.name === "mem__read_graph");
+        expect(read?.source).toEqual({ type: "mcp", origin: process.execPath, trusted: false });
+        expect(read && isReadOnly(read)).toBe(false);
+        expect(read?.capabilities).toEqual({
+          privateData: true,
+          untrustedInput: true,
+          externalSend: true,
+          destructive: true,
+        });
+        const entity = { name: "toolwire", entityType: "project", observations: ["speaks stdio"] };
+        await memory.call("mem__create_entities", { entities: [entity] });
+        const graph = await memory.call("mem__read_graph", {});
+        expect(graph.structuredContent).toMatchObject({ entities: [entity] });
+        expect(await readFile(file, "utf8")).toContain("speaks stdio");
+      },
+    );
+  });
+
+  it("reads and writes files through server-filesystem on a temp dir, hints believed on opt-in", async () => {
+    await writeFile(join(dir, "note.txt"), "hello from disk");
+    await using(
+      connectStdio({
+        command: process.execPath,
+        args: [bin("server-filesystem"), dir],
+        namespace: "fs",
+        stderr: "ignore",
+        trustAnnotations: true,
+      }),
+      async (fs) => {
+        const tools = await fs.listTools();
+        const read = tools.find((tool) => tool.name === "fs__read_text_file");
+        expect(read?.source?.trusted).toBe(true);
+        expect(read && isReadOnly(read)).toBe(true);
+        const note = await fs.call("fs__read_text_file", { path: join(dir, "note.txt") });
+        expect(text(note)).toBe("hello from disk");
+        await fs.call("fs__write_file", { path: join(dir, "new.txt"), content: "written" });
+        expect(await readFile(join(dir, "new.txt"), "utf8")).toBe("written");
+        const outside = await fs.call("fs__read_text_file", { path: "/etc/hostname" });
+        expect(outside.isError).toBe(true);
+      },
+    );
+  });
+});
+
+describe("connectStdio against the official SDK's stdio server", () => {
+  const sdkServer = () =>
+    connectStdio({
+      command: process.execPath,
+      args: [...tsx, join(fixtures, "sdk-stdio-server.ts")],
+      cwd: root,
+      stderr: "pipe",
+      formInteractions: true,
+    });
+
+  it("streams progress to the caller", async () => {
+    await using(sdkServer(), async (sdk) => {
+      const seen: number[] = [];
+      const result = await sdk.call(
+        "steps",
+        { n: 3 },
+        { onProgress: (p) => seen.push(p.progress) },
+      );
+      expect(text(result)).toBe("done 3");
+      expect(seen).toEqual([1, 2, 3]);
+    });
+  });
+
+  it("turns the server's elicitation into an interaction answered through onInteraction", async () => {
+    await using(sdkServer(), async (sdk) => {
+      const result = await sdk.call(
+        "confirm",
+        {},
+        {
+          onInteraction: async (request) => {
+            expect(request.kind.type).toBe("form");
+            return { type: "submit", id: request.id, content: { ok: true } };
+          },
+        },
+      );
+      expect(text(result)).toBe('accept {"ok":true}');
+    });
+  });
+
+  it("cancels a running call with notifications/cancelled", async () => {
+    const lines: string[] = [];
+    let cancelled: () => void = () => {};
+    const reached = new Promise<void>((resolve) => {
+      cancelled = resolve;
+    });
+    await using(
+      connectStdio({
+        command: process.execPath,
+        args: [...tsx, join(fixtures, "sdk-stdio-server.ts")],
+        cwd: root,
+        stderr: (line) => {
+          lines.push(line);
+          if (line === "hang cancelled") cancelled();
+        },
+      }),
+      async (sdk) => {
+        const controller = new AbortController();
+        const call = sdk.call("hang", {}, { signal: controller.signal });
+        setTimeout(() => controller.abort(), 200);
+        const error = await caught(call);
+        expect(isToolError(error) && error.type).toBe("cancelled");
+        await reached;
+        expect(lines).toContain("hang cancelled");
+        // The connection stays usable.
+        expect(text(await sdk.call("look", {}))).toBe("looked");
+      },
+    );
+  });
+});
+
+describe("connectStdio when the child misbehaves", () => {
+  const rogue = (options: { stubborn?: boolean; maxMessageBytes?: number } = {}) => {
+    let pid = 0;
+    const stderr: string[] = [];
+    const toolset = connectStdio({
+      command: process.execPath,
+      args: [join(fixtures, "rogue-server.mjs"), ...(options.stubborn ? ["--stubborn"] : [])],
+      env: { GIVEN: "by the caller" },
+      stderr: (line) => {
+        stderr.push(line);
+        const match = /^pid (\d+)$/.exec(line);
+        if (match) pid = Number(match[1]);
+      },
+      shutdownGraceMs: 150,
+      ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
+    });
+    return { toolset, pid: () => pid, stderr };
+  };
+
+  it("fails a call with transport when the child dies mid-call, quoting its stderr", async () => {
+    const child = rogue();
+    await using(child.toolset, async (tools) => {
+      const error = await caught(tools.call("exit", {}));
+      expect(isToolError(error) && error.type).toBe("transport");
+      expect((error as Error).message).toMatch(/exited \(code 3\).*dying now/s);
+      // Later calls fail the same way instead of hanging.
+      const later = await caught(tools.call("env", {}));
+      expect(isToolError(later) && later.type).toBe("transport");
+    });
+  });
+
+  it("bounds a line: an endless one fails the call and stops the child", async () => {
+    const child = rogue({ maxMessageBytes: 256 * 1024 });
+    await using(child.toolset, async (tools) => {
+      const error = await caught(tools.call("flood", {}));
+      expect(isToolError(error) && error.type).toBe("transport");
+      expect((error as Error).message).toContain("longer than 262144 bytes");
+    });
+    expect(gone(child.pid())).toBe(true);
+  });
+
+  it("fails the waiting call with protocol when the child writes a line that is not JSON", async () => {
+    await using(rogue().toolset, async (tools) => {
+      const error = await caught(tools.call("garbage", {}));
+      expect(isToolError(error) && error.type).toBe("protocol");
+      expect((error as Error).message).toContain("this is not JSON");
+    });
+  });
+
+  it("passes the caller's env and a minimal set, not this process's secrets", async () => {
+    process.env.TOOLWIRE_TEST_SECRET = "hunter2";
+    try {
+      await using(rogue().toolset, async (tools) => {
+        const env = JSON.parse(text(await tools.call("env", {})));
+        expect(env.GIVEN).toBe("by the caller");
+        expect(env.PATH).toBe(process.env.PATH);
+        expect(env.TOOLWIRE_TEST_SECRET).toBeUndefined();
+      });
+    } finally {
+      delete process.env.TOOLWIRE_TEST_SECRET;
+    }
+  });
+
+  it("shuts down a child that ignores stdin closing and SIGTERM, leaving no process", async () => {
+    const child = rogue({ stubborn: true });
+    const tools = await child.toolset;
+    const pid = child.pid();
+    expect(pid).toBeGreaterThan(0);
+    expect(gone(pid)).toBe(false);
+    await tools.shutdown();
+    expect(gone(pid)).toBe(true);
+  });
+
+  it("rejects a command that cannot start with invalid_configuration", async () => {
+    const error = await caught(connectStdio({ command: "toolwire-no-such-command" }));
+    expect(isToolError(error) && error.type).toBe("invalid_configuration");
+    expect((error as Error).message).toContain("could not be started");
+  });
+});
+
+describe("serveStdio", () => {
+  it("serves a Toolset to the official SDK's StdioClientTransport", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...tsx, join(fixtures, "serve-toolset.ts")],
+      cwd: root,
+      stderr: "pipe",
+    });
+    const stderr: string[] = [];
+    transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+    const client = new Client(
+      { name: "sdk", version: "1.0.0" },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      expect(request.params.message).toBe("Pick a colour");
+      return { action: "accept", content: { colour: "teal" } };
+    });
+    await client.connect(transport);
+    const pid = transport.pid;
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: "fixture", version: "1.2.3" });
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["ask", "count", "echo"]);
+      const echo = await client.callTool({ name: "echo", arguments: { message: "hi" } });
+      expect(echo.content).toEqual([{ type: "text", text: "echo: hi" }]);
+      const progress: number[] = [];
+      await client.callTool({ name: "count", arguments: {} }, undefined, {
+        onprogress: (p) => progress.push(p.progress),
+      });
+      expect(progress).toEqual([1, 2, 3]);
+      const asked = await client.callTool({ name: "ask", arguments: {} });
+      expect(asked.content).toEqual([{ type: "text", text: "colour: teal" }]);
+    } finally {
+      await client.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (pid) {
+      for (let i = 0; i < 50 && !gone(pid); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(gone(pid)).toBe(true);
+    }
+    const log = stderr.join("");
+    expect(log).toContain("echo called");
+    expect(log.match(/toolset shut down/g)).toHaveLength(1);
+  });
+
+  it("answers MCP Inspector's CLI mode: tools/list and tools/call", async () => {
+    const inspector = join(root, "node_modules/@modelcontextprotocol/inspector/clients/launcher");
+    const run = async (...method: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          join(inspector, "build/index.js"),
+          "--cli",
+          process.execPath,
+          join(fixtures, "serve-toolset.mjs"),
+          ...method,
+        ],
+        { cwd: root, timeout: 20_000 },
+      );
+      return JSON.parse(stdout);
+    };
+    const listed = (await run("--method", "tools/list")) as { tools: { name: string }[] };
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["ask", "count", "echo"]);
+    const called = await run(
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "echo",
+      "--tool-arg",
+      "message=hi",
+    );
+    expect(called.content).toEqual([{ type: "text", text: "echo: hi" }]);
+  });
+});
