@@ -18,6 +18,12 @@
  * @module
  */
 
+export {
+  type ConnectMcpServersOptions,
+  connectMcpServers,
+  type McpServerEntry,
+  type McpServersConfig,
+} from "./mcp-servers.ts";
 export { type FetchHandler, type Served, type ServeOptions, serve } from "./serve.ts";
 export { type ConnectStdioOptions, connectStdio } from "./stdio-client.ts";
 export { type ServeStdioOptions, serveStdio } from "./stdio-server.ts";

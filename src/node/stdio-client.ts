@@ -115,8 +115,20 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
     await child.stop();
     throw error;
   }
-  const trusted = settings.trustAnnotations;
-  const origin = settings.command;
+  return sourced(inner, settings.command, settings.trustAnnotations, () => child.stop());
+}
+
+/**
+ * Wraps a foreign toolset so each tool names its `source` and, unless `trusted`, has every
+ * capability assumed (`docs/design.md`, "Trust"); `after` runs once the inner toolset is shut
+ * down, even when that failed.
+ */
+export function sourced(
+  inner: Toolset,
+  origin: string,
+  trusted: boolean,
+  after?: () => Promise<void>,
+): Toolset {
   return Toolset.fromBackend({
     listTools: async () =>
       (await inner.listTools()).map(
@@ -127,11 +139,12 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
         }),
       ),
     toolHandler: (name) => inner.toolHandler(name),
+    carriedState: () => inner.carriedState(),
     shutdown: async () => {
       try {
         await inner.shutdown();
       } finally {
-        await child.stop();
+        await after?.();
       }
     },
   });

@@ -12,7 +12,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isReadOnly, isToolError, type Toolset } from "../../src/index.ts";
-import { connectStdio } from "../../src/node/index.ts";
+import { createMcpHandler } from "../../src/mcp/index.ts";
+import { connectMcpServers, connectStdio } from "../../src/node/index.ts";
+import { fixtureToolset } from "../mcp/server/fixture.ts";
 import { caught } from "../support/caught.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -331,5 +333,89 @@ describe("serveStdio", () => {
       "message=hi",
     );
     expect(called.content).toEqual([{ type: "text", text: "echo: hi" }]);
+  });
+});
+
+describe("connectMcpServers", () => {
+  it("merges a command entry and a url entry, namespaced by name, shut down as one", async () => {
+    const { toolset } = fixtureToolset();
+    const handler = createMcpHandler(toolset, { name: "calc", version: "1.0.0" });
+    let pid = 0;
+    const tools = await connectMcpServers(
+      {
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [bin("server-memory")],
+            env: { MEMORY_FILE_PATH: join(dir, "merged.jsonl") },
+          },
+          rogue: { command: process.execPath, args: [join(fixtures, "rogue-server.mjs")] },
+          calc: { url: "http://localhost/mcp?key=secret", headers: { authorization: "Bearer x" } },
+          off: { command: "toolwire-no-such-command", disabled: true },
+        },
+      },
+      {
+        fetch: handler.fetch,
+        stderr: (line) => {
+          const match = /^pid (\d+)$/.exec(line);
+          if (match) pid = Number(match[1]);
+        },
+      },
+    );
+    const names = (await tools.listTools()).map((tool) => tool.name);
+    expect(names).toContain("memory__read_graph");
+    expect(names).toContain("rogue__env");
+    expect(names).toContain("calc__add");
+    const add = (await tools.listTools()).find((tool) => tool.name === "calc__add");
+    expect(add?.source).toEqual({ type: "mcp", origin: "http://localhost/mcp", trusted: false });
+    expect(add && isReadOnly(add)).toBe(false);
+    expect((await tools.call("calc__add", { a: 2, b: 3 })).structuredContent).toEqual({ sum: 5 });
+    expect(pid).toBeGreaterThan(0);
+    await tools.shutdown();
+    expect(gone(pid)).toBe(true);
+  });
+
+  it("names the entry in a bad config", async () => {
+    const cases: [unknown, string][] = [
+      [{}, "`mcpServers` object"],
+      [{ mcpServers: { "has space": { command: "node" } } }, 'mcpServers["has space"]'],
+      [{ mcpServers: { a: { args: ["x"] } } }, 'mcpServers["a"]: needs either'],
+      [
+        { mcpServers: { b: { command: "node", url: "http://x" } } },
+        'mcpServers["b"]: needs either',
+      ],
+      [{ mcpServers: { c: { command: "node", args: "x" } } }, 'mcpServers["c"]: `args`'],
+      [{ mcpServers: { d: { url: "http://x", type: "sse" } } }, 'mcpServers["d"]: type "sse"'],
+      [{ mcpServers: { e: { command: "node", env: { K: 1 } } } }, 'mcpServers["e"]: `env`'],
+    ];
+    for (const [config, message] of cases) {
+      const error = await caught(connectMcpServers(config as never));
+      expect(error.type).toBe("invalid_configuration");
+      expect(error.message).toContain(message);
+    }
+  });
+
+  it("stops the servers already started when another entry fails, and names the failing one", async () => {
+    let pid = 0;
+    const error = await caught(
+      connectMcpServers(
+        {
+          mcpServers: {
+            good: { command: process.execPath, args: [join(fixtures, "rogue-server.mjs")] },
+            broken: { command: "toolwire-no-such-command" },
+          },
+        },
+        {
+          stderr: (line) => {
+            const match = /^pid (\d+)$/.exec(line);
+            if (match) pid = Number(match[1]);
+          },
+        },
+      ),
+    );
+    expect(error.type).toBe("invalid_configuration");
+    expect(error.message).toContain('mcpServers["broken"]');
+    expect(pid).toBeGreaterThan(0);
+    expect(gone(pid)).toBe(true);
   });
 });
