@@ -111,72 +111,63 @@ describe("connectStdio against the reference servers", () => {
 });
 
 describe("connectStdio against the official SDK's stdio server", () => {
-  const sdkServer = () =>
-    connectStdio({
+  // One server process for the suite: each spawn through tsx costs about a second.
+  let sdk: Toolset;
+  const stderr: string[] = [];
+  let onStderr: (line: string) => void = () => {};
+  beforeAll(async () => {
+    sdk = await connectStdio({
       command: process.execPath,
       args: [...tsx, join(fixtures, "sdk-stdio-server.ts")],
       cwd: root,
-      stderr: "pipe",
+      stderr: (line) => {
+        stderr.push(line);
+        onStderr(line);
+      },
       formInteractions: true,
     });
+  });
+  afterAll(() => sdk.shutdown());
 
   it("streams progress to the caller", async () => {
-    await using(sdkServer(), async (sdk) => {
-      const seen: number[] = [];
-      const result = await sdk.call(
-        "steps",
-        { n: 3 },
-        { onProgress: (p) => seen.push(p.progress) },
-      );
-      expect(text(result)).toBe("done 3");
-      expect(seen).toEqual([1, 2, 3]);
-    });
+    const seen: number[] = [];
+    const result = await sdk.call("steps", { n: 3 }, { onProgress: (p) => seen.push(p.progress) });
+    expect(text(result)).toBe("done 3");
+    expect(seen).toEqual([1, 2, 3]);
   });
 
   it("turns the server's elicitation into an interaction answered through onInteraction", async () => {
-    await using(sdkServer(), async (sdk) => {
-      const result = await sdk.call(
-        "confirm",
-        {},
-        {
-          onInteraction: async (request) => {
-            expect(request.kind.type).toBe("form");
-            return { type: "submit", id: request.id, content: { ok: true } };
-          },
+    const result = await sdk.call(
+      "confirm",
+      {},
+      {
+        onInteraction: async (request) => {
+          expect(request.kind.type).toBe("form");
+          return { type: "submit", id: request.id, content: { ok: true } };
         },
-      );
-      expect(text(result)).toBe('accept {"ok":true}');
-    });
-  });
-
-  it("cancels a running call with notifications/cancelled", async () => {
-    const lines: string[] = [];
-    let cancelled: () => void = () => {};
-    const reached = new Promise<void>((resolve) => {
-      cancelled = resolve;
-    });
-    await using(
-      connectStdio({
-        command: process.execPath,
-        args: [...tsx, join(fixtures, "sdk-stdio-server.ts")],
-        cwd: root,
-        stderr: (line) => {
-          lines.push(line);
-          if (line === "hang cancelled") cancelled();
-        },
-      }),
-      async (sdk) => {
-        const controller = new AbortController();
-        const call = sdk.call("hang", {}, { signal: controller.signal });
-        setTimeout(() => controller.abort(), 200);
-        const error = await caught(call);
-        expect(isToolError(error) && error.type).toBe("cancelled");
-        await reached;
-        expect(lines).toContain("hang cancelled");
-        // The connection stays usable.
-        expect(text(await sdk.call("look", {}))).toBe("looked");
       },
     );
+    expect(text(result)).toBe('accept {"ok":true}');
+  });
+
+  it("cancels a running call with notifications/cancelled, and stays usable", async () => {
+    const reached = new Promise<void>((resolve) => {
+      onStderr = (line) => line === "hang cancelled" && resolve();
+    });
+    const controller = new AbortController();
+    const call = sdk.call("hang", {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    const error = await caught(call);
+    expect(error.type).toBe("cancelled");
+    await reached;
+    expect(stderr).toContain("hang cancelled");
+    expect(text(await sdk.call("look", {}))).toBe("looked");
+  });
+
+  it("keeps the server's read-only hint untrusted by default", async () => {
+    const look = (await sdk.listTools()).find((tool) => tool.name === "look");
+    expect(look?.annotations.readOnlyHint).toBe(true);
+    expect(look && isReadOnly(look)).toBe(false);
   });
 });
 
@@ -333,7 +324,7 @@ describe("serveStdio", () => {
       "message=hi",
     );
     expect(called.content).toEqual([{ type: "text", text: "echo: hi" }]);
-  });
+  }, 30_000);
 });
 
 describe("connectMcpServers", () => {
