@@ -6,15 +6,14 @@
 import { raceSignal } from "../abort.ts";
 import type { Taint } from "../compaction/conversation.ts";
 import type { ExecutedCall } from "../compaction/loop-guard.ts";
-import { resultText } from "../compaction/result-text.ts";
+import { resultText } from "../compaction/lossless.ts";
 import { isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, isToolError } from "../errors.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ToolResultBlock } from "../models/message.ts";
-import type { CallOptions } from "../toolset/call-tool.ts";
-import type { Toolset } from "../toolset/toolset.ts";
+import type { CallOptions, Toolset } from "../toolset/toolset.ts";
 import type { AgentEvent, EmitEvent, ToolCallOutcome } from "./events.ts";
 import {
   type ApprovalDecision,

@@ -718,6 +718,7 @@ describe("checking options", () => {
       [{ summarizer: "extractive" }, "compaction.summarizer must be a function"],
       [{ validate: "yes" }, "compaction.validate must be a boolean"],
       [{ compactTool: 1 }, "compaction.compactTool must be a boolean"],
+      [{ keepRewritten: "yes" }, "compaction.keepRewritten must be a boolean"],
     ])("compaction %o", async (compaction, message) => {
       expect(await rejection({ model, compaction })).toContain(message);
     });

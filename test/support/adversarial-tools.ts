@@ -8,7 +8,7 @@ import {
   ToolResult,
   Toolset,
 } from "../../src/index.ts";
-import { createLocalBackend } from "../../src/local/local-backend.ts";
+import { createLocalBackend } from "../../src/local/local-handler.ts";
 
 /** What an adversarial tool does, chosen by its `act` argument. */
 export const TOOL_ACTS = [

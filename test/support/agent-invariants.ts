@@ -12,6 +12,7 @@ const STOP_CAUSES = Object.keys({
   max_turns: true,
   cancelled: true,
   loop: true,
+  compaction_stalled: true,
   no_output: true,
   error: true,
 } satisfies Record<StopCause, true>);
