@@ -7,9 +7,8 @@
 import { toolName } from "../declaration/tool-name.ts";
 import { isToolError, ToolError } from "../errors.ts";
 import { connectMcp } from "../mcp/client/connect-mcp.ts";
-import { redactUrl } from "../redaction.ts";
 import { Toolset } from "../toolset/toolset.ts";
-import { type ConnectStdioOptions, connectStdio, sourced } from "./stdio-client.ts";
+import { type ConnectStdioOptions, connectStdio } from "./stdio-client.ts";
 
 /** The config shape desktop clients use: one entry per server, keyed by its name. */
 export interface McpServersConfig {
@@ -145,7 +144,6 @@ async function connectEntry(
   entry: McpServerEntry,
   options: ConnectMcpServersOptions,
 ): Promise<Toolset> {
-  const trusted = options.trustAnnotations === true;
   try {
     if ("command" in entry) {
       const { fetch: _fetch, ...shared } = options;
@@ -158,9 +156,10 @@ async function connectEntry(
         namespace: name,
       });
     }
-    const remote = await connectMcp({
+    return await connectMcp({
       url: entry.url,
       namespace: name,
+      trustAnnotations: options.trustAnnotations === true,
       ...(entry.headers ? { headers: entry.headers } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.requestTimeoutMs === undefined
@@ -170,7 +169,6 @@ async function connectEntry(
       samplingInteractions: options.samplingInteractions === true,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return sourced(remote, redactUrl(entry.url), trusted);
   } catch (error) {
     throw naming(name, error);
   }

@@ -7,7 +7,6 @@
 // `docs/design.md`, "stdio".
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { capabilitiesFromAnnotations } from "../declaration/capabilities.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
 import { type ConnectMcpOptions, connectMcp } from "../mcp/client/connect-mcp.ts";
@@ -104,6 +103,9 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
       // Never fetched: `child.fetch` ignores the URL. It only has to be a valid http URL.
       url: "http://localhost/stdio",
       fetch: child.fetch,
+      trustAnnotations: settings.trustAnnotations,
+      // Room for the `data: ` framing around a line of the largest size this side accepts.
+      maxMessageBytes: settings.maxMessageBytes + 64,
       formInteractions: settings.formInteractions,
       samplingInteractions: settings.samplingInteractions,
     };
@@ -115,27 +117,18 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
     await child.stop();
     throw error;
   }
-  return sourced(inner, settings.command, settings.trustAnnotations, () => child.stop());
+  return withOrigin(inner, settings.command, () => child.stop());
 }
 
-/**
- * Wraps a foreign toolset so each tool names its `source` and, unless `trusted`, has every
- * capability assumed (`docs/design.md`, "Trust"); `after` runs once the inner toolset is shut
- * down, even when that failed.
- */
-export function sourced(
-  inner: Toolset,
-  origin: string,
-  trusted: boolean,
-  after?: () => Promise<void>,
-): Toolset {
+// `connectMcp` names the URL it was given as each tool's origin; over stdio that URL is a
+// placeholder, and the command is what the user knows the server by.
+function withOrigin(inner: Toolset, origin: string, after: () => Promise<void>): Toolset {
   return Toolset.fromBackend({
     listTools: async () =>
       (await inner.listTools()).map(
         (info): ToolInfo => ({
           ...info,
-          capabilities: capabilitiesFromAnnotations(info.annotations, { trusted }),
-          source: { type: "mcp", origin, trusted },
+          source: { type: "mcp", origin, trusted: info.source?.trusted === true },
         }),
       ),
     toolHandler: (name) => inner.toolHandler(name),
@@ -144,7 +137,7 @@ export function sourced(
       try {
         await inner.shutdown();
       } finally {
-        await after?.();
+        await after();
       }
     },
   });

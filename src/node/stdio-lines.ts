@@ -64,8 +64,8 @@ export function createLineSplitter(
 /** Checks a `maxMessageBytes` option; returns the default when it is absent. */
 export function maxMessageBytes(value: unknown, invalid: (message: string) => Error): number {
   if (value === undefined) return DEFAULT_MAX_MESSAGE_BYTES;
-  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
-    throw invalid("maxMessageBytes must be a positive integer");
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1024) {
+    throw invalid("maxMessageBytes must be a whole number of bytes, at least 1024");
   }
   return value;
 }
