@@ -297,6 +297,22 @@ describe("serveStdio", () => {
     expect(log.match(/toolset shut down/g)).toHaveLength(1);
   });
 
+  it("serves the README's example (examples/stdio/server.ts)", async () => {
+    await using(
+      connectStdio({
+        command: process.execPath,
+        args: [...tsx, join(root, "examples/stdio/server.ts")],
+        cwd: root,
+        namespace: "calc",
+        stderr: "ignore",
+      }),
+      async (calc) => {
+        const sum = await calc.call("calc__add", { a: 1, b: 2 });
+        expect(sum.structuredContent).toEqual({ sum: 3 });
+      },
+    );
+  });
+
   it("answers MCP Inspector's CLI mode: tools/list and tools/call", async () => {
     const inspector = join(root, "node_modules/@modelcontextprotocol/inspector/clients/launcher");
     const run = async (...method: string[]) => {
