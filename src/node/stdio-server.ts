@@ -105,7 +105,20 @@ export async function serveStdio(
   };
 
   const dispatch = async (line: string): Promise<void> => {
-    const id = requestId(line);
+    const { id, method } = requestOf(line);
+    if (sessionId === undefined && id !== undefined && method !== "initialize") {
+      // Before `initialize` only `ping` may come; the handler would refuse it as HTTP would.
+      const reply =
+        method === "ping"
+          ? { jsonrpc: "2.0", id, result: {} }
+          : {
+              jsonrpc: "2.0",
+              id,
+              error: { code: -32600, message: `${method}: send initialize first` },
+            };
+      write(JSON.stringify(reply));
+      return;
+    }
     const headers = new Headers({
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
@@ -124,7 +137,7 @@ export async function serveStdio(
     }
     const text = await response.text();
     if (text === "") return;
-    write(id === undefined ? text : withId(text, id));
+    write(text);
   };
 
   return await new Promise<void>((resolve, reject) => {
@@ -178,26 +191,17 @@ export async function serveStdio(
   });
 }
 
-function requestId(line: string): string | number | undefined {
+// The id and method of a request line; both undefined for anything else.
+function requestOf(line: string): { id?: string | number; method?: string } {
   try {
-    const value: unknown = JSON.parse(line);
-    if (typeof value !== "object" || value === null || !("method" in value)) return undefined;
-    const id = (value as { id?: unknown }).id;
-    return typeof id === "string" || typeof id === "number" ? id : undefined;
+    const value = JSON.parse(line) as { id?: unknown; method?: unknown } | null;
+    const { id, method } = value ?? {};
+    if (typeof method !== "string" || (typeof id !== "string" && typeof id !== "number")) {
+      return {};
+    }
+    return { id, method };
   } catch {
-    return undefined;
-  }
-}
-
-// An HTTP-level refusal (a 400 or 413 from the handler) answers with `id: null`; over stdio
-// the client matches answers by id, so the request's own id goes in.
-function withId(text: string, id: string | number): string {
-  try {
-    const value = JSON.parse(text) as Record<string, unknown>;
-    if (value?.id !== null || !("error" in value)) return text;
-    return JSON.stringify({ ...value, id });
-  } catch {
-    return text;
+    return {};
   }
 }
 

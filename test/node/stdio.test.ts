@@ -2,7 +2,7 @@
 // reference memory and filesystem servers from npm, the official SDK's stdio server) and a
 // rogue one that dies, floods or lies; `serveStdio` driven by the official SDK's
 // `StdioClientTransport` and MCP Inspector's CLI. See docs/design.md, "stdio".
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -295,6 +295,84 @@ describe("serveStdio", () => {
     const log = stderr.join("");
     expect(log).toContain("echo called");
     expect(log.match(/toolset shut down/g)).toHaveLength(1);
+  });
+
+  // The fixture on raw pipes: the lines it writes, and its exit.
+  const raw = () => {
+    const child = spawn(process.execPath, [...tsx, join(fixtures, "serve-toolset.ts")], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk;
+    });
+    // A write after the child stopped reading fails with EPIPE; the tests look at the exit.
+    child.stdin.on("error", () => {});
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const lineWith = async (id: number) => {
+      for (let i = 0; i < 200; i++) {
+        const found = out
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line))
+          .find((message) => message.id === id);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`no answer with id ${id}; stdout: ${out}`);
+    };
+    const initialize = async () => {
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      });
+      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      return lineWith(1);
+    };
+    return { child, exited, send, lineWith, initialize, stderr: () => err };
+  };
+
+  it("ends on SIGTERM, shutting the toolset down once", async () => {
+    const server = raw();
+    expect((await server.initialize()).result.serverInfo.name).toBe("fixture");
+    server.child.kill("SIGTERM");
+    await server.exited;
+    expect(server.stderr().match(/toolset shut down/g)).toHaveLength(1);
+    expect(server.stderr()).toContain("served");
+  });
+
+  it("answers ping before initialize, refuses other requests by id, then serves", async () => {
+    const server = raw();
+    server.send({ jsonrpc: "2.0", id: 6, method: "ping" });
+    expect((await server.lineWith(6)).result).toEqual({});
+    server.send({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+    expect((await server.lineWith(7)).error.message).toBe("tools/list: send initialize first");
+    await server.initialize();
+    server.send({ jsonrpc: "2.0", id: 8, method: "tools/list" });
+    expect((await server.lineWith(8)).result.tools).toHaveLength(3);
+    server.child.stdin.end();
+    await server.exited;
+  });
+
+  it("stops serving at a line longer than its limit", async () => {
+    const server = raw();
+    await server.initialize();
+    server.child.stdin.write("x".repeat(5 * 1024 * 1024));
+    await server.exited;
+    expect(server.stderr()).toContain("longer than 4194304 bytes");
+    expect(server.stderr().match(/toolset shut down/g)).toHaveLength(1);
   });
 
   it("serves the README's example (examples/stdio/server.ts)", async () => {
