@@ -129,11 +129,29 @@ describe("connectStdio against the official SDK's stdio server", () => {
   });
   afterAll(() => sdk.shutdown());
 
-  it("streams progress to the caller", async () => {
+  it("streams the call's progress and log messages to the caller", async () => {
     const seen: number[] = [];
-    const result = await sdk.call("steps", { n: 3 }, { onProgress: (p) => seen.push(p.progress) });
+    const logs: unknown[] = [];
+    const result = await sdk.call(
+      "steps",
+      { n: 3 },
+      { onProgress: (p) => seen.push(p.progress), onLog: (log) => logs.push(log.data) },
+    );
     expect(text(result)).toBe("done 3");
     expect(seen).toEqual([1, 2, 3]);
+    expect(logs).toEqual(["stepping 3"]);
+  });
+
+  it("routes concurrent calls' answers and progress by id and token", async () => {
+    const a: number[] = [];
+    const b: number[] = [];
+    const [first, second] = await Promise.all([
+      sdk.call("steps", { n: 2 }, { onProgress: (p) => a.push(p.progress) }),
+      sdk.call("steps", { n: 4 }, { onProgress: (p) => b.push(p.progress) }),
+    ]);
+    expect([text(first), text(second)]).toEqual(["done 2", "done 4"]);
+    expect(a).toEqual([1, 2]);
+    expect(b).toEqual([1, 2, 3, 4]);
   });
 
   it("turns the server's elicitation into an interaction answered through onInteraction", async () => {
