@@ -44,6 +44,7 @@ export interface ConnectMcpServersOptions
     | "formInteractions"
     | "samplingInteractions"
     | "shutdownGraceMs"
+    | "onLog"
     | "signal"
   > {
   /** The `fetch` for `url` entries; `globalThis.fetch` at call time when absent. */
@@ -168,6 +169,7 @@ async function connectEntry(
       formInteractions: options.formInteractions === true,
       samplingInteractions: options.samplingInteractions === true,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onLog ? { onLog: options.onLog } : {}),
     });
   } catch (error) {
     throw naming(name, error);

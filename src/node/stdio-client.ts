@@ -61,6 +61,8 @@ export interface ConnectStdioOptions {
    * before it escalates, in milliseconds (default 2000).
    */
   shutdownGraceMs?: number;
+  /** Receives the connection's own log lines, as for `connectMcp` (a skipped tool, …). */
+  onLog?: ConnectMcpOptions["onLog"];
   /** Aborts connecting (the child is stopped). */
   signal?: AbortSignal;
 }
@@ -112,6 +114,7 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
     if (settings.namespace !== undefined) mcp.namespace = settings.namespace;
     if (settings.requestTimeoutMs !== undefined) mcp.requestTimeoutMs = settings.requestTimeoutMs;
     if (settings.signal) mcp.signal = settings.signal;
+    if (options.onLog) mcp.onLog = options.onLog;
     inner = await connectMcp(mcp);
   } catch (error) {
     await child.stop();

@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isReadOnly, isToolError, type Toolset } from "../../src/index.ts";
+import { isReadOnly, isToolError, type ToolLog, type Toolset } from "../../src/index.ts";
 import { createMcpHandler } from "../../src/mcp/index.ts";
 import { connectMcpServers, connectStdio } from "../../src/node/index.ts";
 import { fixtureToolset } from "../mcp/server/fixture.ts";
@@ -190,7 +190,9 @@ describe("connectStdio against the official SDK's stdio server", () => {
 });
 
 describe("connectStdio when the child misbehaves", () => {
-  const rogue = (options: { stubborn?: boolean; maxMessageBytes?: number } = {}) => {
+  const rogue = (
+    options: { stubborn?: boolean; maxMessageBytes?: number; onLog?: (log: ToolLog) => void } = {},
+  ) => {
     let pid = 0;
     const stderr: string[] = [];
     const toolset = connectStdio({
@@ -204,6 +206,7 @@ describe("connectStdio when the child misbehaves", () => {
       },
       shutdownGraceMs: 150,
       ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
+      ...(options.onLog ? { onLog: options.onLog } : {}),
     });
     return { toolset, pid: () => pid, stderr };
   };
@@ -260,6 +263,21 @@ describe("connectStdio when the child misbehaves", () => {
     expect(gone(pid)).toBe(false);
     await tools.shutdown();
     expect(gone(pid)).toBe(true);
+  });
+
+  it("skips a listed tool whose name cannot be used, and says so through onLog", async () => {
+    const logs: ToolLog[] = [];
+    await using(rogue({ onLog: (log) => logs.push(log) }).toolset, async (tools) => {
+      const names: string[] = (await tools.listTools()).map((tool) => tool.name);
+      expect(names).not.toContain("no spaces allowed");
+      expect(names).toContain("env");
+    });
+    expect(logs).toEqual([
+      expect.objectContaining({
+        level: "warning",
+        data: expect.objectContaining({ tool: "no spaces allowed" }),
+      }),
+    ]);
   });
 
   it("rejects a command that cannot start with invalid_configuration", async () => {
