@@ -6,6 +6,7 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,7 +14,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isReadOnly, isToolError, type ToolLog, type Toolset } from "../../src/index.ts";
 import { createMcpHandler } from "../../src/mcp/index.ts";
-import { connectMcpServers, connectStdio } from "../../src/node/index.ts";
+import { connectMcpServers, connectStdio, serveStdio } from "../../src/node/index.ts";
 import { fixtureToolset } from "../mcp/server/fixture.ts";
 import { caught } from "../support/caught.ts";
 
@@ -331,6 +332,45 @@ describe("serveStdio", () => {
     const log = stderr.join("");
     expect(log).toContain("echo called");
     expect(log.match(/toolset shut down/g)).toHaveLength(1);
+  });
+
+  it("serves in-process streams, ends at the input's end and shuts the toolset down", async () => {
+    const { toolset } = fixtureToolset();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    let buffered = "";
+    output.on("data", (chunk: Buffer) => {
+      buffered += chunk;
+      const complete = buffered.split("\n");
+      buffered = complete.pop() ?? "";
+      for (const line of complete) lines.push(JSON.parse(line));
+    });
+    const served = serveStdio(toolset, { name: "calc", version: "1.0.0", input, output });
+    const answer = async (id: number) => {
+      for (let i = 0; i < 200 && !lines.some((line) => line.id === id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return lines.find((line) => line.id === id) as { result?: Record<string, unknown> };
+    };
+    const send = (message: object) =>
+      input.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    send({
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    send({ method: "notifications/initialized" });
+    send({ id: 2, method: "tools/call", params: { name: "add", arguments: { a: 2, b: 2 } } });
+    expect((await answer(1)).result?.protocolVersion).toBe("2025-11-25");
+    expect((await answer(2)).result?.structuredContent).toEqual({ sum: 4 });
+    input.end();
+    await served;
+    expect((await caught(toolset.listTools())).type).toBe("closed");
   });
 
   // The fixture on raw pipes: the lines it writes, and its exit.
