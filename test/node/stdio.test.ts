@@ -311,7 +311,7 @@ describe("serveStdio", () => {
     try {
       expect(client.getServerVersion()).toMatchObject({ name: "fixture", version: "1.2.3" });
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(["ask", "count", "echo"]);
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["ask", "count", "echo", "wait"]);
       const echo = await client.callTool({ name: "echo", arguments: { message: "hi" } });
       expect(echo.content).toEqual([{ type: "text", text: "echo: hi" }]);
       const progress: number[] = [];
@@ -321,6 +321,17 @@ describe("serveStdio", () => {
       expect(progress).toEqual([1, 2, 3]);
       const asked = await client.callTool({ name: "ask", arguments: {} });
       expect(asked.content).toEqual([{ type: "text", text: "colour: teal" }]);
+      // The SDK cancels with notifications/cancelled; the tool's signal fires.
+      const controller = new AbortController();
+      const waiting = client.callTool({ name: "wait", arguments: {} }, undefined, {
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(), 100);
+      await expect(waiting).rejects.toThrow();
+      for (let i = 0; i < 100 && !stderr.join("").includes("wait cancelled"); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(stderr.join("")).toContain("wait cancelled");
     } finally {
       await client.close();
     }
@@ -437,7 +448,7 @@ describe("serveStdio", () => {
     expect((await server.lineWith(7)).error.message).toBe("tools/list: send initialize first");
     await server.initialize();
     server.send({ jsonrpc: "2.0", id: 8, method: "tools/list" });
-    expect((await server.lineWith(8)).result.tools).toHaveLength(3);
+    expect((await server.lineWith(8)).result.tools).toHaveLength(4);
     server.child.stdin.end();
     await server.exited;
   });
@@ -484,7 +495,7 @@ describe("serveStdio", () => {
       return JSON.parse(stdout);
     };
     const listed = (await run("--method", "tools/list")) as { tools: { name: string }[] };
-    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["ask", "count", "echo"]);
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["ask", "count", "echo", "wait"]);
     const called = await run(
       "--method",
       "tools/call",
