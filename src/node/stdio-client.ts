@@ -325,18 +325,16 @@ class StdioChild {
     child.stdout?.on("data", (chunk: Buffer) => lines.push(chunk));
     if (keep && child.stderr) {
       const listener = typeof settings.stderr === "function" ? settings.stderr : undefined;
-      const stderrLines = createLineSplitter(
-        64 * 1024,
-        (line) => {
-          this.#stderrTail = `${this.#stderrTail}\n${line}`.slice(-STDERR_TAIL_CHARS);
-          try {
-            listener?.(line);
-          } catch {
-            // A faulty listener must not break the connection.
-          }
-        },
-        () => {},
-      );
+      const onLine = (line: string) => {
+        this.#stderrTail = `${this.#stderrTail}\n${line}`.slice(-STDERR_TAIL_CHARS);
+        try {
+          listener?.(line);
+        } catch {
+          // A faulty listener must not break the connection.
+        }
+      };
+      // A stderr line over 64 KiB is dropped; the lines after it still arrive.
+      const stderrLines = createLineSplitter(64 * 1024, onLine, () => {}, { resync: true });
       child.stderr.on("data", (chunk: Buffer) => stderrLines.push(chunk));
     }
   }

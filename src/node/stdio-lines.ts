@@ -14,18 +14,21 @@ export interface LineSplitter {
 }
 
 /**
- * Creates a splitter. A line longer than `maxBytes` calls `onOverflow` once, and everything
- * after it is dropped: a peer that sends an endless line cannot make us buffer it. A trailing
- * `\r` is removed, and blank lines are skipped.
+ * Creates a splitter. A line longer than `maxBytes` calls `onOverflow` and is never buffered:
+ * with `resync` the rest of that line is skipped and splitting goes on at the next newline;
+ * without it everything after is dropped (a peer that sends an endless line cannot make us
+ * buffer it). A trailing `\r` is removed, and blank lines are skipped.
  */
 export function createLineSplitter(
   maxBytes: number,
   onLine: (line: string) => void,
   onOverflow: () => void,
+  options: { resync?: boolean } = {},
 ): LineSplitter {
   let parts: Buffer[] = [];
   let size = 0;
-  let overflowed = false;
+  let stopped = false;
+  let skipping = false;
   const emit = (tail: Buffer) => {
     const bytes = parts.length === 0 ? tail : Buffer.concat([...parts, tail]);
     parts = [];
@@ -36,16 +39,23 @@ export function createLineSplitter(
   };
   return {
     push(chunk) {
-      if (overflowed) return;
       let rest = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      for (;;) {
+      while (!stopped) {
         const end = rest.indexOf(10);
+        if (skipping) {
+          if (end === -1) return;
+          skipping = false;
+          rest = rest.subarray(end + 1);
+          continue;
+        }
         const length = end === -1 ? rest.length : end;
         if (size + length > maxBytes) {
-          overflowed = true;
           parts = [];
+          size = 0;
+          if (options.resync) skipping = true;
+          else stopped = true;
           onOverflow();
-          return;
+          continue;
         }
         if (end === -1) {
           if (rest.length > 0) {
