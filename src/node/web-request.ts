@@ -1,0 +1,182 @@
+/// <reference types="node" />
+// A web `Request` over a node:http request, built lazily. Most handlers read the method, the
+// URL, a few headers and the body once; building undici's `Request`, its `Headers` and a
+// `Readable.toWeb` stream for every request costs more than the handler's own work. So the
+// object below is an `instanceof Request` whose common fields are computed on first read, and
+// any other member (`clone()`, `cache`, `formData()`, …) is answered by a real `Request`,
+// built then from the same fields and body.
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+const REAL = Symbol("real");
+const OWN = new Set(["method", "url", "headers", "signal", "body", "constructor"]);
+
+interface Fields {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly base: string;
+  url?: string;
+  headers?: Headers;
+  controller?: AbortController;
+  body?: ReadableStream<Uint8Array> | null;
+  closed: boolean;
+  real?: Request;
+}
+
+type Lazy = Request & { [REAL]: Fields };
+
+const prototype = Object.create(Request.prototype) as Record<PropertyKey, unknown>;
+
+function fields(self: unknown): Fields {
+  return (self as Lazy)[REAL];
+}
+
+// undici's Request keeps its state in private slots, so its own getters refuse our object;
+// everything we don't compute goes to a real Request made from the same parts.
+function real(state: Fields, self: Lazy): Request {
+  if (state.real) return state.real;
+  const init: RequestInit & { duplex?: "half" } = {
+    method: self.method,
+    headers: self.headers,
+    signal: self.signal,
+  };
+  const body = self.body;
+  if (body) {
+    init.body = body;
+    init.duplex = "half";
+  }
+  state.real = new Request(self.url, init);
+  return state.real;
+}
+
+Object.defineProperties(prototype, {
+  method: {
+    get(this: Lazy) {
+      return fields(this).req.method ?? "GET";
+    },
+  },
+  url: {
+    get(this: Lazy) {
+      const state = fields(this);
+      state.url ??= new URL(state.req.url ?? "/", state.base).href;
+      return state.url;
+    },
+  },
+  headers: {
+    get(this: Lazy) {
+      const state = fields(this);
+      if (!state.headers) {
+        const headers = new Headers();
+        const raw = state.req.rawHeaders;
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          headers.append(raw[i] as string, raw[i + 1] as string);
+        }
+        state.headers = headers;
+      }
+      return state.headers;
+    },
+  },
+  signal: {
+    get(this: Lazy) {
+      const state = fields(this);
+      if (!state.controller) {
+        state.controller = new AbortController();
+        if (state.closed) state.controller.abort();
+      }
+      return state.controller.signal;
+    },
+  },
+  body: {
+    get(this: Lazy) {
+      const state = fields(this);
+      if (state.body === undefined) {
+        const { method } = state.req;
+        state.body = method === "GET" || method === "HEAD" ? null : bodyStream(state);
+      }
+      return state.body;
+    },
+  },
+});
+
+for (const key of Reflect.ownKeys(Request.prototype)) {
+  if (typeof key === "string" && OWN.has(key)) continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, key);
+  if (!descriptor) continue;
+  if (typeof descriptor.value === "function") {
+    const method = descriptor.value as (...args: unknown[]) => unknown;
+    prototype[key] = function (this: Lazy, ...args: unknown[]) {
+      return method.apply(real(fields(this), this), args);
+    };
+  } else if (descriptor.get) {
+    const get = descriptor.get;
+    Object.defineProperty(prototype, key, {
+      get(this: Lazy) {
+        return get.call(real(fields(this), this));
+      },
+    });
+  }
+}
+
+/**
+ * Wraps a node:http request as a web `Request`. Its `signal` aborts when the response closes
+ * (the client went away, or the answer was sent).
+ *
+ * @param base The server's origin, e.g. `http://127.0.0.1:8787`, for relative request targets.
+ */
+export function webRequest(req: IncomingMessage, res: ServerResponse, base: string): Request {
+  const state: Fields = { req, res, base, closed: false };
+  res.once("close", () => {
+    state.closed = true;
+    state.controller?.abort();
+  });
+  const request = Object.create(prototype) as Lazy;
+  Object.defineProperty(request, REAL, { value: state });
+  return request;
+}
+
+/** Whether the handler stopped reading the body before its end (too large, for example). */
+export function bodyAbandoned(request: Request): boolean {
+  const state = (request as Partial<Lazy>)[REAL];
+  return state !== undefined && state.body != null && !state.req.complete;
+}
+
+// A byte stream straight over the socket's chunks: Node's own buffer (the request's
+// highWaterMark) is the only queue; we pause the request when the reader has enough.
+function bodyStream(state: Fields): ReadableStream<Uint8Array> {
+  const { req } = state;
+  let onData: ((chunk: Buffer) => void) | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Once the stream is cancelled or errored, the controller refuses further calls.
+        const settle = (step: () => void) => {
+          try {
+            step();
+          } catch {}
+        };
+        onData = (chunk) => {
+          settle(() =>
+            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+          );
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        req.on("data", onData);
+        req.once("end", () => settle(() => controller.close()));
+        req.once("error", (error) => settle(() => controller.error(error)));
+        // The client left mid-body: `end` never comes, so the reader must not wait for it.
+        state.res.once("close", () => {
+          if (!req.complete) settle(() => controller.error(new Error("client disconnected")));
+        });
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        // The handler has read enough; later chunks are discarded, and the answer closes the
+        // connection (see serve) rather than read an unbounded remainder.
+        if (onData) req.off("data", onData);
+        req.resume();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
