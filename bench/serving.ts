@@ -4,6 +4,8 @@
 // once and take turns, round by round, so machine drift hits each the same.
 //   toolwire: serve() + createMcpHandler (stateless, the default), compiled dist/
 //   bare:     node:http that reads the body, JSON.parse()s it and writes the same answer (the floor)
+//   direct:   node:http that buffers the body and calls the same handler's `fetch(url, init)` with
+//             a string body, no web Request at all: what the handler costs with the cheapest bridge
 //   SDK:      the official SDK's stateless Streamable HTTP server on node:http (a fresh McpServer
 //             and transport per request, as its stateless example does; JSON answers)
 import { type ChildProcess, spawn } from "node:child_process";
@@ -26,7 +28,7 @@ const HEADERS = {
   "mcp-protocol-version": "2025-06-18",
 };
 
-type Contender = "toolwire" | "bare" | "sdk";
+type Contender = "toolwire" | "direct" | "bare" | "sdk";
 
 async function listen(server: ReturnType<typeof createServer>): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -49,6 +51,23 @@ async function startServers(): Promise<void> {
   });
   const handler = createMcpHandler(Toolset.local([add]), { name: "bench", version: "1.0.0" });
   const ours = await serve(handler, { port: 0 });
+  const direct = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", async () => {
+      const headers = new Headers();
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+        headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+      }
+      const response = await handler.fetch(`http://127.0.0.1${req.url}`, {
+        method: req.method ?? "POST",
+        headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
+      const text = await response.text();
+      res.writeHead(response.status, Object.fromEntries(response.headers)).end(text);
+    });
+  });
 
   const bare = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -95,6 +114,7 @@ async function startServers(): Promise<void> {
 
   const ports: Record<Contender, number> = {
     toolwire: Number(new URL(ours.url).port),
+    direct: await listen(direct),
     bare: await listen(bare),
     sdk: await listen(sdk),
   };
@@ -142,9 +162,9 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
       createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
     });
     const ports = JSON.parse(line) as Record<Contender, number>;
-    const names: Contender[] = ["toolwire", "bare", "sdk"];
+    const names: Contender[] = ["toolwire", "direct", "bare", "sdk"];
     for (const name of names) await load(ports[name], 1); // warm-up, not counted
-    const runs: Record<Contender, Round[]> = { toolwire: [], bare: [], sdk: [] };
+    const runs: Record<Contender, Round[]> = { toolwire: [], direct: [], bare: [], sdk: [] };
     for (let round = 0; round < rounds; round++) {
       for (const name of names) runs[name].push(await load(ports[name], seconds));
     }
@@ -155,50 +175,46 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
     });
     const ours = pick("toolwire");
     const bare = pick("bare");
+    const floor = pick("direct");
     const sdk = pick("sdk");
     section("Node serving: stateless tools/call over node:http, 32 connections (autocannon)");
     console.log("toolwire: serve() + createMcpHandler; bare: node:http parsing the same body;");
+    console.log("direct: node:http calling the same handler with a string body (no web Request)");
     console.log("SDK: StreamableHTTPServerTransport, stateless, JSON answers");
     const rps = (n: number) => `${Math.round(n)} req/s`;
     const ms = (n: number) => `${n} ms`;
-    compare(
-      "requests/s vs bare node:http",
-      rps(ours.rps),
-      rps(bare.rps),
-      ours.rps / bare.rps,
-      ">= 0.5x",
-    );
-    compare(
-      "requests/s vs SDK stateless",
-      rps(ours.rps),
-      rps(sdk.rps),
-      ours.rps / sdk.rps,
-      ">= 4x",
-    );
-    compare(
-      "p50 latency vs bare node:http",
-      ms(ours.p50),
-      ms(bare.p50),
-      ours.p50 / Math.max(bare.p50, 1),
-    );
-    compare(
-      "p99 latency vs bare node:http",
-      ms(ours.p99),
-      ms(bare.p99),
-      ours.p99 / Math.max(bare.p99, 1),
-    );
-    compare(
-      "p50 latency vs SDK stateless",
-      ms(ours.p50),
-      ms(sdk.p50),
-      ours.p50 / Math.max(sdk.p50, 1),
-    );
-    compare(
-      "p99 latency vs SDK stateless",
-      ms(ours.p99),
-      ms(sdk.p99),
-      ours.p99 / Math.max(sdk.p99, 1),
-    );
+    const rows: [string, string, string, number, string?][] = [
+      [
+        "requests/s vs bare node:http",
+        rps(ours.rps),
+        rps(bare.rps),
+        ours.rps / bare.rps,
+        ">= 0.5x",
+      ],
+      ["requests/s vs SDK stateless", rps(ours.rps), rps(sdk.rps), ours.rps / sdk.rps, ">= 4x"],
+      [
+        "requests/s vs direct (handler-bound ceiling)",
+        rps(ours.rps),
+        rps(floor.rps),
+        ours.rps / floor.rps,
+      ],
+      ["direct requests/s vs bare node:http", rps(floor.rps), rps(bare.rps), floor.rps / bare.rps],
+      [
+        "p50 latency vs bare node:http",
+        ms(ours.p50),
+        ms(bare.p50),
+        ours.p50 / Math.max(bare.p50, 1),
+      ],
+      [
+        "p99 latency vs bare node:http",
+        ms(ours.p99),
+        ms(bare.p99),
+        ours.p99 / Math.max(bare.p99, 1),
+      ],
+      ["p50 latency vs SDK stateless", ms(ours.p50), ms(sdk.p50), ours.p50 / Math.max(sdk.p50, 1)],
+      ["p99 latency vs SDK stateless", ms(ours.p99), ms(sdk.p99), ours.p99 / Math.max(sdk.p99, 1)],
+    ];
+    for (const row of rows) compare(...row);
   } finally {
     child.kill();
   }

@@ -162,10 +162,13 @@ function bodyStream(state: Fields): ReadableStream<Uint8Array> {
         req.on("data", onData);
         req.once("end", () => settle(() => controller.close()));
         req.once("error", (error) => settle(() => controller.error(error)));
-        // The client left mid-body: `end` never comes, so the reader must not wait for it.
-        state.res.once("close", () => {
+        // The client left mid-body (perhaps before the handler asked for the body): `end`
+        // never comes, so the reader must not wait for it.
+        const left = () => {
           if (!req.complete) settle(() => controller.error(new Error("client disconnected")));
-        });
+        };
+        if (state.closed) left();
+        else state.res.once("close", left);
       },
       pull() {
         req.resume();

@@ -286,6 +286,36 @@ describe("serve", () => {
     });
   });
 
+  it("fails the handler's body read when the client leaves mid-body, instead of hanging", async () => {
+    let failed: (error: unknown) => void = () => {};
+    const readFailed = new Promise((resolve) => {
+      failed = resolve;
+    });
+    let started: () => void = () => {};
+    const reading = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const text = request.text();
+        started();
+        await text.then(() => failed(undefined), failed);
+        return new Response("read");
+      },
+    };
+    await serving(handler, async (server) => {
+      const req = httpRequest(server.url, {
+        method: "POST",
+        headers: { "transfer-encoding": "chunked" },
+      });
+      req.on("error", () => {});
+      req.write("the first half");
+      await reading;
+      req.destroy();
+      expect(await readFailed).toBeInstanceOf(Error);
+    });
+  });
+
   it("streams a large request body to the handler and a large answer back, byte for byte", async () => {
     const size = 4 * 1024 * 1024;
     const payload = Buffer.alloc(size);
