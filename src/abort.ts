@@ -39,10 +39,20 @@ export function raceSignal<T>(
 export function cancelledError(tool: string, signal: AbortSignal): ToolError {
   const reason = signal.reason;
   if (reason instanceof ToolError && reason.type === "cancelled") return reason;
-  const text =
-    reason instanceof Error ? reason.message : typeof reason === "string" ? reason : undefined;
+  return cancelledCall(tool, reason instanceof Error ? reason.message : reason, { cause: reason });
+}
+
+/**
+ * Returns the `cancelled` error for a call of `tool`, with `reason` when it is a string (a
+ * handler's `cancel` step passes what its caller sent).
+ */
+export function cancelledCall(
+  tool: string,
+  reason: unknown,
+  options?: { cause?: unknown },
+): ToolError {
   return new ToolError(
-    text === undefined ? { type: "cancelled", tool } : { type: "cancelled", tool, reason: text },
-    { cause: reason },
+    typeof reason === "string" ? { type: "cancelled", tool, reason } : { type: "cancelled", tool },
+    options,
   );
 }

@@ -1,3 +1,4 @@
+import { cancelledCall } from "../abort.ts";
 import { errorText, isToolError, ToolError } from "../errors.ts";
 import {
   checkInteractionResponse,
@@ -126,13 +127,16 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     }
   }
 
-  /** Reports work to the listener of the step in flight; a throwing listener is ignored. */
-  protected progress(update: ToolProgress): void {
+  /**
+   * Reports work to the listener of the step in flight; a throwing listener is ignored. Public so
+   * a local tool's context can call it directly (no forwarding method: 40 bytes gzip less).
+   */
+  progress(update: ToolProgress): void {
     notify(this.#listeners?.onProgress, update);
   }
 
   /** Sends a log message to the listener of the step in flight; a throwing listener is ignored. */
-  protected log(entry: ToolLog): void {
+  log(entry: ToolLog): void {
     notify(this.#listeners?.onLog, entry);
   }
 
@@ -225,14 +229,10 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   }
 
   async #cancel(reason: unknown): Promise<ToolError> {
-    const tool = this.toolName;
-    const text = typeof reason === "string" ? reason : undefined;
-    const error = new ToolError(
-      text === undefined ? { type: "cancelled", tool } : { type: "cancelled", tool, reason: text },
-    );
+    const error = cancelledCall(this.toolName, reason);
     const live = this.#state === "running" || this.#state === "pending";
     this.stop(error);
-    if (live) await this.cancelled(text);
+    if (live) await this.cancelled(error.reason);
     return error;
   }
 

@@ -41,5 +41,5 @@ export function newInteractionId(): string {
   bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
   bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
   const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return hex.replace(/(.{8})(.{4})(.{4})(.{4})/, "$1-$2-$3-$4-");
 }

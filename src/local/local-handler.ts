@@ -3,7 +3,7 @@ import { byName, type ToolName } from "../declaration/tool-name.ts";
 import { errorText, isToolError, ToolError } from "../errors.ts";
 import type { ToolsetBackend } from "../execution/backend.ts";
 import { type CallAnswer, CallMachine, unsupported } from "../execution/call-machine.ts";
-import type { ToolLog, ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
+import type { ToolLogLevel } from "../execution/handler-io.ts";
 import { isToolResult, ToolResult } from "../execution/tool-result.ts";
 import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
 import {
@@ -183,16 +183,6 @@ export class LocalHandler extends CallMachine<Question> {
     return this.#controller.signal;
   }
 
-  /** Forwards a progress report to the step in flight, if any. */
-  "~progress"(update: ToolProgress): void {
-    this.progress(update);
-  }
-
-  /** Forwards a log message to the step in flight, if any. */
-  "~log"(entry: ToolLog): void {
-    this.log(entry);
-  }
-
   /** Suspends the call on a question for the caller. */
   "~ask"(prompt: string, kind: ToolInteractionKind): Promise<unknown> {
     if (this.state === "finished")
@@ -335,14 +325,14 @@ class LocalContext implements ToolContext {
 
   get progress(): ToolContext["progress"] {
     const port = this.#port;
-    this.#progress ??= (update) => port["~progress"](update);
+    this.#progress ??= (update) => port.progress(update);
     return this.#progress;
   }
 
   get log(): ToolContext["log"] {
     const port = this.#port;
     this.#log ??= (level: ToolLogLevel, data: unknown, logger?: string) =>
-      port["~log"](logger === undefined ? { level, data } : { level, data, logger });
+      port.log(logger === undefined ? { level, data } : { level, data, logger });
     return this.#log;
   }
 

@@ -284,16 +284,14 @@ async function drive(
     }
     return output.result;
   } catch (error) {
-    const reason = signal?.aborted ? cancelled(signal).reason : undefined;
-    const cancel: ToolHandlerInput = signal?.aborted
-      ? reason === undefined
-        ? { type: "cancel" }
-        : { type: "cancel", reason }
-      : {
-          type: "cancel",
-          reason: isToolError(error, "unsupported") ? "nobody can answer" : "the call failed",
-        };
-    handler.step(cancel).catch(() => {});
+    const reason = signal?.aborted
+      ? cancelled(signal).reason
+      : isToolError(error, "unsupported")
+        ? "nobody can answer"
+        : "the call failed";
+    handler
+      .step(reason === undefined ? { type: "cancel" } : { type: "cancel", reason })
+      .catch(() => {});
     throw error;
   } finally {
     dialog?.abort(
