@@ -123,9 +123,10 @@ export class ToolError extends Error {
       if (key === "name" || key === "message" || key === "type" || value === undefined) continue;
       (this as Record<string, unknown>)[key] = value;
     }
-    if (data.type === "build_cleanup") {
-      this.primary = asError(input.type === "build_cleanup" ? input.primary : data.primary);
-      this.cleanup = asError(input.type === "build_cleanup" ? input.cleanup : data.cleanup);
+    // `toData` kept the type, so the input is a `build_cleanup` too; its instances are kept.
+    if (input.type === "build_cleanup") {
+      this.primary = asError(input.primary);
+      this.cleanup = asError(input.cleanup);
     }
   }
 
@@ -177,16 +178,14 @@ function toData(input: ToolErrorInput): ToolErrorData {
     const message = `unknown ToolError type ${JSON.stringify(type)}`;
     throw new ToolError({ type: "invalid_configuration", message });
   }
-  if (input.type === "build_cleanup")
-    return {
-      type: "build_cleanup",
-      primary: dataOf(input.primary),
-      cleanup: dataOf(input.cleanup),
-    };
-  // Copy only the kind's fields, so stray keys from untyped callers never reach toJSON().
+  // Copy only the kind's fields, so stray keys from untyped callers never reach toJSON();
+  // `build_cleanup` keeps the data of the errors it joins.
   const data: Record<string, unknown> = { type };
   const source = input as unknown as Record<string, unknown>;
-  for (const key in KINDS[type][0]) if (source[key] !== undefined) data[key] = source[key];
+  for (const [key, kind] of Object.entries(KINDS[type][0])) {
+    const value = source[key] as ToolError | ToolErrorData | undefined;
+    if (value !== undefined) data[key] = kind === "error" ? dataOf(value) : value;
+  }
   return data as ToolErrorData;
 }
 

@@ -107,7 +107,8 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
    * work fails with.
    */
   async step(input: ToolHandlerInput, options?: StepOptions): Promise<ToolHandlerOutput> {
-    const type = typeof input === "object" && input !== null ? input.type : undefined;
+    // A primitive has no `type` either, so `?.` covers every non-object.
+    const type = (input as { type?: unknown } | null | undefined)?.type;
     if (type === "cancel") throw await this.#cancel((input as { reason?: unknown }).reason);
     if (type !== "invoke" && type !== "interaction") {
       throw unsupported(

@@ -154,10 +154,6 @@ export class Toolset implements ToolsetBackend {
    * the backend returns something without a `step` function.
    */
   toolHandler(name: string): Promise<ToolHandlerBackend> {
-    return this.#handler(name);
-  }
-
-  #handler(name: string): Promise<LiveHandler> {
     return this.#lifecycle.admit("toolHandler", async () => {
       const handler = await this.#backend.toolHandler(name);
       if (typeof handler?.step !== "function") {
@@ -197,7 +193,9 @@ export class Toolset implements ToolsetBackend {
     if (settings.signal?.aborted) return Promise.reject(cancelledError(name, settings.signal));
     const local = this.#localHandler;
     if (!local) {
-      return this.#handler(name).then((handler) => drive(name, handler, args, settings));
+      return this.toolHandler(name).then((handler) =>
+        drive(name, handler as LiveHandler, args, settings),
+      );
     }
     // Admission and creation happen in one synchronous stretch, so shutdown has nothing
     // admitted to wait for; returning drive's promise as is spares an async layer.
