@@ -120,7 +120,8 @@ export class ToolError extends Error {
     this.data = data;
     Object.defineProperty(this, BRAND, { value: true });
     for (const [key, value] of Object.entries(data)) {
-      if (key === "name" || key === "message" || key === "type" || value === undefined) continue;
+      // `toData` left out undefined fields; `name` and `message` belong to `Error`.
+      if (key === "name" || key === "message" || key === "type") continue;
       (this as Record<string, unknown>)[key] = value;
     }
     // `toData` kept the type, so the input is a `build_cleanup` too; its instances are kept.
@@ -287,12 +288,11 @@ function parseData(value: unknown): ToolErrorData {
 }
 
 function parseIssues(value: unknown, bad: (why: string) => ToolError): ValidationIssue[] {
-  if (!Array.isArray(value)) throw bad("`issues` must be an array");
+  const expected = "`issues` must be an array of { path: string, message: string }";
+  if (!Array.isArray(value)) throw bad(expected);
   return value.map((issue: unknown) => {
     const { path, message, keyword } = (issue ?? {}) as Record<string, unknown>;
-    if (typeof path !== "string" || typeof message !== "string") {
-      throw bad("each issue needs a string `path` and `message`");
-    }
+    if (typeof path !== "string" || typeof message !== "string") throw bad(expected);
     return typeof keyword === "string" ? { path, message, keyword } : { path, message };
   });
 }

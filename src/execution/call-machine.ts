@@ -186,17 +186,18 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     if (this.#state !== "pending" || !pending) {
       throw this.#stopped ?? noPendingInteraction(response, this.#state);
     }
-    let answer: CallAnswer = { response };
+    let problem: unknown;
     try {
       await checkInteractionResponse(pending.request, response);
     } catch (error) {
-      if (this.#stopped) throw this.#stopped;
-      if (isToolError(error, "invalid_interaction")) throw error;
-      // The request itself is broken (a form schema that cannot be applied): that is the
-      // asker's to handle, so its question fails and the call goes on.
-      answer = { error: asToolError(error) };
+      problem = error;
     }
     if (this.#stopped) throw this.#stopped;
+    if (isToolError(problem, "invalid_interaction")) throw problem;
+    // Any other problem is with the request itself (a form schema that cannot be applied):
+    // that is the asker's to handle, so its question fails and the call goes on.
+    const answer: CallAnswer =
+      problem === undefined ? { response } : { error: asToolError(problem) };
     this.#pending = undefined;
     this.#enter("running");
     try {
