@@ -263,6 +263,7 @@ function checkCompaction(compaction: unknown): void {
   optional(settings, "compaction.summarizer", "a function", isFunction);
   optional(settings, "compaction.validate", "a boolean", isBoolean);
   optional(settings, "compaction.compactTool", "a boolean", isBoolean);
+  optional(settings, "compaction.keepRewritten", "a boolean", isBoolean);
 }
 
 /** Fails unless the option at `path` (dotted, from `root`) is absent or passes `check`. */

@@ -6,7 +6,7 @@
 import { raceSignal } from "../abort.ts";
 import type { Taint } from "../compaction/conversation.ts";
 import type { ExecutedCall } from "../compaction/loop-guard.ts";
-import { resultText } from "../compaction/result-text.ts";
+import { resultText } from "../compaction/lossless.ts";
 import { isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, isToolError } from "../errors.ts";
 import type { ToolContent } from "../execution/tool-content.ts";

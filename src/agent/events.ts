@@ -1,11 +1,10 @@
-import type { CompactedEvent } from "../compaction/compacted-event.ts";
+import type { CompactedEvent, CompactionReason } from "../compaction/conversation.ts";
 import type { Capabilities } from "../declaration/capabilities.ts";
 import type { ToolProgress } from "../execution/handler-io.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ModelUsage } from "../models/model.ts";
-import type { CompactionReason } from "./compaction-reason.ts";
 import type { ApprovalDecision } from "./gates.ts";
 import type { RunResult } from "./run.ts";
 
@@ -22,6 +21,9 @@ export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled";
  *
  * - `turn_start`: a model call begins; `final` marks the tool-less answer turn after a limit.
  * - `text_delta`: streamed assistant text.
+ * - `reasoning_delta`: streamed model thinking, never part of the answer (a UI can fold it).
+ * - `model_retry`: the model request failed before any output and is retried after
+ *   `delayMs` (see the adapters' `retry` option).
  * - `usage`: the tokens a model turn used, as the provider reported them, right after the turn's
  *   stream ends (before its calls are handled); turns whose provider reports none have no such
  *   event. `inputTokens` is the size of the prompt just sent, so a UI can show the context
@@ -36,14 +38,25 @@ export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled";
  *   comes, no `interaction_resolved` follows, only the call's `cancelled` `tool_result`.
  * - `tool_progress`: a running tool reports progress.
  * - `tool_result`: a call's result, as the model will read it.
- * - `compacted`: a compaction between turns changed the transcript (sizes before and after);
- *   `summaryError` says why a summary was attempted and not installed.
+ * - `compacted`: a compaction between turns changed the transcript, or stalled the run (sizes
+ *   before and after, the `summary` installed); `summaryError` says why a summary was
+ *   attempted and not installed, `overThreshold` why the prompt is still over the threshold
+ *   (twice in a row, and the run stops with `compaction_stalled`).
  * - `error`: the provider failed (or the input was malformed); the run stops with `error`.
  * - `done`: the run ended; the last event.
  */
 export type AgentEvent =
   | { type: "turn_start"; turn: number; final: boolean }
   | { type: "text_delta"; turn: number; text: string }
+  | { type: "reasoning_delta"; turn: number; text: string }
+  | {
+      type: "model_retry";
+      turn: number;
+      attempt: number;
+      delayMs: number;
+      error: unknown;
+      message: string;
+    }
   | { type: "usage"; turn: number; usage: ModelUsage }
   | { type: "tool_call"; turn: number; callId: string; toolName: string; arguments: unknown }
   | {

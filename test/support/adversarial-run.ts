@@ -28,6 +28,8 @@ import { type CountingSignal, createCountingSignal } from "./counting-signal.ts"
 const EVENT_TYPES = Object.keys({
   turn_start: true,
   text_delta: true,
+  reasoning_delta: true,
+  model_retry: true,
   usage: true,
   tool_call: true,
   approval_requested: true,
@@ -184,6 +186,11 @@ export async function onVirtualTime<T>(work: () => Promise<T>): Promise<T> {
     const done = work().finally(() => {
       settled = true;
     });
+    // Observed at once, though awaited only after the clock loop: otherwise a run that fails
+    // (a hung run's `within` bound firing, say) is first an unhandled rejection, which the
+    // property blames on whichever later plan is running when Node reports it, so fast-check
+    // shrinks towards an innocent plan.
+    done.catch(() => {});
     // Each step first lets every pending promise and stream callback run; a run that waits on
     // nothing but a timer then gets its next one. A hung run still ends: `within`'s bound is a
     // timer too.

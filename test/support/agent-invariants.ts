@@ -12,7 +12,11 @@ const STOP_CAUSES = Object.keys({
   max_turns: true,
   cancelled: true,
   loop: true,
+  compaction_stalled: true,
   no_output: true,
+  length: true,
+  content_filter: true,
+  refusal: true,
   error: true,
 } satisfies Record<StopCause, true>);
 
