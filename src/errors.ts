@@ -148,7 +148,11 @@ export class ToolError extends Error {
    * @throws ToolError `protocol` when the value is not a tool error's JSON shape.
    */
   static fromJSON(value: unknown): ToolError {
-    return new ToolError(parseData(isToolError(value) ? value.toJSON() : value));
+    const bad = (why: string) =>
+      new ToolError({ type: "protocol", message: `not a ToolError: ${why}` });
+    return new ToolError(
+      toData(isToolError(value) ? value.toJSON() : value, bad) as ToolErrorInput,
+    );
   }
 }
 
@@ -173,19 +177,32 @@ function asError(value: ToolError | ToolErrorData): ToolError {
   return isToolError(value) ? value : new ToolError(value as ToolErrorInput);
 }
 
-function toData(input: ToolErrorInput): ToolErrorData {
-  const type = input?.type;
+// Reads a kind's own fields, so stray keys never reach toJSON(). For the constructor (no `bad`)
+// the input is typed: fields are copied and a joined error's data kept. For `fromJSON` it is
+// untrusted JSON: with `bad` every field is checked and a stray key rejected. (One reader for
+// both rather than a second parser: `fromJSON` is a static member, so every bundle has it.)
+function toData(input: unknown, bad?: (why: string) => ToolError): ToolErrorData {
+  if (bad && (typeof input !== "object" || input === null)) throw bad("expected an object");
+  const source = input as Record<string, unknown>;
+  const type = source?.type;
   if (!isKind(type)) {
+    if (bad) throw bad(`unknown type ${JSON.stringify(type)}`);
     const message = `unknown ToolError type ${JSON.stringify(type)}`;
     throw new ToolError({ type: "invalid_configuration", message });
   }
-  // Copy only the kind's fields, so stray keys from untyped callers never reach toJSON();
-  // `build_cleanup` keeps the data of the errors it joins.
+  const fields = KINDS[type][0];
+  for (const key of bad ? Object.keys(source) : []) {
+    if (key !== "type" && !(key in fields)) throw bad?.(`unexpected field \`${key}\` for ${type}`);
+  }
   const data: Record<string, unknown> = { type };
-  const source = input as unknown as Record<string, unknown>;
-  for (const [key, kind] of Object.entries(KINDS[type][0])) {
-    const value = source[key] as ToolError | ToolErrorData | undefined;
-    if (value !== undefined) data[key] = kind === "error" ? dataOf(value) : value;
+  for (const [key, kind] of Object.entries(fields)) {
+    const value = source[key];
+    if (value === undefined && (!bad || kind.endsWith("?"))) continue;
+    if (kind === "error") data[key] = bad ? toData(value, bad) : dataOf(value as ToolError);
+    else if (!bad) data[key] = value;
+    else if (kind === "issues") data[key] = parseIssues(value, bad);
+    else if (typeof value !== kind.replace("?", "")) throw bad(`\`${key}\` must be a ${kind}`);
+    else data[key] = value;
   }
   return data as ToolErrorData;
 }
@@ -263,29 +280,6 @@ const KINDS: {
     (d) => `${messageOf(d.primary)}; cleanup also failed: ${messageOf(d.cleanup)}`,
   ],
 };
-
-function parseData(value: unknown): ToolErrorData {
-  const bad = (why: string) =>
-    new ToolError({ type: "protocol", message: `not a ToolError: ${why}` });
-  if (typeof value !== "object" || value === null) throw bad("expected an object");
-  const record = value as Record<string, unknown>;
-  const type = record.type;
-  if (!isKind(type)) throw bad(`unknown type ${JSON.stringify(type)}`);
-  const fields = KINDS[type][0];
-  const out: Record<string, unknown> = { type };
-  for (const key of Object.keys(record)) {
-    if (key !== "type" && !(key in fields)) throw bad(`unexpected field \`${key}\` for ${type}`);
-  }
-  for (const [key, kind] of Object.entries(fields)) {
-    const field = record[key];
-    if (field === undefined && kind.endsWith("?")) continue;
-    if (kind === "error") out[key] = parseData(field);
-    else if (kind === "issues") out[key] = parseIssues(field, bad);
-    else if (typeof field !== kind.replace("?", "")) throw bad(`\`${key}\` must be a ${kind}`);
-    else out[key] = field;
-  }
-  return out as ToolErrorData;
-}
 
 function parseIssues(value: unknown, bad: (why: string) => ToolError): ValidationIssue[] {
   const expected = "`issues` must be an array of { path: string, message: string }";

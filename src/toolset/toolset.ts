@@ -376,18 +376,16 @@ class LiveHandler implements ToolHandlerBackend {
       settled.then(
         (output) => {
           const type = (output as Partial<ToolHandlerOutput> | undefined)?.type;
-          if (type === "completed" || type === "interaction") {
-            this.#settled(reject, type === "interaction");
-            resolve(output);
-            return;
+          this.#settled(reject, type === "interaction");
+          if (type === "completed" || type === "interaction") resolve(output);
+          else {
+            reject(
+              new ToolError({
+                type: "protocol",
+                message: `a tool handler returned ${JSON.stringify(type) ?? "no type"} instead of completed or interaction`,
+              }),
+            );
           }
-          this.#settled(reject, false);
-          reject(
-            new ToolError({
-              type: "protocol",
-              message: `a tool handler returned ${JSON.stringify(type) ?? "no type"} instead of completed or interaction`,
-            }),
-          );
         },
         (error: unknown) => {
           // A rejected reply or a misused step leaves the call where it was.
@@ -477,7 +475,7 @@ function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
   let drained: (() => void) | undefined;
   // An intrusive list: tracking every call through a Set cost more than the rest of admission.
   let head: LiveCall | undefined;
-  return {
+  const lifecycle: Lifecycle = {
     get sealed() {
       return sealed;
     },
@@ -510,15 +508,11 @@ function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
     shutdown() {
       outcome ??= (async () => {
         sealed = true;
-        let call = head;
-        head = undefined;
-        while (call) {
-          const next: LiveCall | undefined = call.next;
-          call.tracked = false;
-          call.prev = undefined;
-          call.next = undefined;
+        // Nothing is tracked once sealed, so this empties the list.
+        while (head) {
+          const call = head;
+          lifecycle.release(call);
           call.close();
-          call = next;
         }
         if (admitted > 0) await new Promise<void>((resolve) => (drained = resolve));
         try {
@@ -534,4 +528,5 @@ function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
       return outcome;
     },
   };
+  return lifecycle;
 }
