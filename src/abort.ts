@@ -1,4 +1,4 @@
-import { ToolError } from "./errors.ts";
+import { ToolError, type ToolErrorInput } from "./errors.ts";
 
 // The one way toolwire races work against an `AbortSignal` (see `docs/design.md`, "Tools and
 // toolsets", T9): the listener is added once and removed when either side settles, so a
@@ -51,8 +51,7 @@ export function cancelledCall(
   reason: unknown,
   options?: { cause?: unknown },
 ): ToolError {
-  return new ToolError(
-    typeof reason === "string" ? { type: "cancelled", tool, reason } : { type: "cancelled", tool },
-    options,
-  );
+  // The constructor drops an undefined field, so `reason` stays absent unless it is a string.
+  const text = typeof reason === "string" ? reason : undefined;
+  return new ToolError({ type: "cancelled", tool, reason: text } as ToolErrorInput, options);
 }

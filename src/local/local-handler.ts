@@ -1,6 +1,6 @@
 import type { CarriedState } from "../declaration/carried-state.ts";
 import { byName, type ToolName } from "../declaration/tool-name.ts";
-import { errorText, isToolError, ToolError } from "../errors.ts";
+import { errorText, isToolError, ToolError, type ToolErrorInput } from "../errors.ts";
 import type { ToolsetBackend } from "../execution/backend.ts";
 import { type CallAnswer, CallMachine, unsupported } from "../execution/call-machine.ts";
 import { isToolResult, ToolResult } from "../execution/tool-result.ts";
@@ -158,13 +158,11 @@ export class LocalHandler extends CallMachine<Question> {
   }
 
   protected deliver(question: Question, answer: CallAnswer): void {
-    if ("error" in answer) {
-      question.reject(answer.error);
-      return;
+    if ("error" in answer) question.reject(answer.error);
+    else if (answer.response.type === "submit") question.resolve(answer.response.content);
+    else if (answer.response.type === "decline") {
+      question.reject(declined(this.toolName, answer.response.reason));
     }
-    const { response } = answer;
-    if (response.type === "submit") question.resolve(response.content);
-    else if (response.type === "decline") question.reject(declined(this.toolName, response.reason));
     // `cancel`: the machine cancels the call next, which rejects the question.
   }
 
@@ -214,11 +212,8 @@ function failure(error: unknown) {
 }
 
 function declined(tool: string, reason: string | undefined): ToolError {
-  return new ToolError(
-    reason === undefined
-      ? { type: "interaction_declined", tool }
-      : { type: "interaction_declined", tool, reason },
-  );
+  // The constructor drops an undefined field, so `reason` stays absent when none was given.
+  return new ToolError({ type: "interaction_declined", tool, reason } as ToolErrorInput);
 }
 
 /**
