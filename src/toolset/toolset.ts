@@ -201,13 +201,12 @@ export class Toolset implements ToolsetBackend {
     // admitted to wait for; returning drive's promise as is spares an async layer.
     if (this.#lifecycle.sealed)
       return Promise.reject(new ToolError({ type: "closed", operation: "toolHandler" }));
-    let handler: LiveHandler;
     try {
-      handler = new LiveHandler(local(name), this.#lifecycle);
+      // `drive` is async, so only `local` (an unknown name) can throw here.
+      return drive(name, new LiveHandler(local(name), this.#lifecycle), args, settings);
     } catch (error) {
       return Promise.reject(error);
     }
-    return drive(name, handler, args, settings);
   }
 
   /**
