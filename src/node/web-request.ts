@@ -116,6 +116,34 @@ for (const key of Reflect.ownKeys(Request.prototype)) {
   }
 }
 
+// undici reads a Request it is handed (`fetch(request)`, `new Request(request)`) through its
+// own symbol-keyed slots; answering those from the real Request makes a lazy one pass too. Where
+// the slots are private fields instead (Node 24), that cannot work, and the probe below turns
+// the lazy path off: every request is then a real `Request` from the start.
+for (const key of Reflect.ownKeys(new Request("http://localhost/"))) {
+  if (typeof key !== "symbol") continue;
+  Object.defineProperty(prototype, key, {
+    get(this: Lazy) {
+      return (real(fields(this), this) as unknown as Record<symbol, unknown>)[key];
+    },
+  });
+}
+
+function lazyPassesUndici(): boolean {
+  try {
+    const req = { method: "GET", url: "/probe", rawHeaders: ["x-probe", "1"], complete: true };
+    const state = { req, base: "http://localhost", closed: false } as unknown as Fields;
+    const lazy = Object.create(prototype) as Lazy;
+    Object.defineProperty(lazy, REAL, { value: state });
+    const copy = new Request(lazy);
+    return copy.url === "http://localhost/probe" && copy.headers.get("x-probe") === "1";
+  } catch {
+    return false;
+  }
+}
+
+const lazyWorks = lazyPassesUndici();
+
 /**
  * Wraps a node:http request as a web `Request`. Its `signal` aborts when the response closes
  * (the client went away, or the answer was sent).
@@ -130,7 +158,7 @@ export function webRequest(req: IncomingMessage, res: ServerResponse, base: stri
   });
   const request = Object.create(prototype) as Lazy;
   Object.defineProperty(request, REAL, { value: state });
-  return request;
+  return lazyWorks ? request : real(state, request);
 }
 
 /** Whether the handler stopped reading the body before its end (too large, for example). */

@@ -391,6 +391,31 @@ describe("serve", () => {
     );
   });
 
+  it("lets a handler pass the request on: new Request(request) and a proxying fetch", async () => {
+    await serving(
+      { fetch: async (r) => new Response(`${r.method} ${r.headers.get("x-a")} ${await r.text()}`) },
+      async (upstream) => {
+        const handler: FetchHandler = {
+          fetch: async (request) => {
+            const copy = new Request(request);
+            const forwarded = await fetch(new Request(upstream.url, copy));
+            return new Response(
+              `${copy.url.endsWith("/in") ? "in" : copy.url} → ${await forwarded.text()}`,
+            );
+          },
+        };
+        await serving(handler, async (server) => {
+          const response = await fetch(`${server.url}/in`, {
+            method: "POST",
+            body: "payload",
+            headers: { "x-a": "1" },
+          });
+          expect(await response.text()).toBe("in → POST 1 payload");
+        });
+      },
+    );
+  });
+
   it("answers 500 without the error's details when the handler throws", async () => {
     const handler: FetchHandler = {
       fetch: () => {
