@@ -143,6 +143,8 @@ function lazyPassesUndici(): boolean {
 }
 
 const lazyWorks = lazyPassesUndici();
+// Where the lazy path is off, what bodyAbandoned needs to know about each real Request.
+const states = new WeakMap<Request, Fields>();
 
 /**
  * Wraps a node:http request as a web `Request`. Its `signal` aborts when the response closes
@@ -158,12 +160,15 @@ export function webRequest(req: IncomingMessage, res: ServerResponse, base: stri
   });
   const request = Object.create(prototype) as Lazy;
   Object.defineProperty(request, REAL, { value: state });
-  return lazyWorks ? request : real(state, request);
+  if (lazyWorks) return request;
+  const result = real(state, request);
+  states.set(result, state);
+  return result;
 }
 
 /** Whether the handler stopped reading the body before its end (too large, for example). */
 export function bodyAbandoned(request: Request): boolean {
-  const state = (request as Partial<Lazy>)[REAL];
+  const state = (request as Partial<Lazy>)[REAL] ?? states.get(request);
   return state !== undefined && state.body != null && !state.req.complete;
 }
 
