@@ -160,10 +160,13 @@ function infoOf(
   const annotations: ToolAnnotations = {};
   if (typeof native.title === "string" && native.title !== "") annotations.title = native.title;
   if (typeof hints.readOnlyHint === "boolean") annotations.readOnlyHint = hints.readOnlyHint;
-  // WebMCP has no destructive or open-world hint: a consequential tool is destructive, untrusted
-  // content means an open world, and otherwise MCP's defaults (both true) apply.
+  // WebMCP has no destructive or open-world hint. Its untrustedContentHint says whether the
+  // output carries content from outside the page, which is what MCP's openWorldHint means to
+  // the interlock; a consequential tool is destructive. Without hints MCP's defaults apply.
+  if (typeof hints.untrustedContentHint === "boolean") {
+    annotations.openWorldHint = hints.untrustedContentHint;
+  }
   if (hints.consequentialHint === true) annotations.destructiveHint = true;
-  if (hints.untrustedContentHint === true) annotations.openWorldHint = true;
   const info: ToolInfo = {
     name,
     inputSchema: JsonSchema.unspecified(
