@@ -101,10 +101,10 @@ ${entries
 console.log("consumer ok without code generation: " + ${JSON.stringify(entries.join(", "))});
 `;
   writeFileSync(join(app, "index.ts"), body);
-  // Hint: the same consumer as plain JavaScript, types stripped, is what Node runs.
+  // The same consumer as plain JavaScript, types stripped, is what Node runs.
   writeFileSync(join(app, "index.mjs"), transformSync(body, { loader: "ts", format: "esm" }).code);
   show(join(root, "node_modules/.bin/tsc"), ["-p", "."], app);
-  // Hint: Workers and strict-CSP pages forbid eval and new Function; so must every entry here.
+  // Workers and strict-CSP pages forbid eval and new Function; so must every entry here.
   process.stdout.write(run("node", ["--disallow-code-generation-from-strings", "index.mjs"], app));
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,36 +1,36 @@
 import { EventEmitter } from "eventemitter3";
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
+import { errorText, ToolError } from "../errors.ts";
 import type { Tool } from "../local/define-tool.ts";
 import type { Message } from "../models/message.ts";
 import type { Model } from "../models/model.ts";
 import { Toolset } from "../toolset/toolset.ts";
-import { type AgentRun, createAgentRun } from "./agent-run.ts";
-import { type Approver, modeApprover } from "./approval.ts";
-import { checkAgentOptions } from "./check-options.ts";
+import { type Concurrency, concurrencyCap, type InteractionAnswerer } from "./calls.ts";
 import { type CompactionSettings, createCompactionStep } from "./compaction-step.ts";
-import { type Concurrency, concurrencyCap } from "./concurrency.ts";
 import type { AgentEvent, AgentEventMap } from "./events.ts";
-import type { InteractionAnswerer } from "./execute-call.ts";
-import type { InterlockPolicy } from "./interlock.ts";
-import { checkInput, checkSomethingToAnswer, copyConversation } from "./run-input.ts";
-import { type LoopSettings, runLoop } from "./run-loop.ts";
+import { type Approver, INTERLOCK_POLICIES, type InterlockPolicy, modeApprover } from "./gates.ts";
+import { type LoopSettings, runLoop } from "./loop.ts";
+import { type AgentRun, createAgentRun, type RunResult } from "./run.ts";
+import { checkInput, checkSomethingToAnswer, copyConversation } from "./transcript.ts";
 
-/** The default turn limit of a run. */
-export const DEFAULT_MAX_TURNS = 40;
-
-/**
- * Agent options interface.
- */
+/** What an `Agent` is made of; only `model` is required. */
 export interface AgentOptions {
   /** The model that drives the loop. */
   model: Model;
-  /** Tool sources; when two declare the same name, the later one wins. */
+  /**
+   * Tool sources. Two tools with the same name across `toolsets` and `tools` end each run at
+   * once with `stop: "error"` and a `duplicate_name` error naming them: give the toolsets
+   * namespaces (`Toolset.merge`).
+   */
   toolsets?: readonly Toolset[];
-  /** Local tools, added after `toolsets` as one `Toolset.local`. */
+  /** Local tools, added after `toolsets` as one `Toolset.local`; duplicates throw at construction. */
   tools?: readonly Tool[];
   /** The system prompt. */
   instructions?: string;
-  /** Decides calls to tools that are not read-only; default `modeApprover("ask")` (fail closed). */
+  /**
+   * Decides calls to tools that are not read-only, and calls the interlock escalates. Default
+   * `modeApprover("ask")`, which refuses them all (fail closed).
+   */
   approver?: Approver;
   /** Model turns per run before a final tool-less answer is asked for (0: answer at once). Default 40. */
   maxTurns?: number;
@@ -44,11 +44,15 @@ export interface AgentOptions {
   markUntrustedOutput?: boolean;
   /** Answers a running tool's questions (`ctx.requestText`/`requestForm`); without it they fail. */
   onInteraction?: InteractionAnswerer;
+  /**
+   * Receives what a listener on this agent threw (with the event it was given), so a broken
+   * listener neither breaks the run nor becomes an uncaught exception. The run goes on; the
+   * other listeners of that event still receive it. Default: `console.error`.
+   */
+  onError?: (error: unknown, event: AgentEvent) => void;
 }
 
-/**
- * Agent run options interface.
- */
+/** Options of one `agent.run`. */
 export interface AgentRunOptions {
   /** Aborting it stops the model stream, the running tools and a pending approval. */
   signal?: AbortSignal;
@@ -71,11 +75,9 @@ export interface AgentRunOptions {
  */
 export class Agent extends EventEmitter<AgentEventMap> {
   readonly #settings: LoopSettings;
+  readonly #onError: (error: unknown, event: AgentEvent) => void;
 
   /**
-   * Creates an agent.
-   *
-   * @param options The model, tools and policies.
    * @throws ToolError `invalid_configuration` naming the option, for a model without
    *   `stream()`, toolsets that are not `Toolset`s, a `maxTurns` that is not a non-negative
    *   integer, a `concurrency` that is not `sequential`, `read-only-parallel` or a positive
@@ -86,10 +88,10 @@ export class Agent extends EventEmitter<AgentEventMap> {
   constructor(options: AgentOptions) {
     super();
     checkAgentOptions(options);
-    const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
     const toolsets = [...(options.toolsets ?? [])];
     if (options.tools && options.tools.length > 0) toolsets.push(Toolset.local(options.tools));
     const compaction = options.compaction;
+    this.#onError = options.onError ?? reportListenerError;
     this.#settings = {
       model: options.model,
       toolsets,
@@ -97,7 +99,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
       approver: options.approver ?? modeApprover("ask"),
       interlock: options.interlock ?? "block",
       cap: concurrencyCap(options.concurrency ?? "read-only-parallel"),
-      maxTurns,
+      maxTurns: options.maxTurns ?? 40,
       markUntrustedOutput: options.markUntrustedOutput ?? true,
       onInteraction: options.onInteraction,
       compaction:
@@ -109,13 +111,12 @@ export class Agent extends EventEmitter<AgentEventMap> {
 
   /**
    * Starts a run. It never throws and its `result` never rejects: cancellation, provider
-   * failures and a malformed input or conversation (`ToolError` `invalid_configuration`) are
-   * stop causes. So is a run with no user message to answer (an empty input on a conversation
-   * that has none); `run("", { conversation })` on one that has asks the same turn again.
+   * failures, duplicate tool names and a malformed input or conversation (`ToolError`
+   * `invalid_configuration`) are stop causes. So is a run with no user message to answer (an
+   * empty input on a conversation that has none); `run("", { conversation })` on one that has
+   * asks the same turn again.
    *
    * @param input The user's message, or messages to append.
-   * @param options The signal and a conversation to continue.
-   * @returns The run: events as a stream (or `for await`), and the result.
    */
   run(input: string | readonly Message[], options: AgentRunOptions = {}): AgentRun {
     const { signal } = options;
@@ -128,49 +129,192 @@ export class Agent extends EventEmitter<AgentEventMap> {
     } catch (error) {
       invalid = error;
     }
-    const forward = (event: AgentEvent) => {
-      try {
-        (this.emit as (type: string, event: AgentEvent) => boolean)(event.type, event);
-      } catch (error) {
-        // Hint: a broken listener must not break the run; report it like EventTarget does.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    };
-    return createAgentRun(async (emit, steering) => {
-      // Hint: the loop always has a signal to hand on: the caller's own, used as is (a copy
-      // would cost a signal and a listener per run), or one nothing aborts.
-      const runSignal = signal ?? new AbortController().signal;
-      try {
-        // Hint: bad input ends the run like any failure (an `error` event, then `done`), so
-        // `run` keeps its promise never to throw, and nothing is sent to the model.
-        if (invalid !== undefined) throw invalid;
-        return await runLoop(this.#settings, {
-          input,
-          conversation,
-          signal: runSignal,
-          emit,
-          steering,
-        });
-      } catch (error) {
-        // Hint: the loop reports every failure as a stop cause; this is the net under a bug,
-        // so `result` still never rejects and the stream still ends with `done`.
-        const message = error instanceof Error ? error.message : String(error);
-        emit({ type: "error", error, message });
-        const usage = { inputTokens: 0, outputTokens: 0 };
-        const result = {
-          text: "",
-          stop: "error" as const,
-          turns: 0,
-          usage,
-          conversation,
-          blockedSends: 0,
-          error,
-        };
-        emit({ type: "done", result });
-        return result;
-      }
-    }, forward);
+    const forward = (event: AgentEvent) => this.#deliver(event);
+    const listened = () => this.eventNames().length > 0;
+    return createAgentRun(
+      async (emit, steering) => {
+        // The loop always has a signal to hand on: the caller's own, used as is (a copy would
+        // cost a signal and a listener per run), or one nothing aborts.
+        const runSignal = signal ?? new AbortController().signal;
+        try {
+          // Bad input ends the run like any failure (an `error` event, then `done`), so `run`
+          // keeps its promise never to throw, and nothing is sent to the model.
+          if (invalid !== undefined) throw invalid;
+          return await runLoop(this.#settings, {
+            input,
+            conversation,
+            signal: runSignal,
+            emit,
+            steering,
+          });
+        } catch (error) {
+          // The loop reports every failure as a stop cause; this is the net under a bug, so
+          // `result` still never rejects and the stream still ends with `done`.
+          emit({ type: "error", error, message: errorText(error) });
+          const usage = { inputTokens: 0, outputTokens: 0 };
+          const result: RunResult = {
+            text: "",
+            stop: "error",
+            turns: 0,
+            usage,
+            conversation,
+            blockedSends: 0,
+            error,
+          };
+          emit({ type: "done", result });
+          return result;
+        }
+      },
+      forward,
+      listened,
+    );
   }
+
+  /**
+   * Hands an event to this agent's listeners one by one, so one that throws neither stops the
+   * others nor reaches the run (A7): its failure goes to `onError`. `emit` would stop at the
+   * first throwing listener, so the listeners are called here, a `once` listener being removed
+   * before it runs, as `emit` does.
+   */
+  #deliver(event: AgentEvent): void {
+    const type = event.type;
+    const listeners = this.listeners(type) as ((this: Agent, event: AgentEvent) => void)[];
+    for (const listener of listeners) {
+      this.removeListener(type, listener as never, undefined, true);
+      try {
+        listener.call(this, event);
+      } catch (error) {
+        this.#report(error, event);
+      }
+    }
+  }
+
+  #report(error: unknown, event: AgentEvent): void {
+    try {
+      this.#onError(error, event);
+    } catch {
+      // An `onError` that throws has nowhere left to report to; the run must go on.
+    }
+  }
+}
+
+function reportListenerError(error: unknown, event: AgentEvent): void {
+  console.error(`toolwire/agent: a \`${event.type}\` listener threw:`, error);
+}
+
+function checkAgentOptions(options: unknown): void {
+  if (!isRecord(options)) fail(`options must be an object, got ${describe(options)}`);
+  const model = options.model;
+  if (!isRecord(model) || typeof model.stream !== "function") {
+    fail(`model must be a Model (an object with a stream() method), got ${describe(model)}`);
+  }
+  if (model.contextWindow !== undefined && !isPositive(model.contextWindow)) {
+    fail(`model.contextWindow must be a positive number, got ${describe(model.contextWindow)}`);
+  }
+  checkToolsets(options.toolsets);
+  if (options.tools !== undefined && !Array.isArray(options.tools)) {
+    fail(`tools must be an array of tools from defineTool, got ${describe(options.tools)}`);
+  }
+  optional(options, "instructions", "a string", (value) => typeof value === "string");
+  optional(options, "approver", "a function", isFunction);
+  optional(options, "onInteraction", "a function", isFunction);
+  optional(options, "onError", "a function", isFunction);
+  optional(options, "markUntrustedOutput", "a boolean", isBoolean);
+  // 0 is allowed: no tool turns, only the final tool-less answer.
+  optional(options, "maxTurns", "a non-negative integer", (value) => isCount(value));
+  optional(
+    options,
+    "interlock",
+    `one of ${INTERLOCK_POLICIES.map((policy) => JSON.stringify(policy)).join(", ")}`,
+    (value) => (INTERLOCK_POLICIES as readonly unknown[]).includes(value),
+  );
+  optional(
+    options,
+    "concurrency",
+    '"sequential", "read-only-parallel" or a positive integer',
+    (value) => value === "sequential" || value === "read-only-parallel" || isCount(value, 1),
+  );
+  checkCompaction(options.compaction);
+}
+
+function checkToolsets(toolsets: unknown): void {
+  if (toolsets === undefined) return;
+  if (!Array.isArray(toolsets))
+    fail(`toolsets must be an array of Toolsets, got ${describe(toolsets)}`);
+  toolsets.forEach((toolset, index) => {
+    if (isToolset(toolset)) return;
+    fail(
+      `toolsets[${index}] is not a Toolset (got ${describe(toolset)}): wrap a backend with Toolset.fromBackend, or pass local tools as tools`,
+    );
+  });
+}
+
+function checkCompaction(compaction: unknown): void {
+  if (compaction === undefined || compaction === false) return;
+  if (!isRecord(compaction)) {
+    fail(`compaction must be false or an object of settings, got ${describe(compaction)}`);
+  }
+  const settings = { compaction };
+  optional(settings, "compaction.contextWindow", "a positive number", isPositive);
+  optional(settings, "compaction.thresholdTokens", "a positive number", isPositive);
+  optional(settings, "compaction.keepRecent", "a non-negative integer", (value) => isCount(value));
+  optional(settings, "compaction.summarizer", "a function", isFunction);
+  optional(settings, "compaction.validate", "a boolean", isBoolean);
+  optional(settings, "compaction.compactTool", "a boolean", isBoolean);
+}
+
+/** Fails unless the option at `path` (dotted, from `root`) is absent or passes `check`. */
+function optional(
+  root: Record<string, unknown>,
+  path: string,
+  expected: string,
+  check: (value: unknown) => boolean,
+): void {
+  let value: unknown = root;
+  for (const key of path.split(".")) value = (value as Record<string, unknown>)[key];
+  if (value !== undefined && !check(value))
+    fail(`${path} must be ${expected}, got ${describe(value)}`);
+}
+
+/** A Toolset of this copy, or of another copy of the package that has the methods the loop calls. */
+function isToolset(value: unknown): boolean {
+  if (value instanceof Toolset) return true;
+  return (
+    isRecord(value) &&
+    isFunction(value.listTools) &&
+    isFunction(value.call) &&
+    isFunction(value.carriedState)
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isFunction(value: unknown): boolean {
+  return typeof value === "function";
+}
+
+function isBoolean(value: unknown): boolean {
+  return typeof value === "boolean";
+}
+
+function isPositive(value: unknown): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value > 0;
+}
+
+function isCount(value: unknown, least = 0): boolean {
+  return typeof value === "number" && Number.isInteger(value) && value >= least;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  return String(value);
+}
+
+function fail(message: string): never {
+  throw new ToolError({ type: "invalid_configuration", message });
 }

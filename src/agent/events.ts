@@ -5,23 +5,20 @@ import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ModelUsage } from "../models/model.ts";
-import type { ApprovalDecision } from "./approval.ts";
 import type { CompactionReason } from "./compaction-reason.ts";
-import type { RunResult } from "./run-result.ts";
-
-/** The outcomes of a tool call, as an `as const` list. */
-export const TOOL_CALL_OUTCOMES = ["executed", "refused", "unknown", "cancelled"] as const;
+import type { ApprovalDecision } from "./gates.ts";
+import type { RunResult } from "./run.ts";
 
 /**
- * Tool call outcome type: `executed` (it ran; `isError` tells whether it failed), `refused`
+ * How a tool call ended: `executed` (it ran; `isError` tells whether it failed), `refused`
  * (an approver or the interlock said no), `unknown` (no such tool), `cancelled` (the run was
  * cancelled before or while it ran).
  */
-export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
+export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled";
 
 /**
- * Agent event type: one step of a run, discriminated by `type`; the same objects go to
- * `run.events` and to the `Agent`'s emitter, in the same order.
+ * One step of a run, discriminated by `type`; the same objects go to `run.events` and to the
+ * `Agent`'s emitter, in the same order (docs/design.md, "The agent loop", A5).
  *
  * - `turn_start`: a model call begins; `final` marks the tool-less answer turn after a limit.
  * - `text_delta`: streamed assistant text.
@@ -30,9 +27,10 @@ export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
  *   event. `inputTokens` is the size of the prompt just sent, so a UI can show the context
  *   filling up live; the run's `RunResult.usage` is the sum of these plus any summaries'.
  * - `tool_call`: the loop starts handling a call (in call order, before its gates).
- * - `approval_requested` / `approval_resolved`: a writing call is put to the approver; when
- *   the run is cancelled while it waits, no `approval_resolved` follows, only the call's
- *   `tool_result` with outcome `cancelled`.
+ * - `approval_requested` / `approval_resolved`: a call is put to the approver (`interlock` says
+ *   why when the interlock escalated it); when the run is cancelled while it waits, no
+ *   `approval_resolved` follows, only the call's `tool_result` with outcome `cancelled`. An
+ *   approver that failed resolves as `block` with the failure in `error`.
  * - `interaction_requested` / `interaction_resolved`: a running tool asks the user for input
  *   (answered through the `onInteraction` option); when the run is cancelled before the answer
  *   comes, no `interaction_resolved` follows, only the call's `cancelled` `tool_result`.
@@ -54,8 +52,15 @@ export type AgentEvent =
       toolName: string;
       arguments: unknown;
       capabilities: Capabilities;
+      interlock?: string;
     }
-  | { type: "approval_resolved"; callId: string; toolName: string; decision: ApprovalDecision }
+  | {
+      type: "approval_resolved";
+      callId: string;
+      toolName: string;
+      decision: ApprovalDecision;
+      error?: unknown;
+    }
   | {
       type: "interaction_requested";
       callId: string;
@@ -81,15 +86,13 @@ export type AgentEvent =
   | { type: "error"; error: unknown; message: string }
   | { type: "done"; result: RunResult };
 
-/** Agent event type name type: the `type` of every agent event. */
+/** The `type` of every agent event. */
 export type AgentEventType = AgentEvent["type"];
 
-/**
- * Agent event map type: the `Agent` emitter's event names, each with its one argument.
- */
+/** The `Agent` emitter's event names, each with its one argument. */
 export type AgentEventMap = {
   [K in AgentEventType]: [event: Extract<AgentEvent, { type: K }>];
 };
 
-/** Agent event sink type: where the loop reports each event. */
+/** Where the loop reports each event. */
 export type EmitEvent = (event: AgentEvent) => void;

@@ -60,31 +60,17 @@ export type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../models/message.ts";
-export { Agent, type AgentOptions, type AgentRunOptions, DEFAULT_MAX_TURNS } from "./agent.ts";
-export type { AgentRun } from "./agent-run.ts";
+export { Agent, type AgentOptions, type AgentRunOptions } from "./agent.ts";
+export type { Concurrency, InteractionAnswerer } from "./calls.ts";
+export { COMPACTION_REASONS, type CompactionReason } from "./compaction-reason.ts";
+export type { CompactionSettings } from "./compaction-step.ts";
+export type { AgentEvent, AgentEventMap, AgentEventType, ToolCallOutcome } from "./events.ts";
 export {
-  APPROVAL_MODES,
   type ApprovalDecision,
   type ApprovalMode,
   type ApprovalRequest,
   type Approver,
-  BLOCKED_PREFIX,
-  DENIED_PREFIX,
+  type InterlockPolicy,
   modeApprover,
-} from "./approval.ts";
-export { CANCELLED_PREFIX, type ModelToolCall } from "./call-outcome.ts";
-export { COMPACTION_REASONS, type CompactionReason } from "./compaction-reason.ts";
-export type { CompactionSettings } from "./compaction-step.ts";
-export type { Concurrency } from "./concurrency.ts";
-export {
-  type AgentEvent,
-  type AgentEventMap,
-  type AgentEventType,
-  TOOL_CALL_OUTCOMES,
-  type ToolCallOutcome,
-} from "./events.ts";
-export type { InteractionAnswerer } from "./execute-call.ts";
-export { FINAL_ANSWER_NUDGE } from "./final-answer.ts";
-export { INTERLOCK_POLICIES, type InterlockPolicy } from "./interlock.ts";
-export { EMPTY_TURN_NUDGE, MAX_EMPTY_TURNS } from "./run-loop.ts";
-export { type RunResult, STOP_CAUSES, type StopCause } from "./run-result.ts";
+} from "./gates.ts";
+export type { AgentRun, RunResult, StopCause } from "./run.ts";

@@ -23,46 +23,9 @@
 
 export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
 export {
-  type ClassifiedMessage,
-  classifyJsonRpc,
-  JSON_RPC_ERROR,
-  type JsonRpcErrorObject,
-  type JsonRpcFailure,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcParams,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type JsonRpcSuccess,
-  jsonRpcError,
-  jsonRpcNotification,
-  jsonRpcRequest,
-  jsonRpcResult,
-  type ParsedJsonRpc,
-  parseJsonRpc,
-} from "./json-rpc.ts";
-export {
-  isSupportedProtocolVersion,
-  LATEST_PROTOCOL_VERSION,
-  LOGGING_LEVELS,
-  type McpCallToolResult,
-  type McpContentBlock,
-  type McpCreateMessageParams,
-  type McpCreateMessageResult,
-  type McpElicitParams,
-  type McpElicitResult,
-  type McpLoggingLevel,
-  type McpProtocolVersion,
-  type McpTool,
-  type McpToolAnnotations,
-  negotiateProtocolVersion,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  toMcpCallToolResult,
-  toMcpContentBlock,
-  toMcpTool,
-} from "./protocol.ts";
-export { createMcpHandler, type McpHandler } from "./server/create-mcp-handler.ts";
-export type { AuthInfo, McpHandlerOptions } from "./server/mcp-handler-options.ts";
-export { REQUEST_CANCELLED } from "./server/serve-tool-call.ts";
-export { TOOL_ERROR_META_KEY } from "./server/tool-error-outcome.ts";
+  type AuthInfo,
+  createMcpHandler,
+  type McpErrorContext,
+  type McpHandler,
+  type McpHandlerOptions,
+} from "./server/handler.ts";

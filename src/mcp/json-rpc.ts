@@ -1,10 +1,10 @@
-/** JSON-RPC id type: MCP forbids `null` for requests, so only strings and numbers. */
+/** A request id: a string or a number (MCP forbids `null` on requests). */
 export type JsonRpcId = string | number;
 
-/** JSON-RPC params type: MCP always uses named parameters. */
+/** Named parameters; MCP never sends positional ones. */
 export type JsonRpcParams = Record<string, unknown>;
 
-/** JSON-RPC request interface: expects exactly one response carrying the same `id`. */
+/** A request: expects exactly one response carrying the same `id`. */
 export interface JsonRpcRequest {
   jsonrpc: "2.0";
   id: JsonRpcId;
@@ -12,38 +12,38 @@ export interface JsonRpcRequest {
   params?: JsonRpcParams;
 }
 
-/** JSON-RPC notification interface: a message without `id`, which gets no response. */
+/** A message without `id`, which gets no response. */
 export interface JsonRpcNotification {
   jsonrpc: "2.0";
   method: string;
   params?: JsonRpcParams;
 }
 
-/** JSON-RPC error object interface: what went wrong, by code. */
+/** What went wrong, by code. */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
   data?: unknown;
 }
 
-/** JSON-RPC success interface: the answer to the request with the same `id`. */
+/** The answer to the request with the same `id`. */
 export interface JsonRpcSuccess {
   jsonrpc: "2.0";
   id: JsonRpcId;
   result: Record<string, unknown>;
 }
 
-/** JSON-RPC failure interface: `id` is `null` when the request's id could not be read. */
+/** An error response; `id` is `null` when the request's id could not be read. */
 export interface JsonRpcFailure {
   jsonrpc: "2.0";
   id: JsonRpcId | null;
   error: JsonRpcErrorObject;
 }
 
-/** JSON-RPC response type: a success or a failure. */
+/** A success or a failure. */
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 
-/** JSON-RPC message type: anything that travels in one JSON value. */
+/** Anything that travels in one JSON value. */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 /** The standard JSON-RPC 2.0 error codes. */
@@ -61,7 +61,7 @@ export const JSON_RPC_ERROR = {
 } as const;
 
 /**
- * Classified message type: one JSON value sorted into what it is, or the error response an
+ * One JSON value sorted into what it is, or the error response an
  * invalid one deserves (echoing its id when the id itself was readable).
  */
 export type ClassifiedMessage =
@@ -70,7 +70,7 @@ export type ClassifiedMessage =
   | { type: "response"; message: JsonRpcResponse }
   | { type: "invalid"; error: JsonRpcFailure };
 
-/** Parsed body type: a parse error, one message, or a batch (an array) of messages. */
+/** A parse error, one message, or a batch (an array) of messages. */
 export type ParsedJsonRpc =
   | { type: "parse_error"; error: JsonRpcFailure }
   | { type: "single"; message: ClassifiedMessage }

@@ -8,11 +8,17 @@ import type { JsonSchema } from "../schema/json-schema.ts";
 /** The MCP protocol revisions toolwire speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
 
-/** MCP protocol version type: one of `SUPPORTED_PROTOCOL_VERSIONS`. */
+/** One of `SUPPORTED_PROTOCOL_VERSIONS`. */
 export type McpProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
 /** The newest supported revision, offered when a client asks for one we do not speak. */
 export const LATEST_PROTOCOL_VERSION: McpProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
+
+/**
+ * The `_meta` key under which an `isError` result carries the `ToolError`'s JSON shape (or,
+ * when its detail is withheld, only its `type`), so a program can tell which failure it was.
+ */
+export const TOOL_ERROR_META_KEY = "toolwire/error";
 
 /** The MCP logging levels, least severe first (RFC 5424 severities). */
 export const LOGGING_LEVELS = [
@@ -26,7 +32,7 @@ export const LOGGING_LEVELS = [
   "emergency",
 ] as const;
 
-/** MCP logging level type. */
+/** One of `LOGGING_LEVELS`. */
 export type McpLoggingLevel = (typeof LOGGING_LEVELS)[number];
 
 /**
@@ -50,7 +56,7 @@ export function negotiateProtocolVersion(requested: unknown): McpProtocolVersion
   return isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 
-/** MCP tool annotations interface: behaviour hints, as on the wire. */
+/** Behaviour hints, as on the wire. */
 export interface McpToolAnnotations {
   title?: string;
   readOnlyHint?: boolean;
@@ -59,7 +65,7 @@ export interface McpToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** MCP tool interface: one entry of a `tools/list` result. */
+/** One entry of a `tools/list` result. */
 export interface McpTool {
   name: string;
   title?: string;
@@ -71,7 +77,7 @@ export interface McpTool {
   _meta?: Record<string, unknown>;
 }
 
-/** MCP content block type: one item of a `CallToolResult`'s `content`. */
+/** One item of a `CallToolResult`'s `content`. */
 export type McpContentBlock = (
   | { type: "text"; text: string }
   | { type: "image"; data: string; mimeType: string }
@@ -83,7 +89,7 @@ export type McpContentBlock = (
     }
 ) & { _meta?: Record<string, unknown> };
 
-/** MCP call-tool result interface: the `result` of a `tools/call`. */
+/** The `result` of a `tools/call`. */
 export interface McpCallToolResult {
   [key: string]: unknown;
   content: McpContentBlock[];
@@ -92,14 +98,14 @@ export interface McpCallToolResult {
   _meta?: Record<string, unknown>;
 }
 
-/** MCP elicit-request params interface: a form question sent as `elicitation/create`. */
+/** A form question sent as `elicitation/create`. */
 export interface McpElicitParams {
   mode?: "form";
   message: string;
   requestedSchema: Record<string, unknown>;
 }
 
-/** MCP elicit result interface: the client's answer to `elicitation/create`. */
+/** The client's answer to `elicitation/create`. */
 export interface McpElicitResult {
   action: "accept" | "decline" | "cancel";
   content?: Record<string, unknown>;
@@ -117,7 +123,7 @@ export interface McpCreateMessageParams {
   stopSequences?: string[];
 }
 
-/** MCP create-message result interface: the client's model reply to `sampling/createMessage`. */
+/** The client's model reply to `sampling/createMessage`. */
 export interface McpCreateMessageResult {
   role: "assistant";
   content: Record<string, unknown>;
@@ -182,7 +188,7 @@ function blockOf(content: ToolContent): McpContentBlock {
     case "audio":
       return { type: content.type, data: content.data, mimeType: content.mimeType };
     case "resource_link": {
-      // Hint: MCP requires `name`; the title, else the URI, is the best stand-in we have.
+      // MCP requires `name`; the title, else the URI, is the best stand-in we have.
       const link: McpContentBlock = {
         type: "resource_link",
         uri: content.uri,

@@ -6,8 +6,12 @@ import { errorText, isToolError, ToolError } from "../errors.ts";
 import { ToolResult } from "../execution/tool-result.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
-import { type McpCallToolResult, toMcpCallToolResult, toMcpTool } from "../mcp/protocol.ts";
-import { TOOL_ERROR_META_KEY } from "../mcp/server/tool-error-outcome.ts";
+import {
+  type McpCallToolResult,
+  TOOL_ERROR_META_KEY,
+  toMcpCallToolResult,
+  toMcpTool,
+} from "../mcp/protocol.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 import {
   findModelContext,

@@ -13,6 +13,7 @@ import { scriptedModel } from "../../src/models/scripted-model.ts";
 import { type RunPlan, runPlan } from "../support/adversarial-plan.ts";
 import {
   executePlan,
+  onVirtualTime,
   READ_MODES,
   type ReadMode,
   RUN_TIMEOUT_MS,
@@ -67,11 +68,17 @@ async function resumeProblems(conversation: Conversation): Promise<string[]> {
   return problems;
 }
 
-/** Runs a plan and returns every broken promise, with the plan's essentials for reading. */
+/**
+ * Runs a plan on virtual time and returns every broken promise. The same plan always gives the
+ * same events, so `FC_SEED=<seed>` (printed by a failing run) replays the failure exactly.
+ */
 async function planProblems(plan: RunPlan, read: ReadMode): Promise<string[]> {
-  const observed = await executePlan(plan, read);
-  const problems = runProblems(plan, observed);
-  problems.push(...(await resumeProblems(observed.result.conversation)));
+  const problems = await onVirtualTime(async () => {
+    const observed = await executePlan(plan, read);
+    const found = runProblems(plan, observed);
+    found.push(...(await resumeProblems(observed.result.conversation)));
+    return found;
+  });
   if (unhandled.length > 0) {
     problems.push(`unhandled rejections: ${unhandled.map(String).join("; ")}`);
     unhandled = [];
@@ -207,6 +214,8 @@ describe("regressions found by the property", () => {
       const controller = new AbortController();
       void started.wait().then(() => controller.abort());
       const run = agent.run("go", { signal: controller.signal });
+      // Taken at once: with listeners on the agent, a stream taken later would hold nothing.
+      const stream = run.events;
       const streamed: AgentEvent[] = [];
       if (mode === "read") for await (const event of run) streamed.push(event);
       expect((await run.result).stop).toBe("cancelled");
@@ -215,7 +224,7 @@ describe("regressions found by the property", () => {
       expect(report).toBeDefined();
       expect(() => report?.({ progress: 1 })).not.toThrow();
       release.open();
-      if (mode === "unread") for await (const event of run) streamed.push(event);
+      if (mode === "unread") for await (const event of stream) streamed.push(event);
       expect(streamed.at(-1)?.type).toBe("done");
       expect(events.at(-1)?.type).toBe("done");
     },

@@ -1,9 +1,10 @@
 import { build, type OutputFile } from "esbuild";
 import { describe, expect, test } from "vitest";
+import { apiEntries } from "../../scripts/api-report.ts";
 
-// Hint: an error message of @cfworker/json-schema's validator; string literals survive minifying.
+// An error message of @cfworker/json-schema's validator; string literals survive minifying.
 const MARKER = "Instance type";
-// Hint: an error message of @valibot/to-json-schema's converter.
+// An error message of @valibot/to-json-schema's converter.
 const CONVERTER = "cannot be converted to JSON Schema";
 const here = new URL(".", import.meta.url).pathname;
 
@@ -18,7 +19,7 @@ async function bundle(contents: string): Promise<{ entry: OutputFile; chunks: Ou
     conditions: ["import"],
     treeShaking: true,
     minify: true,
-    // Hint: the JSON Schema interpreter is behind a dynamic import; splitting keeps it out of the
+    // The JSON Schema interpreter is behind a dynamic import; splitting keeps it out of the
     // entry chunk, as Vite, Rollup and webpack do by default.
     splitting: true,
     outdir: `${here}out`,
@@ -70,4 +71,13 @@ describe("tree-shaking", () => {
     expect(entry.text).not.toContain(MARKER);
     expect(entry.text).not.toContain(CONVERTER);
   });
+
+  const neutral = apiEntries().filter((entry) => !entry.source.startsWith("src/node/"));
+  test.each(neutral)(
+    "$name bundles for a neutral platform without a node: import",
+    async (entry) => {
+      const { entry: chunk, chunks } = await bundle(`export * from "../../${entry.source}";`);
+      for (const file of [chunk, ...chunks]) expect(file.text).not.toMatch(/["']node:/);
+    },
+  );
 });

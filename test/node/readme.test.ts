@@ -1,43 +1,199 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect, test, vi } from "vitest";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { connectMcp } from "../../src/mcp/index.ts";
 
-// The README's examples are documentation users copy; run each ```ts block as written (blocks
-// fenced as ```typescript are fragments) and check that it prints what its comments say.
-afterEach(() => vi.restoreAllMocks());
+// README.md is documentation users copy, so every ```ts / ```js block in it is complete and is
+// checked three ways: all blocks type-check together against the sources, each block runs as
+// written and prints what its `// …` comments say, and a block that exports a fetch handler
+// (a Worker) is served in-process and must answer MCP on the host it names and refuse others.
+// Blocks that need a peer get one in-process: `fetch` to https://calc.example.workers.dev
+// reaches the README's own Worker, `cloudflare:workers` gives `env.MCP_TOKEN`, and
+// `sessionStorage` holds the token a user would have typed. Tests are named by the heading the
+// block sits under, so a block that breaks names its section.
 
 const root = join(import.meta.dirname, "../..");
+const dir = join(root, "test-results", "readme");
 const readme = readFileSync(join(root, "README.md"), "utf8");
-const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] as string);
-const entries: Record<string, string> = {
+
+const ENTRIES: Record<string, string> = {
   toolwire: "src/index.ts",
   "toolwire/agent": "src/agent/index.ts",
   "toolwire/models": "src/models/index.ts",
   "toolwire/mcp": "src/mcp/index.ts",
   "toolwire/node": "src/node/index.ts",
 };
+const HOST = "calc.example.workers.dev";
+const TOKEN = "readme-token";
 
-test("the README has runnable examples", () => {
-  expect(blocks.length).toBeGreaterThanOrEqual(3);
+interface Block {
+  heading: string;
+  /** 1-based within its heading. */
+  index: number;
+  lang: string;
+  code: string;
+  file: string;
+}
+
+function readBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  let heading = "(top)";
+  const perHeading = new Map<string, number>();
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const title = /^#{1,4} (.*)$/.exec(line);
+    if (title) heading = (title[1] as string).replaceAll("`", "");
+    const fence = /^```(\w*)\s*$/.exec(line);
+    if (!fence) continue;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i] as string); i++) {
+      body.push(lines[i] as string);
+    }
+    const lang = fence[1] as string;
+    if (!["ts", "typescript", "js", "javascript"].includes(lang)) continue;
+    const index = (perHeading.get(heading) ?? 0) + 1;
+    perHeading.set(heading, index);
+    const slug = heading.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+    const ext = lang.startsWith("t") ? "ts" : "js";
+    blocks.push({ heading, index, lang, code: body.join("\n"), file: `${slug}-${index}.${ext}` });
+  }
+  return blocks;
+}
+
+const blocks = readBlocks(readme);
+const title = (block: Block) => `"${block.heading}" block ${block.index}`;
+
+/** The block with its package imports pointed at the sources (and the platform stub). */
+function localise(code: string): string {
+  return code.replace(/from "(toolwire(?:\/[a-z]+)?|cloudflare:workers)"/g, (_, entry: string) => {
+    if (entry === "cloudflare:workers") return `from "./cloudflare-workers.ts"`;
+    const target = ENTRIES[entry];
+    if (!target) throw new Error(`README imports an unknown entry: ${entry}`);
+    return `from ${JSON.stringify(join(root, target))}`;
+  });
+}
+
+type Handler = { fetch: (request: Request) => Promise<Response> };
+const servers = new Map<Block, Handler>();
+const isServer = (block: Block) => /^export default /m.test(block.code);
+
+beforeAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "cloudflare-workers.ts"),
+    `export const env: Record<string, string> = { MCP_TOKEN: ${JSON.stringify(TOKEN)} };\n`,
+  );
+  for (const block of blocks) writeFileSync(join(dir, block.file), localise(block.code));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      extends: "../../tsconfig.json",
+      compilerOptions: { types: ["node"], allowJs: true, checkJs: true },
+      include: ["*.ts", "*.js"],
+    }),
+  );
+  for (const block of blocks.filter(isServer)) {
+    const module = (await import(/* @vite-ignore */ join(dir, block.file))) as {
+      default: Handler;
+    };
+    servers.set(block, module.default);
+  }
+  // The browser client's server: the README's most locked-down Worker.
+  const peer = [...servers].find(([block]) => block.code.includes("authorize"))?.[1];
+  const realFetch = globalThis.fetch;
+  vi.stubGlobal("fetch", (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    if (peer && new URL(request.url).host === HOST) return peer.fetch(request);
+    return realFetch(request);
+  });
+  vi.stubGlobal("sessionStorage", {
+    getItem: (key: string) => (key === "calc-token" ? TOKEN : null),
+  });
 });
 
-blocks.forEach((example, index) => {
-  test(`README example ${index + 1} runs and prints what its comments say`, async () => {
-    const dir = join(root, "test-results", "readme");
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `example-${index + 1}.ts`);
-    const source = example.replace(/from "(toolwire(?:\/[a-z]+)?)"/g, (_, entry: string) => {
-      const target = entries[entry];
-      if (!target) throw new Error(`unknown entry ${entry}`);
-      return `from ${JSON.stringify(join(root, target))}`;
+afterAll(() => vi.unstubAllGlobals());
+
+test("README's blocks are found, and at least one of them is a Worker", () => {
+  expect(blocks.length).toBeGreaterThanOrEqual(8);
+  expect(servers.size).toBeGreaterThanOrEqual(1);
+});
+
+test("every README block type-checks against the sources", async () => {
+  const tsc = join(root, "node_modules/.bin/tsc");
+  const result = await promisify(execFile)(tsc, ["--noEmit", "-p", dir], { cwd: root }).then(
+    () => "",
+    (error: { stdout?: string }) => error.stdout ?? String(error),
+  );
+  // Name the README heading rather than the generated file.
+  const named = blocks.reduce((text, block) => text.replaceAll(block.file, title(block)), result);
+  expect(named).toBe("");
+}, 60_000);
+
+describe.each(blocks.map((block) => [title(block), block] as const))("README %s", (_, block) => {
+  test("runs and prints what its comments say", async () => {
+    const printed: unknown[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
+      printed.push(args[0]);
     });
-    writeFileSync(file, source);
-    const lines: unknown[] = [];
-    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args[0]));
-    await import(/* @vite-ignore */ file);
-    const expected = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) =>
+    try {
+      await import(/* @vite-ignore */ join(dir, block.file));
+    } finally {
+      log.mockRestore();
+    }
+    const expected = [...block.code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) =>
       JSON.parse(m[1] as string),
     );
-    expect(lines).toEqual(expected);
+    expect(printed).toEqual(expected);
   });
+});
+
+const serverBlocks = blocks.filter(isServer).map((block) => [title(block), block] as const);
+describe.each(serverBlocks)("README %s, a Worker,", (_, block) => {
+  test("serves MCP on the host it names and refuses other hosts and pages", async () => {
+    const handler = servers.get(block) as Handler;
+    const authorization = `Bearer ${TOKEN}`;
+    const calc = await connectMcp({
+      url: `https://${HOST}/mcp`,
+      fetch: (input, init) => handler.fetch(new Request(input, init)),
+      headers: { authorization },
+      namespace: "calc",
+    });
+    try {
+      expect((await calc.listTools()).map((tool) => tool.name)).toEqual(["calc__add"]);
+      const sum = await calc.call("calc__add", { a: 1, b: 2 });
+      expect(sum.structuredContent).toEqual({ sum: 3 });
+    } finally {
+      await calc.shutdown();
+    }
+    const ping = (host: string, headers: Record<string, string>) =>
+      handler.fetch(
+        new Request(`https://${host}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        }),
+      );
+    expect((await ping("evil.example", { authorization })).status).toBe(403);
+    const page = { authorization, origin: "https://evil.example" };
+    expect((await ping(HOST, page)).status).toBe(403);
+    if (block.code.includes("authorize")) expect((await ping(HOST, {})).status).toBe(401);
+  });
+});
+
+test("the README's Worker is examples/worker, which npm test bundles with wrangler", () => {
+  const worker = blocks.find((block) => block.code.startsWith("// worker.ts\n"));
+  const example = readFileSync(join(root, "examples/worker/worker.ts"), "utf8")
+    .replace(/^\/\*\*[\s\S]*?\*\/\n/, "")
+    .replaceAll('"../../src/index.ts"', '"toolwire"')
+    .replaceAll('"../../src/mcp/index.ts"', '"toolwire/mcp"');
+  expect(worker?.code.replace("// worker.ts\n", "")).toBe(example.trimEnd());
+  const config = readFileSync(join(root, "examples/worker/wrangler.jsonc"), "utf8");
+  const fields = (text: string) =>
+    [...text.matchAll(/"(name|main|compatibility_date)": "([^"]*)"/g)].map((m) => m[0]);
+  const fenced = /```jsonc\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  expect(fields(fenced)).toEqual(fields(config));
 });

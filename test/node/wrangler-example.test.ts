@@ -26,7 +26,7 @@ test("wrangler deploy --dry-run bundles examples/worker without nodejs_compat", 
     expect(bundle).not.toMatch(/from\s*["'](node:|cloudflare:)/);
   } finally {
     await rm(outdir, { recursive: true, force: true });
-    // Hint: wrangler leaves its scratch directory next to the config.
+    // wrangler leaves its scratch directory next to the config.
     await rm(join(root, "examples/worker/.wrangler"), { recursive: true, force: true });
   }
 }, 60_000);

@@ -1,5 +1,7 @@
 import * as v from "valibot";
-import { Agent, type AgentEvent, CANCELLED_PREFIX, DENIED_PREFIX } from "../../src/agent/index.ts";
+import { DENIED_PREFIX } from "../../src/agent/gates.ts";
+import { Agent, type AgentEvent } from "../../src/agent/index.ts";
+import { CANCELLED_PREFIX } from "../../src/agent/transcript.ts";
 import { defineTool } from "../../src/index.ts";
 import { scriptedModel } from "../../src/models/index.ts";
 import { assert, assertEqual, type PortableCase } from "./harness.ts";

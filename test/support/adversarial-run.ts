@@ -1,3 +1,4 @@
+import { vi } from "vitest";
 import {
   Agent,
   type AgentEvent,
@@ -154,7 +155,42 @@ export function planAgent(
 }
 
 /**
- * Returns `promise`'s value, or throws when it takes longer than `ms`.
+ * Runs `work` on virtual time: every `setTimeout` / `setInterval` / `setImmediate` / `Date` of
+ * the run (tool and model delays, the planned abort, the settle pause, the hang bound of
+ * `within`) is faked, and the clock only moves to the next due timer once nothing else can
+ * happen. A run's events then depend on the plan alone, never on how busy the machine is, so a
+ * failing seed replays exactly (docs/design.md, "The agent loop": replaying a seed).
+ */
+export async function onVirtualTime<T>(work: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({
+    toFake: [
+      "setTimeout",
+      "clearTimeout",
+      "setInterval",
+      "clearInterval",
+      "setImmediate",
+      "clearImmediate",
+      "Date",
+    ],
+  });
+  try {
+    let settled = false;
+    const done = work().finally(() => {
+      settled = true;
+    });
+    // Each step first lets every pending promise and stream callback run; a run that waits on
+    // nothing but a timer then gets its next one. A hung run still ends: `within`'s bound is a
+    // timer too.
+    while (!settled) await vi.advanceTimersToNextTimerAsync();
+    return await done;
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/**
+ * Returns `promise`'s value, or throws when it takes longer than `ms` (on virtual time under
+ * `onVirtualTime`).
  *
  * @param promise The work.
  * @param ms The bound.
@@ -173,9 +209,9 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
-async function readAll(run: AgentRun): Promise<AgentEvent[]> {
+async function readAll(stream: ReadableStream<AgentEvent>): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
-  const reader = run.events.getReader();
+  const reader = stream.getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     events.push(read.value);
   }
@@ -183,8 +219,8 @@ async function readAll(run: AgentRun): Promise<AgentEvent[]> {
 }
 
 /**
- * When a run's stream is first read: at once, once the result came, or only after late work
- * settled (events until then wait in the run's buffer).
+ * When a run's stream (taken at once) is first read: at once, once the result came, or only
+ * after late work settled (events until then wait in the stream's queue).
  */
 export const READ_MODES = ["now", "after-result", "after-settle"] as const;
 
@@ -230,8 +266,10 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
   // Hint: a copy, so the plan (which fast-check may shrink from) is never edited.
   if (plan.initial) options.conversation = structuredClone({ ...plan.initial, rewritten: [] });
   run = agent.run(plan.task, options);
-  const started = run;
-  const stream = () => within(readAll(started), RUN_TIMEOUT_MS, "run.events");
+  // Taken at once, read later as the mode says: with listeners on the agent (as here) a stream
+  // taken only after the run would hold nothing (design.md A8).
+  const events = run.events;
+  const stream = () => within(readAll(events), RUN_TIMEOUT_MS, "run.events");
   const reading = read === "now" ? stream() : undefined;
   try {
     const result = await within(run.result, RUN_TIMEOUT_MS, "run.result");

@@ -1,15 +1,20 @@
-import {
-  type AgentEvent,
-  BLOCKED_PREFIX,
-  CANCELLED_PREFIX,
-  DENIED_PREFIX,
-  STOP_CAUSES,
-  type Taint,
-} from "../../src/agent/index.ts";
+import { BLOCKED_PREFIX, DENIED_PREFIX } from "../../src/agent/gates.ts";
+import type { AgentEvent, StopCause, Taint } from "../../src/agent/index.ts";
+import { CANCELLED_PREFIX } from "../../src/agent/transcript.ts";
 import type { Block, Message } from "../../src/models/message.ts";
 import type { RunPlan } from "./adversarial-plan.ts";
 import type { Observed } from "./adversarial-run.ts";
 import { transcriptProblems } from "./model-transcript.ts";
+
+/** Every stop cause, checked complete by the type checker. */
+const STOP_CAUSES = Object.keys({
+  done: true,
+  max_turns: true,
+  cancelled: true,
+  loop: true,
+  no_output: true,
+  error: true,
+} satisfies Record<StopCause, true>);
 
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
 

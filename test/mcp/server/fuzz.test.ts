@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CLIENT_HEADERS, fixtureHandler, rpc } from "./fixture.ts";
+import { CLIENT_HEADERS, fixtureHandler, post, rpc, streamEvents } from "./fixture.ts";
 
 const URL_ = "http://127.0.0.1:3000/mcp";
 const DOCUMENTED_STATUSES = new Set([200, 202, 400, 404, 413]);
@@ -161,4 +161,250 @@ describe("fuzzing the handler", () => {
       { numRuns: 500 },
     );
   });
+
+  it("keeps sessions, calls and pending questions consistent under random traffic from two callers", async () => {
+    let resolvedQuestions = 0;
+    let refusedStrangers = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 24 }), async (actions) => {
+        const world = new World();
+        for (const step of actions) await world.apply(step);
+        await world.finish();
+        resolvedQuestions += world.resolved;
+        refusedStrangers += world.refused;
+      }),
+      { numRuns: 150 },
+    );
+    // The traffic reached the deep states: answers matched pending questions, and other
+    // identities were turned away from live sessions.
+    expect(resolvedQuestions).toBeGreaterThan(0);
+    expect(refusedStrangers).toBeGreaterThan(0);
+  }, 120_000);
 });
+
+const WHO = ["alice", "bob"] as const;
+
+type Action =
+  | { type: "initialize"; who: number; elicit: boolean }
+  | { type: "ask"; session: number }
+  | { type: "answer"; question: number; from: number; reply: unknown }
+  | { type: "cancel"; question: number; from: number }
+  | { type: "ping"; session: number; who: number }
+  | { type: "noise"; session: number; body: string }
+  | { type: "delete"; session: number; who: number };
+
+const reply = fc.oneof(
+  fc.record({ action: fc.constant("accept"), content: fc.record({ name: fc.string() }) }),
+  fc.record({ action: fc.constantFrom("decline", "cancel") }),
+  fc.record({ action: fc.constant("accept"), content: fc.jsonValue() }),
+  fc.constant({ error: { code: -1, message: "no" } }),
+  fc.jsonValue().map((value) => ({ garbage: value })),
+);
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  fc.record({ type: fc.constant("initialize"), who: fc.nat(1), elicit: fc.boolean() }),
+  fc.record({ type: fc.constant("ask"), session: fc.nat(7) }),
+  fc.record({ type: fc.constant("ask"), session: fc.nat(7) }),
+  fc.record({
+    type: fc.constant("answer"),
+    question: fc.nat(7),
+    from: fc.nat(7),
+    reply,
+  }),
+  fc.record({ type: fc.constant("cancel"), question: fc.nat(7), from: fc.nat(7) }),
+  fc.record({ type: fc.constant("ping"), session: fc.nat(7), who: fc.nat(1) }),
+  fc.record({
+    type: fc.constant("noise"),
+    session: fc.nat(7),
+    body: bodies as fc.Arbitrary<string>,
+  }),
+  fc.record({ type: fc.constant("delete"), session: fc.nat(7), who: fc.nat(1) }),
+) as fc.Arbitrary<Action>;
+
+interface LiveSession {
+  id: string;
+  who: number;
+  elicit: boolean;
+  open: boolean;
+}
+
+interface Question {
+  session: LiveSession;
+  callId: number;
+  questionId: string;
+  events: AsyncGenerator<Record<string, unknown>>;
+  settled: boolean;
+}
+
+/** One handler with sessions and a model of what it should hold. */
+class World {
+  readonly handler = fixtureHandler({
+    sessions: "memory",
+    interactionPolicy: "elicit",
+    authorize: (request) => ({ subject: request.headers.get("authorization") ?? "" }),
+  }).handler;
+  readonly sessions: LiveSession[] = [];
+  readonly questions: Question[] = [];
+  resolved = 0;
+  refused = 0;
+  #nextId = 1000;
+
+  async apply(step: Action): Promise<void> {
+    switch (step.type) {
+      case "initialize": {
+        const capabilities = step.elicit ? { elicitation: {} } : {};
+        const response = await this.#post(
+          rpc(this.#nextId++, "initialize", { protocolVersion: "2025-11-25", capabilities }),
+          step.who,
+        );
+        expect(response.status).toBe(200);
+        await response.text();
+        const id = response.headers.get("mcp-session-id") as string;
+        this.sessions.push({ id, who: step.who, elicit: step.elicit, open: true });
+        return;
+      }
+      case "ask": {
+        const session = this.#pick(this.sessions, step.session);
+        if (!session?.open) return;
+        const callId = this.#nextId++;
+        const response = await this.#post(
+          rpc(callId, "tools/call", { name: "ask", arguments: {} }),
+          session.who,
+          session.id,
+        );
+        expect(response.status).toBe(200);
+        if (!session.elicit) {
+          // The client did not declare elicitation: the tool is told so at once.
+          expect(await response.json()).toMatchObject({ id: callId, result: {} });
+          return;
+        }
+        const events = streamEvents(response);
+        const first = (await events.next()).value as Record<string, unknown>;
+        expect(first).toMatchObject({ method: "elicitation/create" });
+        const questionId = first.id as string;
+        this.questions.push({ session, callId, questionId, events, settled: false });
+        return;
+      }
+      case "answer": {
+        const question = this.#pick(this.questions, step.question);
+        const from = this.#pick(this.sessions, step.from);
+        if (!question || !from?.open) return;
+        const body = { jsonrpc: "2.0", id: question.questionId, ...this.#replyBody(step.reply) };
+        const response = await this.#post(body, from.who, from.id);
+        await response.text();
+        if ("garbage" in (step.reply as object)) {
+          expect([202, 400]).toContain(response.status);
+          return;
+        }
+        expect(response.status).toBe(202);
+        if (from !== question.session || question.settled || !question.session.open) return;
+        // Answered from the session that was asked: the call finishes with this request's id.
+        question.settled = true;
+        const last = (await question.events.next()).value as Record<string, unknown>;
+        expect(last).toMatchObject({ id: question.callId });
+        this.resolved++;
+        return;
+      }
+      case "cancel": {
+        const question = this.#pick(this.questions, step.question);
+        const from = this.#pick(this.sessions, step.from);
+        if (!question || !from?.open) return;
+        const note = {
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: question.callId },
+        };
+        const response = await this.#post(note, from.who, from.id);
+        expect(response.status).toBe(202);
+        if (from !== question.session || question.settled) return;
+        // A cancelled call's stream ends without a response.
+        question.settled = true;
+        expect((await question.events.next()).done).toBe(true);
+        return;
+      }
+      case "ping": {
+        const session = this.#pick(this.sessions, step.session);
+        if (!session) return;
+        const response = await this.#post(rpc(this.#nextId++, "ping"), step.who, session.id);
+        const owner = session.open && session.who === step.who;
+        expect(response.status).toBe(owner ? 200 : 404);
+        if (!owner && session.open) this.refused++;
+        await response.text();
+        return;
+      }
+      case "noise": {
+        const session = this.#pick(this.sessions, step.session);
+        if (!session?.open) return;
+        const response = await this.handler.fetch(
+          new Request(URL_, {
+            method: "POST",
+            headers: { ...this.#headers(session.who, session.id) },
+            body: step.body,
+          }),
+        );
+        expect(DOCUMENTED_STATUSES.has(response.status)).toBe(true);
+        // A random message may be a tools/call that streams; reading it must end.
+        await response.text();
+        return;
+      }
+      case "delete": {
+        const session = this.#pick(this.sessions, step.session);
+        if (!session) return;
+        const response = await this.handler.fetch(
+          new Request(URL_, { method: "DELETE", headers: this.#headers(step.who, session.id) }),
+        );
+        const owner = session.open && session.who === step.who;
+        expect(response.status).toBe(owner ? 204 : 404);
+        if (owner) {
+          session.open = false;
+          // Its pending calls are cancelled: their streams end.
+          for (const question of this.questions) {
+            if (question.session !== session || question.settled) continue;
+            question.settled = true;
+            expect((await question.events.next()).done).toBe(true);
+          }
+        } else if (session.open) this.refused++;
+        return;
+      }
+    }
+  }
+
+  /** Ends every session; every stream must then end, and the handler still answers. */
+  async finish(): Promise<void> {
+    for (const session of this.sessions) {
+      if (session.open)
+        await this.apply({
+          type: "delete",
+          session: this.sessions.indexOf(session),
+          who: session.who,
+        });
+    }
+    const fresh = await this.handler.fetch(
+      post(rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {} }), {
+        authorization: "alice",
+      }),
+    );
+    expect(fresh.status).toBe(200);
+  }
+
+  #replyBody(value: unknown): Record<string, unknown> {
+    const record = value as Record<string, unknown>;
+    if ("garbage" in record) return { result: record.garbage };
+    if ("error" in record) return { error: record.error };
+    return { result: record };
+  }
+
+  #pick<T>(list: T[], index: number): T | undefined {
+    return list.length === 0 ? undefined : list[index % list.length];
+  }
+
+  #headers(who: number, session: string): Record<string, string> {
+    return { ...CLIENT_HEADERS, authorization: WHO[who] ?? "alice", "mcp-session-id": session };
+  }
+
+  #post(body: unknown, who: number, session?: string): Promise<Response> {
+    const headers: Record<string, string> = { authorization: WHO[who] ?? "alice" };
+    if (session !== undefined) headers["mcp-session-id"] = session;
+    return this.handler.fetch(post(body, headers));
+  }
+}

@@ -15,7 +15,7 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
 });
 
-// Hint: the SDK's transport takes a `fetch`, so the official client drives our handler with no socket.
+// The SDK's transport takes a `fetch`, so the official client drives our handler with no socket.
 async function connect(
   handler: McpHandler,
   options: { elicitation?: boolean; sampling?: boolean } = {},

@@ -1,0 +1,369 @@
+// The turn loop (docs/design.md, "The agent loop"): list the tools once, then model turn,
+// calls, results message, until the model answers without calling tools, a limit, a
+// cancellation or a failure. Every way out leaves a transcript a provider accepts (A1).
+
+import { raceSignal } from "../abort.ts";
+import type { Conversation } from "../compaction/conversation.ts";
+import type { ToolInfo } from "../declaration/tool-info.ts";
+import { byName } from "../declaration/tool-name.ts";
+import { errorText, ToolError, unreachable } from "../errors.ts";
+import type { Message } from "../models/message.ts";
+import type { FinishReason, Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
+import { isModelError } from "../models/model-error.ts";
+import type { Toolset } from "../toolset/toolset.ts";
+import { type CallContext, handleCalls, type InteractionAnswerer, type Route } from "./calls.ts";
+import type { CompactionStep } from "./compaction-step.ts";
+import type { EmitEvent } from "./events.ts";
+import { type Approver, armImageTaint, type InterlockPolicy, judgedInfo } from "./gates.ts";
+import { addUsage, type RunResult, type StopCause } from "./run.ts";
+import {
+  appendInput,
+  appendUserContent,
+  assistantMessage,
+  type ModelToolCall,
+} from "./transcript.ts";
+
+/** How many empty turns in a row are retried with a nudge before the run gives up. */
+export const MAX_EMPTY_TURNS = 3;
+
+/** The nudge folded into the last user message after an empty turn. */
+export const EMPTY_TURN_NUDGE =
+  "Your last reply was empty. Give your answer now, or make the single next tool call.";
+
+/** The nudge folded into the last user message before the final, tool-less answer turn. */
+export const FINAL_ANSWER_NUDGE =
+  "Your tool budget for this run is spent. Answer now without calling tools, and say plainly what you could not find or finish.";
+
+/** An agent's fixed configuration, as one run reads it. */
+export interface LoopSettings {
+  model: Model;
+  /** The tool sources, in registration order. */
+  toolsets: readonly Toolset[];
+  /** The system prompt. */
+  instructions: string | undefined;
+  approver: Approver;
+  interlock: InterlockPolicy;
+  /** The most read-only calls running at once. */
+  cap: number;
+  /** Model turns before the final answer turn. */
+  maxTurns: number;
+  markUntrustedOutput: boolean;
+  onInteraction: InteractionAnswerer | undefined;
+  /** Creates the run's compaction step, or `undefined` when compaction is off. */
+  compaction: ((model: Model) => CompactionStep) | undefined;
+}
+
+/** What one run starts from. */
+export interface RunInput {
+  /** The user's text or messages, appended to the conversation first. */
+  input: string | readonly Message[];
+  /** The conversation to continue; updated in place and returned in the result. */
+  conversation: Conversation;
+  signal: AbortSignal;
+  emit: EmitEvent;
+  /** Steering text queued by `AgentRun.steer`, drained by the loop. */
+  steering: string[];
+}
+
+/**
+ * Runs one run to its end and returns its result, `done` being the last event emitted. It never
+ * rejects.
+ */
+export async function runLoop(settings: LoopSettings, run: RunInput): Promise<RunResult> {
+  const { conversation, signal, emit, steering } = run;
+  const { messages } = conversation;
+  const usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
+  let turns = 0;
+  let blockedSends = 0;
+  let text = "";
+  let failure: unknown;
+  const finish = (stop: StopCause): RunResult => {
+    if (steering.length > 0) appendUserContent(messages, drain(steering));
+    const result: RunResult = { text, stop, turns, usage, conversation, blockedSends };
+    if (failure !== undefined) result.error = failure;
+    emit({ type: "done", result });
+    return result;
+  };
+  const fail = (error: unknown): RunResult => {
+    failure = error;
+    emit({ type: "error", error, message: errorText(error) });
+    return finish("error");
+  };
+  const onUsage = (turnUsage: ModelUsage | undefined) => {
+    if (turnUsage) addUsage(usage, turnUsage);
+  };
+
+  conversation.rewritten = [];
+  appendInput(messages, run.input);
+  armImageTaint(conversation);
+  const step = settings.compaction?.(settings.model);
+  let catalog: ToolCatalog;
+  try {
+    // A remote toolset may take long to list its tools; a cancellation must not wait.
+    const toolsets = step ? [...settings.toolsets, ...step.toolsets] : settings.toolsets;
+    catalog = await raceSignal(listToolCatalog(toolsets), signal);
+  } catch (error) {
+    return signal.aborted ? finish("cancelled") : fail(error);
+  }
+  // Named fields, not a spread of the settings: copying every setting showed up in profiles as
+  // the costliest line of a run's setup, and the calls read only these.
+  const context: CallContext = {
+    routes: catalog.routes,
+    infos: catalog.infos,
+    taint: conversation.taint,
+    approver: settings.approver,
+    interlock: settings.interlock,
+    cap: settings.cap,
+    turn: 0,
+    signal,
+    emit,
+    onInteraction: settings.onInteraction,
+    markUntrustedOutput: settings.markUntrustedOutput,
+  };
+  let empty = 0;
+  let overflowRetried = false;
+  for (;;) {
+    if (signal.aborted) return finish("cancelled");
+    if (steering.length > 0) appendUserContent(messages, drain(steering));
+    if (step && !step.loopDetected) {
+      await step.beforeTurn(conversation, { signal, emit, onUsage });
+      if (signal.aborted) return finish("cancelled");
+    }
+    const limit = step?.loopDetected
+      ? "loop"
+      : turns >= settings.maxTurns
+        ? "max_turns"
+        : undefined;
+    if (limit) {
+      const answer = await answerFinally(settings, {
+        messages,
+        tools: catalog.specs,
+        signal,
+        emit,
+        turns,
+        cause: limit,
+      });
+      onUsage(answer.usage);
+      text = answer.text;
+      return finish(answer.cancelled ? "cancelled" : limit);
+    }
+    turns += 1;
+    context.turn = turns;
+    emit({ type: "turn_start", turn: turns, final: false });
+    const request = { messages: messages.slice(), tools: catalog.specs };
+    const sent =
+      settings.instructions === undefined ? request : { ...request, system: settings.instructions };
+    const turn = await streamModelTurn(settings.model, sent, { signal, emit, turn: turns });
+    onUsage(turn.usage);
+    step?.observe(turn.usage, request.messages);
+    if (turn.text !== "") text = turn.text;
+    if (turn.end !== "complete") {
+      // Keep what the user already saw stream; calls that never ran are dropped whole, so no
+      // `tool_use` is left without its result (A1).
+      if (turn.text !== "")
+        messages.push({ role: "assistant", content: [{ type: "text", text: turn.text }] });
+      if (turn.end === "cancelled") return finish("cancelled");
+      const overflow = isModelError(turn.error, "context_overflow");
+      if (overflow && step && !overflowRetried && turn.text === "") {
+        overflowRetried = true;
+        turns -= 1;
+        await step.recover(conversation, { signal, emit, onUsage });
+        continue;
+      }
+      return fail(turn.error);
+    }
+    overflowRetried = false;
+    if (turn.text === "" && turn.toolCalls.length === 0) {
+      empty += 1;
+      if (empty > MAX_EMPTY_TURNS) return finish("no_output");
+      appendUserContent(messages, [{ type: "text", text: EMPTY_TURN_NUDGE }]);
+      continue;
+    }
+    empty = 0;
+    messages.push(assistantMessage(turn.text, turn.toolCalls));
+    // A turn with calls is acted on whatever finish reason the provider reported.
+    if (turn.toolCalls.length === 0) {
+      if (steering.length > 0) continue;
+      return finish("done");
+    }
+    const outcome = await handleCalls(turn.toolCalls, context);
+    blockedSends += outcome.blockedSends;
+    messages.push({ role: "user", content: outcome.results });
+    step?.recordTurn(outcome.executed);
+  }
+}
+
+function drain(steering: string[]): { type: "text"; text: string }[] {
+  return steering.splice(0).map((text) => ({ type: "text", text }));
+}
+
+/** Every tool a run may call, listed once at the start of the run. */
+export interface ToolCatalog {
+  /** What the model is told, in name order. */
+  specs: ModelTool[];
+  /** Every declaration as the gates judge it, in name order. */
+  infos: ToolInfo[];
+  routes: Map<string, Route>;
+}
+
+/**
+ * Lists the toolsets into the run's catalog. Specs are sorted by name once per run, so the
+ * request prefix stays byte-identical from turn to turn and provider prompt caches keep
+ * hitting. Two toolsets declaring the same name fail the run with `duplicate_name` (A6).
+ */
+export async function listToolCatalog(toolsets: readonly Toolset[]): Promise<ToolCatalog> {
+  const listed = await Promise.all(toolsets.map((toolset) => toolset.listTools()));
+  const routes = new Map<string, Route>();
+  const duplicates = new Set<string>();
+  listed.forEach((infos, index) => {
+    const toolset = toolsets[index] as Toolset;
+    for (const info of infos) {
+      if (routes.has(info.name)) duplicates.add(info.name);
+      routes.set(info.name, { info: judgedInfo(info), toolset });
+    }
+  });
+  if (duplicates.size > 0) throw duplicateNames([...duplicates].sort());
+  const infos = [...routes.values()].map((route) => route.info).sort(byName);
+  return { specs: infos.map(toModelTool), infos, routes };
+}
+
+function duplicateNames(names: readonly string[]): ToolError {
+  const list = names.map((name) => `\`${name}\``).join(", ");
+  const error = new ToolError({ type: "duplicate_name", name: names.join(", ") });
+  // The kind's own message names one tool; this one names them all and the usual fix.
+  error.message = `more than one of the agent's toolsets declares ${list}; give the toolsets namespaces (\`Toolset.merge(toolsets, { namespaces })\`, or \`connectMcp({ namespace })\`) so every name is unique`;
+  return error;
+}
+
+function toModelTool(info: ToolInfo): ModelTool {
+  const { schema } = info.inputSchema;
+  // `true` (anything goes) is not an object providers accept; an open object means the same.
+  const inputSchema = typeof schema === "boolean" ? { type: "object" } : schema;
+  const spec: ModelTool = { name: info.name, inputSchema };
+  if (info.description !== undefined) spec.description = info.description;
+  return spec;
+}
+
+/** What one model call produced, however it ended. */
+interface ModelTurn {
+  /** `complete`, `cancelled` (the run's signal aborted) or `failed` (see `error`). */
+  end: "complete" | "cancelled" | "failed";
+  /** The text streamed, complete or partial. */
+  text: string;
+  /** The tool calls, in the order the model made them. */
+  toolCalls: ModelToolCall[];
+  usage?: ModelUsage;
+  finish?: FinishReason;
+  /** The failure, for `failed`. */
+  error?: unknown;
+}
+
+/**
+ * Reads one model call's stream to its end. It never rejects: a failure or an abort is reported
+ * in `end`, with the text streamed so far. When the model reported usage, a `usage` event is
+ * emitted once the stream ends, however it ended, so the events add up to what the run counts.
+ * On abort the reader is cancelled as well as the signal passed on, so a model that ignores its
+ * signal still stops (cancelling the stream aborts its `fetch`).
+ */
+export async function streamModelTurn(
+  model: Model,
+  request: ModelRequest,
+  options: { signal: AbortSignal; emit: EmitEvent; turn: number },
+): Promise<ModelTurn> {
+  const { signal, emit, turn } = options;
+  const result: ModelTurn = { end: "complete", text: "", toolCalls: [] };
+  if (signal.aborted) {
+    result.end = "cancelled";
+    return result;
+  }
+  let reader: ReadableStreamDefaultReader | undefined;
+  const onAbort = () => {
+    reader?.cancel(signal.reason).catch(() => {});
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const stream = model.stream(request, { signal });
+    const events = stream.getReader();
+    reader = events;
+    if (signal.aborted) onAbort();
+    for (let read = await events.read(); !read.done; read = await events.read()) {
+      const event = read.value;
+      switch (event.type) {
+        case "text_delta":
+          if (event.text === "") break;
+          result.text += event.text;
+          emit({ type: "text_delta", turn, text: event.text });
+          break;
+        case "tool_call": {
+          // Every `tool_use` needs an id its result can echo, and one no other call of the turn
+          // has; some local servers send none, or the same one for every call. A made-up id is
+          // checked too: the model may itself have sent `call_1_2` already.
+          const taken = (id: string) => result.toolCalls.some((call) => call.id === id);
+          let id = event.id;
+          for (let n = result.toolCalls.length + 1; !id || taken(id); n++) id = `call_${turn}_${n}`;
+          result.toolCalls.push({ id, name: event.name, arguments: event.arguments });
+          break;
+        }
+        case "usage": {
+          const { type: _, ...usage } = event;
+          result.usage = usage;
+          break;
+        }
+        case "finish":
+          result.finish = event.reason;
+          break;
+        default:
+          return unreachable(event);
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) {
+      result.end = "failed";
+      result.error = error;
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+  if (signal.aborted && result.end === "complete") result.end = "cancelled";
+  // A copy, so a listener that edits the event cannot change the run's totals.
+  if (result.usage) emit({ type: "usage", turn, usage: { ...result.usage } });
+  return result;
+}
+
+/**
+ * Makes one extra model call in which calling tools is forbidden, when a run hits a limit, so
+ * the caller never gets an empty answer. The call is not counted as a turn; its failure is
+ * swallowed (a fixed explanation stands in), and any call the model makes anyway is dropped, so
+ * no `tool_use` is left without a result. The tools are still declared, with `toolChoice:
+ * "none"`: the Anthropic API rejects a transcript holding `tool_use` / `tool_result` blocks when
+ * the request defines no tools.
+ */
+export async function answerFinally(
+  settings: { model: Model; instructions: string | undefined },
+  state: {
+    messages: Message[];
+    tools: ModelTool[];
+    signal: AbortSignal;
+    emit: EmitEvent;
+    turns: number;
+    cause: "max_turns" | "loop";
+  },
+): Promise<{ text: string; usage?: ModelUsage; cancelled: boolean }> {
+  const { messages, signal, emit, turns } = state;
+  appendUserContent(messages, [{ type: "text", text: FINAL_ANSWER_NUDGE }]);
+  emit({ type: "turn_start", turn: turns + 1, final: true });
+  const request: ModelRequest = { messages: messages.slice(), tools: state.tools };
+  if (request.tools.length > 0) request.toolChoice = "none";
+  if (settings.instructions !== undefined) request.system = settings.instructions;
+  const turn = await streamModelTurn(settings.model, request, { signal, emit, turn: turns + 1 });
+  const cancelled = turn.end === "cancelled";
+  const text = turn.end === "failed" ? "" : turn.text;
+  if (text !== "") messages.push({ role: "assistant", content: [{ type: "text", text }] });
+  const why = state.cause === "loop" ? "was stopped in a loop" : "reached its turn limit";
+  const answer: { text: string; usage?: ModelUsage; cancelled: boolean } = {
+    text: text || `No answer was produced: the run ${why} after ${turns} turns.`,
+    cancelled,
+  };
+  if (turn.usage) answer.usage = turn.usage;
+  return answer;
+}

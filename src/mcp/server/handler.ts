@@ -1,0 +1,442 @@
+// `createMcpHandler`: the options, and what every request goes through before its protocol
+// exchange: the Host and Origin checks, CORS, the endpoint, `authorize` and the caller's
+// identity, and the one place where an unexpected failure becomes a 500 that `onError` sees.
+// The exchange itself (revisions 2025-11-25 and 2025-06-18) is in `rpc-2025.ts`; see
+// `docs/design.md`, "Serving MCP", for the flow and the behaviours S1….
+
+import { ToolError } from "../../errors.ts";
+import type { ToolsetBackend } from "../../execution/backend.ts";
+import { Toolset } from "../../toolset/toolset.ts";
+import { httpError, type IncomingRequest, incomingRequest, NO_HEADERS } from "./http.ts";
+import { handleDelete, handlePost, methodNotAllowed } from "./rpc-2025.ts";
+import {
+  createInFlightCalls,
+  createPendingRequests,
+  createSessionStore,
+  identityOf,
+  type ServerState,
+} from "./state.ts";
+
+/**
+ * What `authorize` may return besides `true`/`false` to admit a request. The tool sees the whole
+ * value as `ctx.auth`; the server reads only the identity (see `createMcpHandler`).
+ */
+export interface AuthInfo {
+  /** Who is calling; the identity sessions and cancellation are bound to. */
+  subject?: string;
+  /** The verified credential. */
+  token?: string;
+  /** The client it was issued to. */
+  clientId?: string;
+  /** The scopes it grants. */
+  scopes?: string[];
+  /** Anything else the hook wants the tools to see. */
+  extra?: Record<string, unknown>;
+}
+
+/** Where a failure reported to `onError` happened. */
+export interface McpErrorContext {
+  /**
+   * `authorize`: the authorizer threw (the request got 401). `request`: an unexpected failure
+   * answered 500. `tool`: the toolset failed in a way the client only sees as a generic error
+   * (a transport or protocol failure of a backend, or a value that is not a `ToolError`).
+   */
+  phase: "authorize" | "request" | "tool";
+  /** The HTTP request being answered. */
+  request: Request;
+}
+
+/** How `createMcpHandler` serves a toolset. */
+export interface McpHandlerOptions {
+  /** `serverInfo.name`. */
+  name: string;
+  /** `serverInfo.version`. */
+  version: string;
+  /** `serverInfo.title`, a display name. */
+  title?: string;
+  /** `instructions` returned by `initialize`. */
+  instructions?: string;
+  /** The path served; default `/mcp`. Other paths get 404. */
+  endpoint?: string;
+  /**
+   * Origins a browser page may call from (exact, e.g. `https://app.example.com`; `"*"` for
+   * any). Default: loopback origins only. A request without `Origin` (not a browser) passes.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * Hosts the endpoint answers as (`mcp.example.com` for any port, `mcp.example.com:8443`, or
+   * `"*"`). Default: `localhost`, `127.0.0.1` and `[::1]` only, so DNS rebinding cannot reach a
+   * local server. A deployed server must list its public host.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Admits or refuses a request; runs for every request but CORS preflights, after the Host and
+   * Origin checks. `false` (or a throw, which `onError` sees) answers 401 with
+   * `WWW-Authenticate: Bearer`. `true` admits an anonymous caller; an `AuthInfo` admits that
+   * caller, reaches every tool it calls as `ctx.auth`, and names its identity: the first of
+   * `subject`, `sub`, `id`, `clientId`, `token` that is set, else the whole value compared as
+   * JSON. A session answers only the identity that created it (others get 404), and
+   * `notifications/cancelled` only reaches the sender's own calls.
+   *
+   * @example
+   * ```ts
+   * authorize: async (request) => {
+   *   const user = await verify(request.headers.get("authorization"));
+   *   return user ? { subject: user.id, scopes: user.scopes } : false;
+   * }
+   * ```
+   */
+  authorize?(request: Request): boolean | AuthInfo | Promise<boolean | AuthInfo>;
+  /**
+   * Observes failures the client sees only as a generic answer: a 500, an authorizer that threw,
+   * and a toolset failure whose details are withheld (see `McpErrorContext`). Details never
+   * reach the client; log them here. A throw from `onError` itself is ignored.
+   */
+  onError?(error: unknown, context: McpErrorContext): void;
+  /** The largest request body accepted, in bytes; default 1 MiB. Larger ones get 413. */
+  maxBodyBytes?: number;
+  /**
+   * The most `tools/call` requests running at once: per session in `memory` mode, for the whole
+   * handler in `stateless` mode; default 64. One more is answered with a JSON-RPC error
+   * (`-32000`, "too many calls in flight") while the running ones carry on.
+   */
+  maxInFlightCalls?: number;
+  /** `stateless` (default: any instance answers any request) or in-memory `Mcp-Session-Id` sessions. */
+  sessions?: "stateless" | "memory";
+  /** The most live sessions in `memory` mode; default 1024. One more `initialize` gets 503. */
+  maxSessions?: number;
+  /**
+   * How long a `memory` session lives without a request and with no call running, in ms;
+   * default 30 minutes. Its next request then gets 404, and the client must initialize again.
+   */
+  sessionIdleTimeoutMs?: number;
+  /**
+   * What a tool's question becomes: a tool error (`reject`, default), or a request to the client
+   * (`elicit`): text and form questions as `elicitation/create`, sampling requests as
+   * `sampling/createMessage`, each only when the client declared that capability (in stateless
+   * mode the server never saw `initialize`, so `elicit` assumes it did). A text question's
+   * answer reaches the tool as a string, as it does locally.
+   */
+  interactionPolicy?: "reject" | "elicit";
+  /** How long a question may wait for its answer, in ms; default 5 minutes. */
+  interactionTimeoutMs?: number;
+  /** Tools per `tools/list` page; default 64. */
+  pageSize?: number;
+}
+
+/** The options with every default filled in. */
+export type ResolvedOptions = Required<Omit<McpHandlerOptions, OptionalOption>> &
+  Pick<McpHandlerOptions, OptionalOption>;
+
+type OptionalOption =
+  | "title"
+  | "instructions"
+  | "allowedOrigins"
+  | "allowedHosts"
+  | "authorize"
+  | "onError";
+
+/** A web-standard request handler for one MCP endpoint. */
+export interface McpHandler {
+  /**
+   * Answers one HTTP request; never rejects. `fetch` is unbound-safe and has the shape of the
+   * global `fetch`, so it also serves as a client's in-process transport
+   * (`connectMcp({ url, fetch: handler.fetch })`). Given a `Request`, further arguments (a
+   * Worker's `env` and `ctx`, Deno's connection info) are ignored; given a URL, `init`
+   * describes the request as for the global `fetch`.
+   */
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+}
+
+/**
+ * Creates an MCP server (Streamable HTTP, revisions 2025-11-25 and 2025-06-18) for a toolset,
+ * as a `fetch` handler: a Worker's default export, `Deno.serve(handler.fetch)`, or Node through
+ * `serve` from `toolwire/node`. The server never shuts the toolset down.
+ *
+ * @example
+ * ```ts
+ * const handler = createMcpHandler(Toolset.local([add]), { name: "calc", version: "1.0.0" });
+ * export default handler; // Cloudflare Workers
+ * ```
+ *
+ * @throws ToolError `invalid_configuration` for a bad name, version, endpoint or limit.
+ */
+export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOptions): McpHandler {
+  const resolved = resolveOptions(options);
+  const inFlight = createInFlightCalls();
+  const sessions =
+    resolved.sessions === "memory"
+      ? createSessionStore({
+          capacity: resolved.maxSessions,
+          idleMs: resolved.sessionIdleTimeoutMs,
+          busy: (id) => inFlight.running(id),
+          onExpire: (id) => inFlight.cancelAll(id),
+        })
+      : undefined;
+  const onError = resolved.onError;
+  const state: ServerState = {
+    toolset: Toolset.fromBackend(toolset),
+    options: resolved,
+    policy: createOriginPolicy(resolved.allowedOrigins, resolved.allowedHosts),
+    sessions,
+    pending: createPendingRequests(),
+    inFlight,
+    report(error, phase, request) {
+      if (!onError) return;
+      try {
+        onError(error, { phase, request: request() });
+      } catch {
+        // An observer that fails must not change the answer.
+      }
+    },
+  };
+  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    let request: IncomingRequest;
+    try {
+      request = incomingRequest(input, init);
+    } catch {
+      return httpError(400, "Bad Request: not a valid HTTP request", NO_HEADERS);
+    }
+    try {
+      return await route(state, request);
+    } catch (error) {
+      // The details stay on the server. A browser page that was let in still gets the CORS
+      // headers, so it can read that the server failed.
+      state.report(error, "request", () => request.toRequest());
+      const allowed = safely(() => state.policy.check(request) === undefined);
+      return httpError(
+        500,
+        "Internal Server Error",
+        allowed ? state.policy.corsHeaders(request) : NO_HEADERS,
+      );
+    }
+  };
+  return { fetch };
+}
+
+async function route(state: ServerState, request: IncomingRequest): Promise<Response> {
+  const refusal = state.policy.check(request);
+  if (refusal !== undefined) return httpError(403, `Forbidden: ${refusal}`, NO_HEADERS);
+  const headers = state.policy.corsHeaders(request);
+  if (!onEndpoint(request.url, state.options.endpoint)) {
+    return httpError(404, "Not Found", headers);
+  }
+  if (request.method === "OPTIONS") {
+    const merged = new Headers(headers);
+    for (const [key, value] of state.policy.preflightHeaders(request)) merged.set(key, value);
+    return new Response(null, { status: 204, headers: merged });
+  }
+  const auth = await authorize(state, request);
+  if (auth === false) {
+    const merged = new Headers(headers);
+    merged.set("www-authenticate", 'Bearer realm="mcp"');
+    return httpError(401, "Unauthorized", merged);
+  }
+  const caller = { auth: auth.value, identity: identityOf(auth.value) };
+  switch (request.method) {
+    case "POST":
+      return handlePost(state, request, headers, caller);
+    case "DELETE":
+      return handleDelete(state, request, headers, caller.identity);
+    default:
+      return methodNotAllowed(headers, state.sessions ? "POST, DELETE, OPTIONS" : "POST, OPTIONS");
+  }
+}
+
+// The common case (the exact endpoint, no query) is read without parsing the URL.
+function onEndpoint(url: string, endpoint: string): boolean {
+  const scheme = url.indexOf("//");
+  const path = scheme === -1 ? -1 : url.indexOf("/", scheme + 2);
+  if (path !== -1 && url.length - path === endpoint.length && url.endsWith(endpoint)) return true;
+  return new URL(url).pathname === endpoint;
+}
+
+function safely(check: () => boolean): boolean {
+  try {
+    return check();
+  } catch {
+    return false;
+  }
+}
+
+async function authorize(
+  state: ServerState,
+  request: IncomingRequest,
+): Promise<false | { value: unknown }> {
+  const hook = state.options.authorize;
+  if (!hook) return { value: undefined };
+  try {
+    const outcome = await hook(request.toRequest());
+    if (outcome === true) return { value: undefined };
+    return typeof outcome === "object" && outcome !== null ? { value: outcome } : false;
+  } catch (error) {
+    // An authorizer that fails refuses; failing open would defeat it.
+    state.report(error, "authorize", () => request.toRequest());
+    return false;
+  }
+}
+
+/** Returns the options with defaults filled in, or throws `invalid_configuration`. */
+export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
+  const bad = (message: string) => new ToolError({ type: "invalid_configuration", message });
+  if (typeof options?.name !== "string" || options.name === "") throw bad("`name` is required");
+  if (typeof options.version !== "string" || options.version === "") {
+    throw bad("`version` is required");
+  }
+  const endpoint = options.endpoint ?? "/mcp";
+  if (!endpoint.startsWith("/") || /[?#]/.test(endpoint)) {
+    throw bad("`endpoint` must be a path starting with `/`, without query or fragment");
+  }
+  const positive = (name: keyof McpHandlerOptions, fallback: number): number => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+      throw bad(`\`${name}\` must be a positive integer`);
+    }
+    return value;
+  };
+  if (options.onError !== undefined && typeof options.onError !== "function") {
+    throw bad("`onError` must be a function");
+  }
+  const resolved: ResolvedOptions = {
+    ...options,
+    endpoint,
+    maxBodyBytes: positive("maxBodyBytes", 1024 * 1024),
+    maxInFlightCalls: positive("maxInFlightCalls", 64),
+    sessions: options.sessions ?? "stateless",
+    maxSessions: positive("maxSessions", 1024),
+    sessionIdleTimeoutMs: positive("sessionIdleTimeoutMs", 1_800_000),
+    interactionPolicy: options.interactionPolicy ?? "reject",
+    interactionTimeoutMs: positive("interactionTimeoutMs", 300_000),
+    pageSize: positive("pageSize", 64),
+  };
+  if (resolved.sessions !== "stateless" && resolved.sessions !== "memory") {
+    throw bad("`sessions` must be `stateless` or `memory`");
+  }
+  if (resolved.interactionPolicy !== "reject" && resolved.interactionPolicy !== "elicit") {
+    throw bad("`interactionPolicy` must be `reject` or `elicit`");
+  }
+  return resolved;
+}
+
+/** The request parts the origin policy reads. */
+export type PolicyRequest = Pick<IncomingRequest, "headers" | "url">;
+
+/** Which hosts and origins may reach the endpoint, and the CORS headers of their answers. */
+export interface OriginPolicy {
+  /** Checks `Host` and `Origin` (DNS-rebinding protection); `undefined` when allowed, else why not. */
+  check(request: PolicyRequest): string | undefined;
+  /**
+   * The headers every answer to an allowed request carries: `Vary: Origin` always, and for a
+   * browser request the CORS headers that let the page read the answer (errors included). The
+   * result is shared: copy it before adding to it.
+   */
+  corsHeaders(request: PolicyRequest): Headers;
+  /**
+   * The headers that answer a CORS preflight: the methods, the request headers the page asked
+   * for (the MCP ones when it named none), and a one-day cache.
+   */
+  preflightHeaders(request: PolicyRequest): Headers;
+}
+
+const LOCAL_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+const ALLOWED_HEADERS = [
+  "content-type",
+  "accept",
+  "authorization",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+].join(", ");
+
+const EXPOSED_HEADERS = ["mcp-session-id", "mcp-protocol-version", "www-authenticate"].join(", ");
+
+// Answers never add to these, so one instance serves every request without `Origin`.
+const NO_ORIGIN = new Headers({ vary: "Origin" });
+
+/**
+ * Creates the origin policy. Unconfigured, only loopback hosts (`localhost`, `127.0.0.1`,
+ * `[::1]`, any port) and loopback origins pass; configured lists replace those defaults, and
+ * `"*"` in a list switches that check off. Origins are exact (`https://app.example.com`, or
+ * `"null"`); hosts are `mcp.example.com` (any port) or `mcp.example.com:8443`.
+ */
+export function createOriginPolicy(
+  allowedOrigins: readonly string[] | undefined,
+  allowedHosts: readonly string[] | undefined,
+): OriginPolicy {
+  const origins = allowedOrigins && new Set(allowedOrigins.map((o) => o.toLowerCase()));
+  const hosts = allowedHosts && new Set(allowedHosts.map((h) => h.toLowerCase()));
+  const originAllowed = memoLast((origin: string) => {
+    if (origins) return origins.has("*") || origins.has(origin.toLowerCase());
+    const parsed = parseUrl(origin);
+    return (
+      parsed !== undefined &&
+      (parsed.protocol === "http:" || parsed.protocol === "https:") &&
+      LOCAL_HOSTNAMES.has(parsed.hostname)
+    );
+  });
+  const hostAllowed = memoLast((host: string) => {
+    const parsed = parseUrl(`http://${host}`);
+    if (!parsed || parsed.username || parsed.pathname !== "/") return false;
+    if (!hosts) return LOCAL_HOSTNAMES.has(parsed.hostname);
+    return hosts.has("*") || hosts.has(parsed.host) || hosts.has(parsed.hostname);
+  });
+  return {
+    check(request) {
+      const host = request.headers.get("host") ?? hostOf(request.url);
+      if (!hostAllowed(host)) return `Host \`${host}\` is not allowed`;
+      const origin = request.headers.get("origin");
+      if (origin !== null && !originAllowed(origin)) return `Origin \`${origin}\` is not allowed`;
+      return undefined;
+    },
+    corsHeaders(request) {
+      const origin = request.headers.get("origin");
+      if (origin === null) return NO_ORIGIN;
+      return new Headers({
+        "access-control-allow-origin": origin,
+        "access-control-expose-headers": EXPOSED_HEADERS,
+        vary: "Origin",
+      });
+    },
+    preflightHeaders(request) {
+      // The origin passed the check, so the headers its page asks for may be sent.
+      const asked = request.headers.get("access-control-request-headers");
+      return new Headers({
+        "access-control-allow-methods": "POST, GET, DELETE, OPTIONS",
+        "access-control-allow-headers": asked?.trim() ? asked : ALLOWED_HEADERS,
+        "access-control-max-age": "86400",
+      });
+    },
+  };
+}
+
+// A server sees the same Host and Origin over and over; parsing them once saves a URL each.
+function memoLast(decide: (value: string) => boolean): (value: string) => boolean {
+  let last: string | undefined;
+  let verdict = false;
+  return (value) => {
+    if (value !== last) {
+      verdict = decide(value);
+      last = value;
+    }
+    return verdict;
+  };
+}
+
+function hostOf(url: string): string {
+  // `scheme://host/...`; an in-process request without a Host header names it in the URL.
+  const start = url.indexOf("//");
+  if (start === -1) return parseUrl(url)?.host ?? "";
+  const end = url.indexOf("/", start + 2);
+  const authority = url.slice(start + 2, end === -1 ? undefined : end);
+  return /[@?#\\]/.test(authority) ? (parseUrl(url)?.host ?? "") : authority.toLowerCase();
+}
+
+function parseUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}

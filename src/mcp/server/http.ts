@@ -1,0 +1,338 @@
+// The HTTP edge of the server, shared by every request: what is read of a request (without
+// building a `Request` when `fetch(url, init)` already holds the parts), the bounded body read,
+// `Accept` negotiation, and the answers: one JSON message, an HTTP error, or an SSE stream that a
+// call switches to once it has something to send before its result.
+
+import { errorText } from "../../errors.ts";
+import {
+  JSON_RPC_ERROR,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  jsonRpcError,
+} from "../json-rpc.ts";
+
+/**
+ * The parts of an HTTP request the server reads. A `Request` gives one; so does
+ * `fetch(url, init)` with a string body, without building a `Request` and its body stream, which
+ * is most of the cost of an in-process client such as `connectMcp({ fetch })`.
+ */
+export interface IncomingRequest {
+  /** The method, upper-cased for the standard ones as `Request` does. */
+  readonly method: string;
+  /** The absolute URL. */
+  readonly url: string;
+  /** The headers; only read. */
+  readonly headers: Headers;
+  /** The body: text already in memory, a stream, or `null` without one. */
+  readonly body: string | ReadableStream<Uint8Array> | null;
+  /** The request as a `Request` (for `authorize` and `onError`), built on first use. */
+  toRequest(): Request;
+}
+
+const NORMALIZED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+
+/**
+ * Returns what the server reads of `fetch`'s arguments. A `Request` is used as it is; a URL with
+ * an `init` whose body is a string (or absent) is read directly, and anything else (a stream or
+ * a `FormData` body) becomes a `Request` first, so both answer the same way.
+ *
+ * @throws TypeError as `new Request` does, for a relative URL or invalid headers.
+ */
+export function incomingRequest(
+  input: Request | string | URL,
+  init?: RequestInit,
+): IncomingRequest {
+  if (input instanceof Request) return fromRequest(input);
+  const body = init?.body ?? null;
+  const upper = (init?.method ?? "GET").toUpperCase();
+  const method = NORMALIZED.has(upper) ? upper : (init?.method ?? "GET");
+  const bodyless = method === "GET" || method === "HEAD";
+  if ((body !== null && typeof body !== "string") || (bodyless && body !== null)) {
+    return fromRequest(new Request(input, init));
+  }
+  // The router parses the URL once; a relative one fails there as `new Request` would.
+  const url = typeof input === "string" ? input : input.href;
+  const headers =
+    init?.headers instanceof Headers ? init.headers : new Headers(init?.headers ?? undefined);
+  let request: Request | undefined;
+  return {
+    method,
+    url,
+    headers,
+    body,
+    toRequest: () => {
+      request ??= new Request(input, init);
+      return request;
+    },
+  };
+}
+
+function fromRequest(request: Request): IncomingRequest {
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    body: request.body,
+    toRequest: () => request,
+  };
+}
+
+/** A request body as text, or why there is none. */
+export type BodyRead =
+  | { type: "text"; text: string }
+  | { type: "too_large" }
+  | { type: "not_utf8" }
+  | { type: "failed" };
+
+/**
+ * Reads a request body as UTF-8 text, stopping as soon as it exceeds `maxBytes`: a lying or
+ * missing `Content-Length` cannot make the server buffer more than the limit. A body that is
+ * already a string is measured in UTF-8 bytes, as it would travel. `failed` means the client
+ * went away mid-body.
+ */
+export async function readBody(request: IncomingRequest, maxBytes: number): Promise<BodyRead> {
+  const { body } = request;
+  if (typeof body === "string") {
+    return utf8Length(body, maxBytes) > maxBytes
+      ? { type: "too_large" }
+      : { type: "text", text: body };
+  }
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await body?.cancel().catch(() => {});
+    return { type: "too_large" };
+  }
+  if (!body) return { type: "text", text: "" };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return { type: "too_large" };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return { type: "failed" };
+  }
+  // No releaseLock: the body is used up either way, and releasing costs an error object.
+  return decode(chunks, size);
+}
+
+// Counts UTF-8 bytes without encoding; a string of at most limit/3 code units always fits.
+function utf8Length(text: string, limit: number): number {
+  if (text.length * 3 <= limit) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+      bytes += next >= 0xdc00 && next <= 0xdfff ? 4 : 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+function decode(chunks: Uint8Array[], size: number): BodyRead {
+  let bytes: Uint8Array;
+  if (chunks.length === 1) bytes = chunks[0] as Uint8Array;
+  else {
+    bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+  }
+  try {
+    return { type: "text", text: decoder.decode(bytes) };
+  } catch {
+    return { type: "not_utf8" };
+  }
+}
+
+/**
+ * Whether an `Accept` header admits a concrete media type such as `text/event-stream`.
+ * Wildcard ranges count, and the most specific matching range decides, so `q=0` on it refuses
+ * the type. An absent header (`null`) admits nothing.
+ */
+export function accepts(accept: string | null, mediaType: string): boolean {
+  if (accept === null) return false;
+  const [type] = mediaType.split("/");
+  let specificity = 0;
+  let weight = 0;
+  for (const range of accept.split(",")) {
+    const [name = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const rank = name === mediaType ? 3 : name === `${type}/*` ? 2 : name === "*/*" ? 1 : 0;
+    if (rank <= specificity) continue;
+    const q = params.find((p) => p.startsWith("q="));
+    const parsed = q === undefined ? 1 : Number(q.slice(2));
+    specificity = rank;
+    weight = Number.isNaN(parsed) ? 0 : parsed;
+  }
+  return weight > 0;
+}
+
+/**
+ * A message as JSON text. A value JSON cannot hold (a cycle, a `BigInt`, nesting deeper than the
+ * engine's stack) never escapes as an exception: a response becomes an internal error for the
+ * same id, and any other message gives `undefined`, to be dropped.
+ */
+export function messageText(message: JsonRpcMessage): string | undefined {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    if (!("id" in message) || "method" in message) return undefined;
+    const fallback = jsonRpcError(
+      message.id,
+      JSON_RPC_ERROR.internalError,
+      `Internal error: the answer is not JSON-serialisable (${errorText(error)})`,
+    );
+    return JSON.stringify(fallback);
+  }
+}
+
+/** A JSON response carrying one message (see `messageText` for one JSON cannot hold). */
+export function jsonResponse(body: JsonRpcMessage, status: number, headers: Headers): Response {
+  const response = new Response(messageText(body) ?? "", { status, headers });
+  // Setting on the response's own copy saves building a second Headers per answer.
+  response.headers.set("content-type", "application/json");
+  return response;
+}
+
+/** No extra headers: for answers to requests that are refused before CORS applies. */
+export const NO_HEADERS: Headers = new Headers();
+
+/**
+ * An HTTP error (400, 401, 403, 404, 405, 406, 413, 415, 500, 503) whose body is a JSON-RPC
+ * error with id `null`, as the Streamable HTTP transport suggests, so clients that only read
+ * JSON-RPC still see why.
+ */
+export function httpError(status: number, message: string, headers: Headers): Response {
+  const code = status >= 500 ? JSON_RPC_ERROR.internalError : JSON_RPC_ERROR.invalidRequest;
+  return jsonResponse(jsonRpcError(null, code, message), status, headers);
+}
+
+/**
+ * The answer to one POSTed request: plain JSON unless something must be sent before the result
+ * (progress, a log message, a question), in which case it becomes an SSE stream from that moment.
+ */
+export interface ResponseChannel {
+  /** Settles with the HTTP response: at the first `send`, or at `finish`. */
+  readonly response: Promise<Response>;
+  /** Sends a notification or a server-to-client request ahead of the result. */
+  send(message: JsonRpcMessage): void;
+  /**
+   * Sends the final response and ends the exchange. Without a message, a stream just ends (a
+   * cancelled request gets no response) and a not-yet-started answer becomes `fallback`.
+   */
+  finish(message: JsonRpcResponse | undefined, fallback: JsonRpcResponse): void;
+}
+
+/** Creates a response channel whose every answer carries `headers` (CORS, session id). */
+export function createResponseChannel(headers: Headers): ResponseChannel {
+  let resolve: (response: Response) => void = () => {};
+  const response = new Promise<Response>((r) => {
+    resolve = r;
+  });
+  let stream: SseWriter | undefined;
+  let done = false;
+  const start = (): SseWriter => {
+    if (stream) return stream;
+    stream = createSseWriter();
+    const sseHeaders = new Headers(headers);
+    sseHeaders.set("content-type", "text/event-stream");
+    sseHeaders.set("cache-control", "no-cache, no-transform");
+    resolve(new Response(stream.body, { status: 200, headers: sseHeaders }));
+    return stream;
+  };
+  return {
+    response,
+    send(message) {
+      if (!done) start().write(message);
+    },
+    finish(message, fallback) {
+      if (done) return;
+      done = true;
+      if (stream) {
+        if (message) stream.write(message);
+        stream.close();
+        return;
+      }
+      resolve(jsonResponse(message ?? fallback, 200, headers));
+    },
+  };
+}
+
+/** The writing end of one `text/event-stream` response body. */
+export interface SseWriter {
+  readonly body: ReadableStream<Uint8Array>;
+  /** Whether the client still reads (it has not disconnected and `close` was not called). */
+  readonly open: boolean;
+  /**
+   * Writes one message as a `message` event; a no-op once closed. A notification is dropped
+   * while the client lags more than the buffer limit behind. Returns whether it was queued.
+   */
+  write(message: JsonRpcMessage): boolean;
+  /** Ends the stream; idempotent. */
+  close(): void;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Creates an SSE writer that sends each JSON-RPC message as one event, encoded at once so a
+ * streaming server flushes it without waiting for the next one.
+ *
+ * A client that stops reading must not make the server buffer without end: once `bufferBytes`
+ * (default 1 MiB) are queued unread, notifications (progress, log messages) are dropped
+ * (progress is a hint and the next one supersedes it) while requests and the final response are
+ * always queued; there are only ever a few of those.
+ */
+export function createSseWriter(bufferBytes = 1024 * 1024): SseWriter {
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let open = true;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      cancel() {
+        // The client disconnected; per the transport spec that is not a cancellation.
+        open = false;
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: bufferBytes }),
+  );
+  return {
+    body,
+    get open() {
+      return open;
+    },
+    write(message) {
+      if (!open || !controller) return false;
+      const notification = !("id" in message);
+      if (notification && (controller.desiredSize ?? 0) <= 0) return false;
+      const text = messageText(message);
+      if (text === undefined) return false;
+      // JSON.stringify never emits raw newlines, so one `data:` line is always enough.
+      controller.enqueue(encoder.encode(`event: message\ndata: ${text}\n\n`));
+      return true;
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      controller?.close();
+    },
+  };
+}

@@ -1,0 +1,317 @@
+// The JSON-RPC exchange of revisions 2025-11-25 and 2025-06-18 over Streamable HTTP: a POST
+// carries one message (a request gets a JSON or SSE answer, a notification or a response 202),
+// `Mcp-Session-Id` names a session in `memory` mode, DELETE ends one. `handler.ts` has already
+// checked Host, Origin and `authorize`; `tool-call.ts` runs a `tools/call`. A later protocol era
+// gets a sibling of this file, chosen per request by `handler.ts`.
+
+import { byName } from "../../declaration/tool-name.ts";
+import { unreachable } from "../../errors.ts";
+import type { Toolset } from "../../toolset/toolset.ts";
+import {
+  JSON_RPC_ERROR,
+  type JsonRpcFailure,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  jsonRpcError,
+  jsonRpcResult,
+  parseJsonRpc,
+} from "../json-rpc.ts";
+import {
+  isSupportedProtocolVersion,
+  LOGGING_LEVELS,
+  type McpLoggingLevel,
+  type McpTool,
+  negotiateProtocolVersion,
+  toMcpTool,
+} from "../protocol.ts";
+import { accepts, httpError, type IncomingRequest, jsonResponse, readBody } from "./http.ts";
+import {
+  type RequestScope,
+  readClientCapabilities,
+  type ServerState,
+  type Session,
+} from "./state.ts";
+import { serveToolCall } from "./tool-call.ts";
+
+/** Who `authorize` let in: the tool's `ctx.auth` and the identity key it is compared by. */
+export interface Caller {
+  readonly auth: unknown;
+  readonly identity: string | undefined;
+}
+
+/**
+ * Answers a POST to the endpoint: checks media types, the protocol-version header and the body
+ * size, parses one JSON-RPC message, finds its session (bound to the caller), and dispatches it.
+ *
+ * Batches (JSON arrays) are refused with `-32600`: revision 2025-06-18 removed them and
+ * 2025-11-25 did not bring them back.
+ */
+export async function handlePost(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+  caller: Caller,
+): Promise<Response> {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
+    return httpError(415, "Unsupported Media Type: Content-Type must be application/json", headers);
+  }
+  if (!acceptsBoth(request.headers.get("accept"))) {
+    return httpError(
+      406,
+      "Not Acceptable: Accept must list application/json and text/event-stream",
+      headers,
+    );
+  }
+  const headerVersion = request.headers.get("mcp-protocol-version");
+  if (headerVersion !== null && !isSupportedProtocolVersion(headerVersion)) {
+    return httpError(
+      400,
+      `Bad Request: unsupported MCP-Protocol-Version ${headerVersion}`,
+      headers,
+    );
+  }
+  const body = await readBody(request, state.options.maxBodyBytes);
+  switch (body.type) {
+    case "too_large":
+      return httpError(
+        413,
+        `Payload Too Large: the limit is ${state.options.maxBodyBytes} bytes`,
+        headers,
+      );
+    case "not_utf8":
+      return failure(
+        jsonRpcError(null, JSON_RPC_ERROR.parseError, "Parse error: the body is not UTF-8"),
+        headers,
+      );
+    case "failed":
+      return httpError(400, "Bad Request: the body could not be read", headers);
+    case "text":
+      break;
+    default:
+      return unreachable(body);
+  }
+  const parsed = parseJsonRpc(body.text);
+  if (parsed.type === "parse_error") return failure(parsed.error, headers);
+  if (parsed.type === "batch") {
+    const error = jsonRpcError(
+      null,
+      JSON_RPC_ERROR.invalidRequest,
+      "Invalid Request: batches are not supported",
+    );
+    return failure(error, headers);
+  }
+  const message = parsed.message;
+  if (message.type === "invalid") return failure(message.error, headers);
+  const initializing = message.type === "request" && message.message.method === "initialize";
+  const found =
+    initializing || !state.sessions ? undefined : findSession(state, request, headers, caller);
+  if (found instanceof Response) return found;
+  const scope: RequestScope = {
+    session: found,
+    protocolVersion: headerVersion ?? found?.protocolVersion,
+    headers,
+    auth: caller.auth,
+    identity: caller.identity,
+    request: () => request.toRequest(),
+  };
+  switch (message.type) {
+    case "request":
+      return handleRequest(state, scope, message.message);
+    case "notification":
+      handleNotification(state, scope, message.message);
+      return new Response(null, { status: 202, headers });
+    case "response":
+      // An answer to a question that already ended, or someone else's, is accepted and dropped.
+      state.pending.settle(message.message, ownerOf(scope));
+      return new Response(null, { status: 202, headers });
+    default:
+      return unreachable(message);
+  }
+}
+
+/**
+ * The key running calls and questions are filed under: the session in `memory` mode, else the
+ * caller's identity, so one caller can neither cancel nor answer for another.
+ */
+export function ownerOf(scope: RequestScope): string | undefined {
+  return scope.session ? scope.session.id : scope.identity;
+}
+
+/**
+ * Answers DELETE: ends the caller's session named by `Mcp-Session-Id` and cancels its running
+ * calls (204); 405 in stateless mode, 400/404 for a missing/unknown (or someone else's) session.
+ */
+export function handleDelete(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+  identity: string | undefined,
+): Response {
+  if (!state.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
+  const found = findSession(state, request, headers, { auth: undefined, identity });
+  if (found instanceof Response) return found;
+  state.sessions.delete(found.id);
+  state.inFlight.cancelAll(found.id);
+  return new Response(null, { status: 204, headers });
+}
+
+/** A 405 answer whose `Allow` header lists the methods the endpoint does accept. */
+export function methodNotAllowed(headers: Headers, allow: string): Response {
+  const merged = new Headers(headers);
+  merged.set("allow", allow);
+  return httpError(405, "Method Not Allowed", merged);
+}
+
+// Another identity's session answers exactly like an unknown one, so a session id learnt from
+// elsewhere tells its holder nothing.
+function findSession(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+  caller: Caller,
+): Session | Response {
+  const id = request.headers.get("mcp-session-id");
+  if (id === null) return httpError(400, "Bad Request: Mcp-Session-Id header is required", headers);
+  const session = state.sessions?.get(id);
+  if (!session || session.identity !== caller.identity) {
+    return httpError(404, "Session not found", headers);
+  }
+  return session;
+}
+
+// Clients send the same Accept header every time; it is parsed once per distinct value.
+let lastAccept: string | null = null;
+let lastVerdict = false;
+function acceptsBoth(accept: string | null): boolean {
+  if (accept !== lastAccept) {
+    lastVerdict = accepts(accept, "application/json") && accepts(accept, "text/event-stream");
+    lastAccept = accept;
+  }
+  return lastVerdict;
+}
+
+function failure(error: JsonRpcFailure, headers: Headers): Response {
+  return jsonResponse(error, 400, headers);
+}
+
+async function handleRequest(
+  state: ServerState,
+  scope: RequestScope,
+  message: JsonRpcRequest,
+): Promise<Response> {
+  const params = message.params ?? {};
+  const answer = (result: Record<string, unknown>) =>
+    jsonResponse(jsonRpcResult(message.id, result), 200, scope.headers);
+  const fail = (code: number, why: string) =>
+    jsonResponse(jsonRpcError(message.id, code, why), 200, scope.headers);
+  switch (message.method) {
+    case "initialize":
+      return initialize(state, scope, message);
+    case "ping":
+      return answer({});
+    case "tools/list": {
+      const page = await listToolsPage(state.toolset, params.cursor, state.options.pageSize);
+      return page ? answer(page) : fail(JSON_RPC_ERROR.invalidParams, "Invalid cursor");
+    }
+    case "tools/call":
+      return serveToolCall(state, scope, message, ownerOf(scope));
+    case "logging/setLevel": {
+      const level = params.level;
+      if (!(LOGGING_LEVELS as readonly unknown[]).includes(level)) {
+        return fail(
+          JSON_RPC_ERROR.invalidParams,
+          `level must be one of ${LOGGING_LEVELS.join(", ")}`,
+        );
+      }
+      // A session keeps its level; without one there is nothing to keep it in, and one
+      // server-wide level would let any client silence every other client's logs.
+      if (scope.session) scope.session.logLevel = level as McpLoggingLevel;
+      return answer({});
+    }
+    default:
+      return fail(JSON_RPC_ERROR.methodNotFound, `Method not found: ${message.method}`);
+  }
+}
+
+// `notifications/cancelled` stops the sender's in-flight call; every other notification
+// (`notifications/initialized` included) needs nothing and is ignored.
+function handleNotification(
+  state: ServerState,
+  scope: RequestScope,
+  message: JsonRpcNotification,
+): void {
+  if (message.method !== "notifications/cancelled") return;
+  const { requestId, reason } = message.params ?? {};
+  if (typeof requestId !== "string" && typeof requestId !== "number") return;
+  state.inFlight.cancel(ownerOf(scope), requestId, typeof reason === "string" ? reason : undefined);
+}
+
+function initialize(state: ServerState, scope: RequestScope, message: JsonRpcRequest): Response {
+  const params = message.params ?? {};
+  if (typeof params.protocolVersion !== "string") {
+    const error = jsonRpcError(
+      message.id,
+      JSON_RPC_ERROR.invalidParams,
+      "initialize needs a string `protocolVersion`",
+    );
+    return jsonResponse(error, 200, scope.headers);
+  }
+  const protocolVersion = negotiateProtocolVersion(params.protocolVersion);
+  const headers = new Headers(scope.headers);
+  if (state.sessions) {
+    const capabilities = readClientCapabilities(params.capabilities);
+    const session = state.sessions.create(protocolVersion, capabilities, scope.identity);
+    if (!session) return httpError(503, "Too many sessions; try again later", scope.headers);
+    headers.set("mcp-session-id", session.id);
+  }
+  const { name, version, title, instructions } = state.options;
+  const serverInfo: Record<string, unknown> = { name, version };
+  if (title !== undefined) serverInfo.title = title;
+  const result: Record<string, unknown> = {
+    protocolVersion,
+    capabilities: { tools: { listChanged: false }, logging: {} },
+    serverInfo,
+  };
+  if (instructions !== undefined) result.instructions = instructions;
+  return jsonResponse(jsonRpcResult(message.id, result), 200, headers);
+}
+
+const CURSOR_PREFIX = "toolwire:after:";
+
+// One `tools/list` page, or `undefined` for a cursor this server did not issue. The cursor names
+// the last tool already listed (`listTools` is sorted by name), so a page never repeats or skips
+// a tool that survived a change to the list in between.
+async function listToolsPage(
+  toolset: Toolset,
+  cursor: unknown,
+  pageSize: number,
+): Promise<{ tools: McpTool[]; nextCursor?: string } | undefined> {
+  let after: string | undefined;
+  if (cursor !== undefined) {
+    after = decodeCursor(cursor);
+    if (after === undefined) return undefined;
+  }
+  const all = await toolset.listTools();
+  const rest =
+    after === undefined ? all : all.filter((tool) => byName(tool, { name: after as string }) > 0);
+  const page = rest.slice(0, pageSize);
+  const last = page.at(-1);
+  if (rest.length <= pageSize || !last) return { tools: page.map(toMcpTool) };
+  return {
+    tools: page.map(toMcpTool),
+    nextCursor: btoa(CURSOR_PREFIX + encodeURIComponent(last.name)),
+  };
+}
+
+function decodeCursor(cursor: unknown): string | undefined {
+  if (typeof cursor !== "string") return undefined;
+  try {
+    const text = atob(cursor);
+    return text.startsWith(CURSOR_PREFIX)
+      ? decodeURIComponent(text.slice(CURSOR_PREFIX.length))
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,305 @@
+// What one handler remembers between requests, and for whom: sessions (bound to the identity
+// that created them), the running calls `notifications/cancelled` can stop (with the cap on how
+// many may run), and the questions waiting for a client's answer. Everything lives in the
+// process or isolate that created the handler (see `docs/design.md`, "Serving MCP").
+
+import type { Toolset } from "../../toolset/toolset.ts";
+import type { JsonRpcId, JsonRpcResponse } from "../json-rpc.ts";
+import type { McpLoggingLevel } from "../protocol.ts";
+import type { OriginPolicy, ResolvedOptions } from "./handler.ts";
+
+/** What one handler keeps between requests. */
+export interface ServerState {
+  /** The served toolset (never shut down by the server). */
+  readonly toolset: Toolset;
+  readonly options: ResolvedOptions;
+  /** Host/Origin checks and CORS. */
+  readonly policy: OriginPolicy;
+  /** Live sessions, in `memory` mode. */
+  readonly sessions: SessionStore | undefined;
+  /** Questions waiting for the client's answer. */
+  readonly pending: PendingRequests;
+  /** Running `tools/call` requests. */
+  readonly inFlight: InFlightCalls;
+  /** Reports a failure the client only sees as a generic answer; never throws. */
+  report(error: unknown, phase: "authorize" | "request" | "tool", request: () => Request): void;
+}
+
+/** What one POST is answered with and on behalf of. */
+export interface RequestScope {
+  /** The session, in `memory` mode after `initialize`. */
+  readonly session: Session | undefined;
+  /** The revision in use: the `MCP-Protocol-Version` header, else the session's. */
+  readonly protocolVersion: string | undefined;
+  /** Headers every response to this POST carries (CORS). */
+  readonly headers: Headers;
+  /** What `authorize` returned (`undefined` without an authorizer); the tool's `ctx.auth`. */
+  readonly auth: unknown;
+  /** The caller's identity key (see `identityOf`); `undefined` for an anonymous caller. */
+  readonly identity: string | undefined;
+  /** The HTTP request, built on demand for `onError`. */
+  readonly request: () => Request;
+}
+
+/**
+ * Returns the key two requests must share to count as the same caller: the first string or
+ * number among `subject`, `sub`, `id`, `clientId` and `token` of what `authorize` returned, a
+ * primitive as itself, else the value's JSON text. `undefined` (no authorizer, or `true`) is the
+ * anonymous caller, and every anonymous caller is the same one.
+ */
+export function identityOf(auth: unknown): string | undefined {
+  if (auth === undefined || auth === null) return undefined;
+  if (typeof auth !== "object") return `${typeof auth}:${String(auth)}`;
+  const record = auth as Record<string, unknown>;
+  for (const key of ["subject", "sub", "id", "clientId", "token"]) {
+    const value = record[key];
+    if (typeof value === "string" || typeof value === "number") return `${key}:${value}`;
+  }
+  try {
+    return `json:${JSON.stringify(auth)}`;
+  } catch {
+    // A value JSON cannot hold matches nothing, so a session it creates is never reused by
+    // someone else; better unusable than shared.
+    return `unique:${crypto.randomUUID()}`;
+  }
+}
+
+/**
+ * The client capabilities the server acts on; nothing else of `initialize`'s `capabilities`
+ * is kept, so a session costs the same whatever the client declared.
+ */
+export interface ClientCapabilities {
+  /** Elicitation in form mode (2025-11-25 lists modes; an empty object means form). */
+  readonly elicitation: boolean;
+  /** Any `sampling` object. */
+  readonly sampling: boolean;
+}
+
+/** Reads the capabilities the server needs from `initialize`'s `capabilities`. */
+export function readClientCapabilities(value: unknown): ClientCapabilities {
+  const record = isObject(value) ? value : {};
+  const elicitation = record.elicitation;
+  return {
+    elicitation:
+      isObject(elicitation) && (Object.keys(elicitation).length === 0 || "form" in elicitation),
+    sampling: isObject(record.sampling),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What the server remembers about one initialized client. */
+export interface Session {
+  /** The `Mcp-Session-Id`. */
+  readonly id: string;
+  /** Who created it; any other identity gets 404 for it. */
+  readonly identity: string | undefined;
+  /** The negotiated protocol revision. */
+  readonly protocolVersion: string;
+  readonly capabilities: ClientCapabilities;
+  /** The level set by `logging/setLevel` on this session. */
+  logLevel: McpLoggingLevel | undefined;
+}
+
+/** Sessions by id. */
+export interface SessionStore {
+  /**
+   * Creates a session with a fresh unguessable id, first ending idle ones when the store is
+   * full. Returns `undefined` when the store is full of live sessions.
+   */
+  create(
+    protocolVersion: string,
+    capabilities: ClientCapabilities,
+    identity: string | undefined,
+  ): Session | undefined;
+  /** Returns the session with this id if it is live, and counts this as activity. */
+  get(id: string): Session | undefined;
+  /** Ends a session; returns whether it existed. */
+  delete(id: string): boolean;
+}
+
+/** How many sessions a store holds and how long an idle one lives. */
+export interface SessionStoreOptions {
+  /** The most live sessions; creating one more fails until one ends or expires. */
+  capacity: number;
+  /** A session without a request for this long (ms), and with no call running, has expired. */
+  idleMs: number;
+  /** Whether a session still has work running (it is then never idle). */
+  busy(id: string): boolean;
+  /** Called for every session that expires, to stop whatever it left behind. */
+  onExpire(id: string): void;
+  /** The clock, in milliseconds; `Date.now` by default. */
+  now?: () => number;
+}
+
+/**
+ * Creates an in-memory session store (Node, Deno, a single Durable Object: one process holds
+ * every session). Ids are random UUIDs (122 random bits), so one cannot be guessed, and a client
+ * cannot choose its own: an unknown id gets 404, never a new session. Expiry needs no timer: a
+ * session is checked when it is used, and idle ones are swept when the store is full, so an idle
+ * server holds no timers and a Worker is never kept alive.
+ */
+export function createSessionStore(options: SessionStoreOptions): SessionStore {
+  const { capacity, idleMs, busy, onExpire, now = Date.now } = options;
+  const sessions = new Map<string, { session: Session; seen: number }>();
+  const expired = (id: string, seen: number, at: number) => at - seen >= idleMs && !busy(id);
+  const end = (id: string) => {
+    sessions.delete(id);
+    onExpire(id);
+  };
+  return {
+    create(protocolVersion, capabilities, identity) {
+      const at = now();
+      if (sessions.size >= capacity) {
+        for (const [id, entry] of sessions) if (expired(id, entry.seen, at)) end(id);
+      }
+      if (sessions.size >= capacity) return undefined;
+      const session: Session = {
+        id: crypto.randomUUID(),
+        identity,
+        protocolVersion,
+        capabilities,
+        logLevel: undefined,
+      };
+      sessions.set(session.id, { session, seen: at });
+      return session;
+    },
+    get(id) {
+      const entry = sessions.get(id);
+      if (!entry) return undefined;
+      const at = now();
+      if (expired(id, entry.seen, at)) {
+        end(id);
+        return undefined;
+      }
+      entry.seen = at;
+      return entry.session;
+    },
+    delete: (id) => sessions.delete(id),
+  };
+}
+
+/**
+ * Running `tools/call` requests, by owner and JSON-RPC id. The owner is the session id with
+ * sessions, else the caller's identity, so a cancellation only ever reaches the caller's own
+ * calls.
+ */
+export interface InFlightCalls {
+  /**
+   * Registers a running request, or refuses it (`undefined`) when `limit` calls are already
+   * running for the owner (`perOwner`) or in the whole table. Returns the unregister function.
+   */
+  add(
+    owner: string | undefined,
+    id: JsonRpcId,
+    controller: AbortController,
+    limit: { max: number; perOwner: boolean },
+  ): (() => void) | undefined;
+  /**
+   * Cancels the owner's running request with this id, unless the owner has two with the same
+   * id (then which one is meant is unknown, and nothing is cancelled). Returns whether one was.
+   */
+  cancel(owner: string | undefined, id: JsonRpcId, reason: string | undefined): boolean;
+  /** Cancels every request of an owner (its session ended). */
+  cancelAll(owner: string): void;
+  /** Whether an owner has a call running. */
+  running(owner: string): boolean;
+}
+
+/** Creates the table of running calls. */
+export function createInFlightCalls(): InFlightCalls {
+  const calls = new Map<string, Set<AbortController>>();
+  const perOwner = new Map<string, number>();
+  let total = 0;
+  const ownerKey = (owner: string | undefined) => owner ?? "";
+  const keyOf = (owner: string | undefined, id: JsonRpcId) =>
+    `${ownerKey(owner)}\u0000${typeof id}\u0000${id}`;
+  return {
+    add(owner, id, controller, limit) {
+      const count = perOwner.get(ownerKey(owner)) ?? 0;
+      if ((limit.perOwner ? count : total) >= limit.max) return undefined;
+      const key = keyOf(owner, id);
+      const set = calls.get(key) ?? new Set();
+      set.add(controller);
+      calls.set(key, set);
+      perOwner.set(ownerKey(owner), count + 1);
+      total++;
+      let registered = true;
+      return () => {
+        if (!registered) return;
+        registered = false;
+        total--;
+        set.delete(controller);
+        if (set.size === 0 && calls.get(key) === set) calls.delete(key);
+        const left = (perOwner.get(ownerKey(owner)) ?? 1) - 1;
+        if (left > 0) perOwner.set(ownerKey(owner), left);
+        else perOwner.delete(ownerKey(owner));
+      };
+    },
+    cancel(owner, id, reason) {
+      const set = calls.get(keyOf(owner, id));
+      if (set?.size !== 1) return false;
+      for (const controller of set) controller.abort(reason ?? "cancelled by the client");
+      return true;
+    },
+    cancelAll(owner) {
+      const prefix = `${owner}\u0000`;
+      for (const [key, set] of calls) {
+        if (!key.startsWith(prefix)) continue;
+        for (const controller of set) controller.abort("the session ended");
+      }
+    },
+    running: (owner) => perOwner.has(owner),
+  };
+}
+
+/** Server-to-client requests (questions) waiting for the client's answer. */
+export interface PendingRequests {
+  /**
+   * Returns a fresh request id, a promise of the response that will carry it, and `withdraw`,
+   * which forgets the request (the asker stopped waiting: cancelled or timed out), so a late
+   * answer is dropped and the table never keeps it.
+   */
+  open(owner: string | undefined): {
+    id: string;
+    response: Promise<JsonRpcResponse>;
+    withdraw(): void;
+  };
+  /**
+   * Delivers a response from the client; only the owner that was asked can answer. Returns
+   * whether a pending request took it (an answer to a question that already ended is dropped).
+   */
+  settle(response: JsonRpcResponse, owner: string | undefined): boolean;
+}
+
+/**
+ * Creates the table of questions, keyed by their JSON-RPC id. Ids are random UUIDs, so an answer
+ * is matched by an unguessable id as well as by its owner; the table lives in one process or
+ * isolate, so the answer must reach the same one.
+ */
+export function createPendingRequests(): PendingRequests {
+  const entries = new Map<
+    string,
+    { owner: string | undefined; resolve(response: JsonRpcResponse): void }
+  >();
+  return {
+    open(owner) {
+      const id = crypto.randomUUID();
+      const response = new Promise<JsonRpcResponse>((resolve) => {
+        entries.set(id, { owner, resolve });
+      });
+      return { id, response, withdraw: () => entries.delete(id) };
+    },
+    settle(response, owner) {
+      const key = response.id;
+      if (typeof key !== "string") return false;
+      const entry = entries.get(key);
+      if (!entry || entry.owner !== owner) return false;
+      entries.delete(key);
+      entry.resolve(response);
+      return true;
+    },
+  };
+}

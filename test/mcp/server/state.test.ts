@@ -1,0 +1,295 @@
+import { describe, expect, it } from "vitest";
+import { jsonRpcError, jsonRpcResult } from "../../../src/mcp/json-rpc.ts";
+import {
+  createInFlightCalls,
+  createPendingRequests,
+  createSessionStore,
+  identityOf,
+  readClientCapabilities,
+} from "../../../src/mcp/server/state.ts";
+import { CLIENT_HEADERS, fixtureHandler, post, rpc } from "./fixture.ts";
+
+// What a handler remembers between requests, and for whom (docs/design.md S4-S7).
+
+const NONE = readClientCapabilities({});
+const UNLIMITED = { max: 1000, perOwner: true };
+
+const initialize = rpc(1, "initialize", {
+  protocolVersion: "2025-06-18",
+  capabilities: {},
+  clientInfo: { name: "t", version: "0" },
+});
+
+describe("memory sessions", () => {
+  it("issues Mcp-Session-Id at initialize, requires it afterwards, and ends it on DELETE", async () => {
+    const { handler } = fixtureHandler({ sessions: "memory" });
+    const init = await handler.fetch(post(initialize));
+    const id = init.headers.get("mcp-session-id");
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const missing = await handler.fetch(post(rpc(2, "ping")));
+    expect(missing.status).toBe(400);
+    const unknown = await handler.fetch(post(rpc(2, "ping"), { "mcp-session-id": "nope" }));
+    expect(unknown.status).toBe(404);
+    const ok = await handler.fetch(post(rpc(2, "ping"), { "mcp-session-id": id as string }));
+    expect(await ok.json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    const del = await handler.fetch(
+      new Request("http://127.0.0.1:3000/mcp", {
+        method: "DELETE",
+        headers: { ...CLIENT_HEADERS, "mcp-session-id": id as string },
+      }),
+    );
+    expect(del.status).toBe(204);
+    const after = await handler.fetch(post(rpc(3, "ping"), { "mcp-session-id": id as string }));
+    expect(after.status).toBe(404);
+  });
+
+  it("refuses a new session past maxSessions with 503", async () => {
+    const { handler } = fixtureHandler({ sessions: "memory", maxSessions: 1 });
+    expect((await handler.fetch(post(initialize))).status).toBe(200);
+    expect((await handler.fetch(post(initialize))).status).toBe(503);
+  });
+
+  it("cancels a session's running calls when it is deleted", async () => {
+    const { handler, observed } = fixtureHandler({ sessions: "memory" });
+    const id = (await handler.fetch(post(initialize))).headers.get("mcp-session-id") as string;
+    const call = handler.fetch(
+      post(rpc(2, "tools/call", { name: "wait", arguments: {} }), { "mcp-session-id": id }),
+    );
+    await observed.started;
+    await handler.fetch(
+      new Request("http://127.0.0.1:3000/mcp", {
+        method: "DELETE",
+        headers: { ...CLIENT_HEADERS, "mcp-session-id": id },
+      }),
+    );
+    await observed.aborted;
+    expect((await call).status).toBe(200);
+  });
+});
+
+describe("createSessionStore", () => {
+  const store = (capacity: number, busy = new Set<string>()) => {
+    let now = 0;
+    const expired: string[] = [];
+    const sessions = createSessionStore({
+      capacity,
+      idleMs: 1000,
+      busy: (id) => busy.has(id),
+      onExpire: (id) => expired.push(id),
+      now: () => now,
+    });
+    return { sessions, expired, advance: (ms: number) => (now += ms) };
+  };
+
+  it("issues distinct random ids and never adopts one the client names", () => {
+    const { sessions } = store(10);
+    const a = sessions.create("2025-06-18", NONE, undefined);
+    const b = sessions.create("2025-06-18", NONE, undefined);
+    expect(a?.id).not.toBe(b?.id);
+    expect(sessions.get("00000000-0000-4000-8000-000000000000")).toBeUndefined();
+  });
+
+  it("expires a session idle for idleMs, and each request restarts its clock", () => {
+    const { sessions, expired, advance } = store(10);
+    const session = sessions.create("2025-06-18", NONE, undefined);
+    const id = session?.id as string;
+    advance(999);
+    expect(sessions.get(id)).toBe(session);
+    advance(999);
+    expect(sessions.get(id)).toBe(session);
+    advance(1000);
+    expect(sessions.get(id)).toBeUndefined();
+    expect(expired).toEqual([id]);
+    expect(sessions.get(id)).toBeUndefined();
+  });
+
+  it("keeps a session with a call running, however long it is idle", () => {
+    const busy = new Set<string>();
+    const { sessions, advance } = store(10, busy);
+    const id = sessions.create("2025-06-18", NONE, undefined)?.id as string;
+    busy.add(id);
+    advance(60_000);
+    expect(sessions.get(id)?.id).toBe(id);
+  });
+
+  it("makes room at capacity by ending idle sessions only", () => {
+    const busy = new Set<string>();
+    const { sessions, expired, advance } = store(2, busy);
+    const idle = sessions.create("2025-06-18", NONE, undefined)?.id as string;
+    const working = sessions.create("2025-06-18", NONE, undefined)?.id as string;
+    busy.add(working);
+    expect(sessions.create("2025-06-18", NONE, undefined)).toBeUndefined();
+    advance(1000);
+    expect(sessions.create("2025-06-18", NONE, undefined)).toBeDefined();
+    expect(expired).toEqual([idle]);
+    expect(sessions.get(working)?.id).toBe(working);
+    expect(sessions.create("2025-06-18", NONE, undefined)).toBeUndefined();
+  });
+
+  it("deletes once", () => {
+    const { sessions } = store(1);
+    const id = sessions.create("2025-06-18", NONE, undefined)?.id as string;
+    expect(sessions.delete(id)).toBe(true);
+    expect(sessions.delete(id)).toBe(false);
+    expect(sessions.create("2025-06-18", NONE, undefined)).toBeDefined();
+  });
+});
+
+describe("createInFlightCalls", () => {
+  it("cancels a session's call by id, and only that session's", () => {
+    const calls = createInFlightCalls();
+    const mine = new AbortController();
+    const theirs = new AbortController();
+    calls.add("s1", 1, mine, UNLIMITED);
+    calls.add("s2", 1, theirs, UNLIMITED);
+    expect(calls.cancel("s1", 1, "stop")).toBe(true);
+    expect(mine.signal.reason).toBe("stop");
+    expect(theirs.signal.aborted).toBe(false);
+  });
+
+  it("keeps string and number ids apart, and ignores unknown ids", () => {
+    const calls = createInFlightCalls();
+    const numeric = new AbortController();
+    calls.add(undefined, 7, numeric, UNLIMITED);
+    expect(calls.cancel(undefined, "7", undefined)).toBe(false);
+    expect(calls.cancel(undefined, 99, undefined)).toBe(false);
+    expect(numeric.signal.aborted).toBe(false);
+  });
+
+  it("ignores an id the owner has twice rather than guess which call is meant", () => {
+    const calls = createInFlightCalls();
+    const a = new AbortController();
+    const b = new AbortController();
+    calls.add(undefined, 1, a, UNLIMITED);
+    const unregisterB = calls.add(undefined, 1, b, UNLIMITED);
+    expect(calls.cancel(undefined, 1, undefined)).toBe(false);
+    unregisterB?.();
+    expect(calls.cancel(undefined, 1, undefined)).toBe(true);
+    expect(a.signal.aborted).toBe(true);
+  });
+
+  it("tracks which sessions have calls running and empties when they finish", () => {
+    const calls = createInFlightCalls();
+    const unregister = calls.add("s1", 1, new AbortController(), UNLIMITED);
+    const second = calls.add("s1", 2, new AbortController(), UNLIMITED);
+    expect(calls.running("s1")).toBe(true);
+    unregister?.();
+    unregister?.();
+    expect(calls.running("s1")).toBe(true);
+    second?.();
+    expect(calls.running("s1")).toBe(false);
+    expect(calls.cancel("s1", 1, undefined)).toBe(false);
+  });
+
+  it("cancels every call of a deleted session", () => {
+    const calls = createInFlightCalls();
+    const one = new AbortController();
+    const two = new AbortController();
+    const other = new AbortController();
+    calls.add("s1", 1, one, UNLIMITED);
+    calls.add("s1", "x", two, UNLIMITED);
+    calls.add("s10", 1, other, UNLIMITED);
+    calls.cancelAll("s1");
+    expect([one.signal.aborted, two.signal.aborted, other.signal.aborted]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+});
+
+describe("createPendingRequests", () => {
+  it("issues unguessable ids and delivers the matching answer once", async () => {
+    const pending = createPendingRequests();
+    const a = pending.open("s1");
+    const b = pending.open("s1");
+    expect(a.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.id).not.toBe(b.id);
+    expect(pending.settle(jsonRpcResult(a.id, { action: "decline" }), "s1")).toBe(true);
+    expect(await a.response).toEqual(jsonRpcResult(a.id, { action: "decline" }));
+    expect(pending.settle(jsonRpcResult(a.id, { action: "accept" }), "s1")).toBe(false);
+  });
+
+  it("refuses an answer from another session, with an unknown id, or with a non-string id", () => {
+    const pending = createPendingRequests();
+    const { id } = pending.open("s1");
+    expect(pending.settle(jsonRpcResult(id, {}), "s2")).toBe(false);
+    expect(pending.settle(jsonRpcResult(id, {}), undefined)).toBe(false);
+    expect(pending.settle(jsonRpcResult("other", {}), "s1")).toBe(false);
+    expect(pending.settle(jsonRpcError(null, -1, "x"), "s1")).toBe(false);
+    expect(pending.settle(jsonRpcResult(3, {}), "s1")).toBe(false);
+    expect(pending.settle(jsonRpcResult(id, {}), "s1")).toBe(true);
+  });
+
+  it("drops a late answer once the asker withdrew the request", () => {
+    const pending = createPendingRequests();
+    const { id, withdraw } = pending.open(undefined);
+    withdraw();
+    expect(pending.settle(jsonRpcResult(id, {}), undefined)).toBe(false);
+  });
+});
+
+describe("the in-flight cap", () => {
+  it("refuses a call beyond the owner's limit, and admits one again once a call ends", () => {
+    const calls = createInFlightCalls();
+    const limit = { max: 2, perOwner: true };
+    const first = calls.add("s1", 1, new AbortController(), limit);
+    expect(calls.add("s1", 2, new AbortController(), limit)).toBeDefined();
+    expect(calls.add("s1", 3, new AbortController(), limit)).toBeUndefined();
+    expect(calls.add("s2", 1, new AbortController(), limit)).toBeDefined();
+    first?.();
+    expect(calls.add("s1", 3, new AbortController(), limit)).toBeDefined();
+  });
+
+  it("counts every owner together when the limit is for the whole table", () => {
+    const calls = createInFlightCalls();
+    const limit = { max: 2, perOwner: false };
+    calls.add("alice", 1, new AbortController(), limit);
+    calls.add("bob", 1, new AbortController(), limit);
+    expect(calls.add("carol", 1, new AbortController(), limit)).toBeUndefined();
+  });
+});
+
+describe("identityOf", () => {
+  it("names a caller by subject, sub, id, clientId or token, in that order", () => {
+    expect(identityOf({ subject: "alice", token: "t1" })).toBe(
+      identityOf({ subject: "alice", token: "t2" }),
+    );
+    expect(identityOf({ subject: "alice" })).not.toBe(identityOf({ subject: "bob" }));
+    expect(identityOf({ sub: "alice" })).toBe(identityOf({ sub: "alice", scopes: ["x"] }));
+    expect(identityOf({ clientId: "c", token: "t1" })).toBe(
+      identityOf({ clientId: "c", token: "t2" }),
+    );
+    expect(identityOf({ token: "t1" })).not.toBe(identityOf({ token: "t2" }));
+  });
+
+  it("compares anything else as JSON, primitives by type and value", () => {
+    expect(identityOf({ scopes: ["a"] })).toBe(identityOf({ scopes: ["a"] }));
+    expect(identityOf({ scopes: ["a"] })).not.toBe(identityOf({ scopes: ["b"] }));
+    expect(identityOf("1")).not.toBe(identityOf(1));
+    expect(identityOf(undefined)).toBeUndefined();
+  });
+
+  it("never matches two values JSON cannot hold", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(identityOf(cyclic)).not.toBe(identityOf(cyclic));
+  });
+});
+
+describe("readClientCapabilities", () => {
+  it("keeps only whether the client can answer forms and sampling", () => {
+    expect(readClientCapabilities({ elicitation: {}, sampling: {}, roots: { huge: "x" } })).toEqual(
+      { elicitation: true, sampling: true },
+    );
+    expect(readClientCapabilities({ elicitation: { form: {}, url: {} } })).toEqual({
+      elicitation: true,
+      sampling: false,
+    });
+    expect(readClientCapabilities({ elicitation: { url: {} }, sampling: true })).toEqual({
+      elicitation: false,
+      sampling: false,
+    });
+    expect(readClientCapabilities("nonsense")).toEqual({ elicitation: false, sampling: false });
+  });
+});
