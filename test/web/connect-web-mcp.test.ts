@@ -199,6 +199,43 @@ describe("connectWebMcp", () => {
     stop.abort();
   });
 
+  test("non-object arguments are invalid_arguments and never reach the page (W10)", async () => {
+    const context = new FakeModelContext(PAGE);
+    let ran = 0;
+    await context.registerTool({
+      name: "count",
+      description: "Counts calls",
+      execute: async () => {
+        ran += 1;
+        return "ok";
+      },
+    });
+    const page = await connectWebMcp({ modelContext: context });
+    expect((await caught(page.call("count", [1, 2]))).type).toBe("invalid_arguments");
+    expect(ran).toBe(0);
+  });
+
+  test("shutdown cancels a live call and stops listening to toolchange (W11)", async () => {
+    const context = new FakeModelContext(PAGE);
+    let seen: AbortSignal | undefined;
+    await context.registerTool({
+      name: "slow",
+      description: "Never ends by itself",
+      execute: (_input, client) => {
+        seen = client?.signal;
+        return new Promise(() => {});
+      },
+    });
+    const page = await connectWebMcp({ modelContext: context });
+    const call = page.call("slow", {});
+    await expect.poll(() => seen).toBeDefined();
+    const listening = context.listenerCount();
+    await page.shutdown();
+    expect((await caught(call)).type).toBe("closed");
+    expect(seen?.aborted).toBe(true);
+    expect(context.listenerCount()).toBe(listening - 1);
+  });
+
   test("bad options are invalid_configuration", async () => {
     const modelContext = new FakeModelContext();
     expect((await caught(connectWebMcp({ modelContext, namespace: "a b" }))).type).toBe(
