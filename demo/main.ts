@@ -22,7 +22,7 @@ import { createTimelinePanel } from "./ui/timeline-panel.ts";
 import { createToolsPanel } from "./ui/tools-panel.ts";
 import { startWebMcp } from "./web-mcp.ts";
 
-// Hint: the page's wiring only; each piece lives in its own module under demo/.
+// The page's wiring only; each piece lives in its own module under demo/.
 async function start(root: HTMLElement): Promise<void> {
   const { store, persistent } = await openStore();
   const demo = createDemoTools(store);
@@ -87,7 +87,7 @@ async function start(root: HTMLElement): Promise<void> {
   ]);
   const drawBadge = () => {
     const label = modelLabel(settings);
-    // Hint: on a phone the long label would be cut, and "(no AI)" is the part that matters.
+    // On a phone the long label would be cut, and "(no AI)" is the part that matters.
     const short = settings.provider === "offline" ? "Offline script (no AI)" : label;
     badge.replaceChildren(
       element("span", { className: "wide-only", text: label }),
