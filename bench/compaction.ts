@@ -18,7 +18,7 @@ function transcript(size: number): Message[] {
   const messages: Message[] = [{ role: "user", content: [{ type: "text", text: "TASK: audit" }] }];
   const files = Math.max(10, Math.floor(size / 20));
   for (let i = 0; messages.length < size - 1; i++) {
-    // Hint: paths repeat (eviction has work), every seventh call fails with a repeated error
+    // Paths repeat (eviction has work), every seventh call fails with a repeated error
     // (collapsing has work), and results are long enough to be thinned.
     const path = `src/f${i % files}.ts`;
     const failed = i % 7 === 0;
@@ -94,5 +94,5 @@ export async function benchCompaction(): Promise<void> {
   console.table(rows);
 }
 
-// Hint: `bench/index.ts` imports and calls `benchCompaction`; run directly, the file runs itself.
+// `bench/index.ts` imports and calls `benchCompaction`; run directly, the file runs itself.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await benchCompaction();

@@ -4,6 +4,7 @@ import { agentLoop } from "./agent-loop.ts";
 import { bundleSizes } from "./bundle-size.ts";
 import { callOverhead } from "./call-overhead.ts";
 import { benchCompaction } from "./compaction.ts";
+import { longRun } from "./long-run.ts";
 import { mcpRoundTrip } from "./mcp-round-trip.ts";
 import { scale } from "./scale.ts";
 
@@ -13,4 +14,5 @@ await scale();
 await mcpRoundTrip();
 await agentLoop();
 await benchCompaction();
+await longRun();
 await bundleSizes();

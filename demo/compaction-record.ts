@@ -8,9 +8,7 @@ import {
   SUMMARY_MARKER,
 } from "../src/agent/index.ts";
 
-/**
- * Compaction record interface: one compaction as the page's log shows it.
- */
+/** One compaction as the page's log shows it. */
 export interface CompactionRecord {
   /** A unique id. */
   id: string;
@@ -22,8 +20,10 @@ export interface CompactionRecord {
   after: { messages: number; tokens: number };
   /** Whether a summary was installed (otherwise only the lossless passes changed things). */
   summarized: boolean;
-  /** The summary this compaction added to message 0. */
+  /** The summary this compaction installed in message 0. */
   summary?: string;
+  /** Whether that summary replaced the earlier ones (a fold). */
+  folded?: boolean;
   /** The carried-state block's text after this compaction, header excluded. */
   carried?: string;
   /** The transcript as it was before the rewrite. */
@@ -32,11 +32,9 @@ export interface CompactionRecord {
 
 type CompactedAgentEvent = Extract<AgentEvent, { type: "compacted" }>;
 
-/**
- * Head parts interface: the compaction-owned parts of message 0.
- */
+/** The compaction-owned parts of message 0. */
 export interface HeadParts {
-  /** The summaries folded in so far, oldest first, marker line removed. */
+  /** The summaries in message 0, oldest first, marker line removed (one after a fold). */
   summaries: string[];
   /** The carried-state block, header line removed. */
   carried?: string;
@@ -64,10 +62,12 @@ export function headParts(head: Message | undefined): HeadParts {
 
 /**
  * Returns the records of the compactions one run made: its `compacted` events paired, in
- * order, with the pre-rewrite transcripts the run left in `conversation.rewritten`.
+ * order, with the pre-rewrite transcripts the run kept in `conversation.rewritten` (the demo
+ * runs with `keepRewritten: true` and empties it after each run, so it holds one run's
+ * rewrites at most). An event that changed nothing (a stalled run's last) has no transcript.
  *
- * Hint: the message 0 that compaction `k` installed is message 0 of the transcript compaction
- * `k + 1` started from, or of the final transcript for the last one.
+ * The message 0 that compaction `k` installed is message 0 of the transcript compaction `k + 1`
+ * started from, or of the final transcript for the last one.
  *
  * @param events The run's `compacted` events.
  * @param result The run's result.
@@ -78,21 +78,21 @@ export function compactionRecords(
   result: RunResult,
 ): CompactionRecord[] {
   const { rewritten, messages } = result.conversation;
-  return events.map((event, k) => {
+  return events.flatMap((event, k) => {
+    const transcript = rewritten[k];
+    if (transcript === undefined) return [];
     const head = (rewritten[k + 1] ?? messages)[0];
-    const previous = headParts(rewritten[k]?.[0]);
-    return recordOf(event, event.reason, rewritten[k] ?? [], head, previous.summaries.length);
+    return [recordOf(event, event.reason, transcript, head)];
   });
 }
 
 /**
  * Returns the record of one compaction, given the transcript before and message 0 after.
  *
- * @param event The sizes and whether it summarised.
+ * @param event The sizes, whether it summarised, and the summary it installed.
  * @param reason Why it ran.
  * @param transcript The transcript before the rewrite.
- * @param head Message 0 after the rewrite.
- * @param summariesBefore How many summaries message 0 held before.
+ * @param head Message 0 after the rewrite, for the carried state.
  * @returns The record.
  */
 export function recordOf(
@@ -100,7 +100,6 @@ export function recordOf(
   reason: string,
   transcript: Message[],
   head: Message | undefined,
-  summariesBefore: number,
 ): CompactionRecord {
   const parts = headParts(head);
   const record: CompactionRecord = {
@@ -112,8 +111,8 @@ export function recordOf(
     summarized: event.summarized,
     transcript,
   };
-  const summary = event.summarized ? parts.summaries[summariesBefore] : undefined;
-  if (summary !== undefined) record.summary = summary;
+  if (event.summary !== undefined) record.summary = event.summary;
+  if (event.folded) record.folded = true;
   if (parts.carried !== undefined) record.carried = parts.carried;
   return record;
 }

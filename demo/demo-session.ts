@@ -169,7 +169,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
         toolsets: this.toolsets,
         instructions: INSTRUCTIONS,
         approver: this.#approver,
-        // Hint: someone is watching, so a sending call in a turn holding private data and
+        // Someone is watching, so a sending call in a turn holding private data and
         // untrusted content is put to them rather than blocked outright (the library default).
         interlock: "ask",
         onInteraction: (request, signal) => this.prompts.interact(request, signal),
@@ -177,6 +177,9 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
           thresholdTokens: this.#options.thresholdTokens(),
           keepRecent: KEEP_RECENT,
           compactTool: true,
+          // The log shows each pre-rewrite transcript; the run keeps them and this session
+          // empties `rewritten` after each run, so memory is bounded by one run's rewrites.
+          keepRewritten: true,
           ...this.#summarizerOption(),
         },
       });
@@ -228,13 +231,11 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
         ]);
         return;
       }
-      const summaries = headParts(before.messages[0]).summaries.length;
       const record = recordOf(
         result.event,
         "manual",
         before.messages.slice(),
         result.conversation.messages[0],
-        summaries,
       );
       this.conversation = { ...result.conversation, rewritten: [] };
       this.#reading = undefined;

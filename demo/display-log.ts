@@ -1,5 +1,6 @@
 import type { AgentEvent, RunResult } from "../src/agent/index.ts";
-import { type ToolContent, type ToolProgress, unreachable } from "../src/index.ts";
+import type { ToolContent, ToolProgress } from "../src/index.ts";
+import { unreachable } from "./unreachable.ts";
 
 /** How a tool call card stands, as an `as const` list. */
 export const TOOL_CARD_STATUSES = [
@@ -242,6 +243,11 @@ function doneNotice(
       return notice("warning", "The model repeated itself after a compaction, so the run stopped.");
     case "no_output":
       return notice("warning", "The model returned nothing, so the run stopped.");
+    case "compaction_stalled":
+      return notice(
+        "warning",
+        "Compaction could not bring the transcript under the threshold, so the run stopped.",
+      );
     default:
       return unreachable(result.stop);
   }

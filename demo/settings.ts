@@ -1,6 +1,6 @@
-import { unreachable } from "../src/index.ts";
 import type { Model } from "../src/models/index.ts";
 import { OFFLINE_MODEL_LABEL, offlineModel } from "./model/scripted-intents.ts";
+import { unreachable } from "./unreachable.ts";
 
 /** The model providers the page offers, as an `as const` list. */
 export const PROVIDERS = ["offline", "openai", "anthropic"] as const;

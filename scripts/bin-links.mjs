@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs after `npm install` / `npm ci` (the `postinstall` script) and at the start of `npm test`.
+// Runs after `npm install` / `npm ci` in this repository (the `prepare` script; installing
+// toolwire from the registry does not run it) and at the start of `npm test`.
 // Three devDependencies are second copies of tools under an npm alias — `node22` and `node24`
 // (Node binaries for running the tests on current Node) and `typescript-5` (the compiler API the
 // API reports use; the project compiles with typescript 7). npm links their `bin` entries too,
@@ -9,9 +10,9 @@
 import { lstatSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 
-const bin = join(import.meta.dirname, "../node_modules/.bin");
+const projectBin = join(import.meta.dirname, "../node_modules/.bin");
 
-function target(name) {
+function target(bin, name) {
   try {
     return lstatSync(join(bin, name)).isSymbolicLink() ? readlinkSync(join(bin, name)) : "file";
   } catch {
@@ -19,20 +20,21 @@ function target(name) {
   }
 }
 
-export function fixBinLinks() {
+/** Restores `bin` (default: this project's node_modules/.bin); returns the names it changed. */
+export function fixBinLinks(bin = projectBin) {
   const fixed = [];
-  const node = target("node");
+  const node = target(bin, "node");
   if (node !== undefined && /node2\d/.test(node)) {
     rmSync(join(bin, "node"));
     fixed.push("node");
   }
-  const tsc = target("tsc");
+  const tsc = target(bin, "tsc");
   if (tsc !== undefined && tsc !== "../typescript/bin/tsc") {
     rmSync(join(bin, "tsc"));
     symlinkSync("../typescript/bin/tsc", join(bin, "tsc"));
     fixed.push("tsc");
   }
-  if (target("tsserver")?.includes("typescript-5")) {
+  if (target(bin, "tsserver")?.includes("typescript-5")) {
     rmSync(join(bin, "tsserver"));
     fixed.push("tsserver");
   }

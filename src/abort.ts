@@ -1,5 +1,7 @@
-// The one way toolwire races work against an `AbortSignal` (see `docs/design.md`,
-// "Cancellation"): the listener is added once and removed when either side settles, so a
+import { ToolError } from "./errors.ts";
+
+// The one way toolwire races work against an `AbortSignal` (see `docs/design.md`, "Tools and
+// toolsets", T9): the listener is added once and removed when either side settles, so a
 // long-lived signal never collects listeners.
 
 /**
@@ -22,4 +24,25 @@ export function raceSignal<T>(
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/**
+ * Returns the `cancelled` error for an aborted signal: a `cancelled` `ToolError` reason as is,
+ * otherwise a new one naming `tool`, with an `Error`'s message or a string reason as `reason`
+ * and the original reason as `cause`.
+ *
+ * @example
+ * ```ts
+ * if (signal.aborted) throw cancelledError("search", signal);
+ * ```
+ */
+export function cancelledError(tool: string, signal: AbortSignal): ToolError {
+  const reason = signal.reason;
+  if (reason instanceof ToolError && reason.type === "cancelled") return reason;
+  const text =
+    reason instanceof Error ? reason.message : typeof reason === "string" ? reason : undefined;
+  return new ToolError(
+    text === undefined ? { type: "cancelled", tool } : { type: "cancelled", tool, reason: text },
+    { cause: reason },
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * Validation issue interface: one problem found in a value, located by a JSON pointer.
+ * One problem found in a value, located by a JSON pointer.
  */
 export interface ValidationIssue {
   /** JSON pointer (RFC 6901) into the checked value; `""` is the value itself. */
@@ -11,7 +11,7 @@ export interface ValidationIssue {
 }
 
 /**
- * Tool error data type: the JSON shape of every error kind, discriminated by `type`.
+ * The JSON shape of every error kind, discriminated by `type`.
  */
 export type ToolErrorData =
   | { type: "invalid_configuration"; message: string }
@@ -25,12 +25,12 @@ export type ToolErrorData =
   | { type: "cancelled"; tool: string; reason?: string }
   | { type: "transport"; tool?: string; message: string }
   | { type: "protocol"; message: string }
-  | { type: "timeout"; tool: string; timeoutSecs: number }
+  | { type: "timeout"; tool: string; timeoutMs: number }
   | { type: "unsupported"; operation: string }
   | { type: "closed"; operation: string }
   | { type: "build_cleanup"; primary: ToolErrorData; cleanup: ToolErrorData };
 
-/** Tool error type: the 15 kinds, snake_case as on the wire. */
+/** The 15 kinds, snake_case as on the wire. */
 export type ToolErrorType = ToolErrorData["type"];
 
 /** The 15 error kinds, in declaration order. */
@@ -52,11 +52,11 @@ export const TOOL_ERROR_TYPES = [
   "build_cleanup",
 ] as const satisfies readonly ToolErrorType[];
 
-// Hint: a registry-wide symbol, so a ToolError from a second copy of toolwire (another bundle,
+// A registry-wide symbol, so a ToolError from a second copy of toolwire (another bundle,
 // an iframe, a worker) is still recognised.
 const BRAND = Symbol.for("toolwire.ToolError");
 
-/** Tool error input type: the data of one kind, with `build_cleanup` also taking instances. */
+/** The data of one kind, with `build_cleanup` also taking instances. */
 export type ToolErrorInput =
   | Exclude<ToolErrorData, { type: "build_cleanup" }>
   | {
@@ -97,8 +97,8 @@ export class ToolError extends Error {
   declare readonly reason?: string;
   /** The refused operation (`unsupported`, `closed`). */
   declare readonly operation?: string;
-  /** The deadline that elapsed, in seconds (`timeout`). */
-  declare readonly timeoutSecs?: number;
+  /** The deadline that elapsed, in milliseconds (`timeout`). */
+  declare readonly timeoutMs?: number;
   /** The build failure (`build_cleanup`). */
   declare readonly primary?: ToolError;
   /** The failure of the cleanup that followed it (`build_cleanup`). */
@@ -183,7 +183,7 @@ function toData(input: ToolErrorInput): ToolErrorData {
       primary: dataOf(input.primary),
       cleanup: dataOf(input.cleanup),
     };
-  // Hint: copy only the kind's fields, so stray keys from untyped callers never reach toJSON().
+  // Copy only the kind's fields, so stray keys from untyped callers never reach toJSON().
   const data: Record<string, unknown> = { type };
   const source = input as unknown as Record<string, unknown>;
   for (const key in FIELDS[type]) if (source[key] !== undefined) data[key] = source[key];
@@ -223,7 +223,7 @@ function messageOf(data: ToolErrorData): string {
     case "protocol":
       return `protocol error: ${data.message}`;
     case "timeout":
-      return `call to \`${data.tool}\` timed out after ${data.timeoutSecs} s`;
+      return `call to \`${data.tool}\` timed out after ${data.timeoutMs} ms`;
     case "unsupported":
       return `unsupported: ${data.operation}`;
     case "closed":
@@ -258,7 +258,7 @@ const FIELDS: Record<ToolErrorType, Record<string, string>> = {
   cancelled: { tool: "string", reason: "string?" },
   transport: { tool: "string?", message: "string" },
   protocol: { message: "string" },
-  timeout: { tool: "string", timeoutSecs: "number" },
+  timeout: { tool: "string", timeoutMs: "number" },
   unsupported: { operation: "string" },
   closed: { operation: "string" },
   build_cleanup: { primary: "error", cleanup: "error" },

@@ -31,14 +31,8 @@ export {
   interactionCapabilities,
 } from "./declaration/interaction-capabilities.ts";
 export type { ToolAnnotations, ToolIcon } from "./declaration/tool-annotations.ts";
-export { isReadOnly, type ToolInfo } from "./declaration/tool-info.ts";
-export {
-  MAX_TOOL_NAME_BYTES,
-  NAMESPACE_SEPARATOR,
-  namespacedName,
-  type ToolName,
-  toolName,
-} from "./declaration/tool-name.ts";
+export { isReadOnly, type ToolInfo, type ToolSource } from "./declaration/tool-info.ts";
+export { type ToolName, toolName } from "./declaration/tool-name.ts";
 export {
   isToolError,
   TOOL_ERROR_TYPES,
@@ -46,7 +40,6 @@ export {
   type ToolErrorData,
   type ToolErrorInput,
   type ToolErrorType,
-  unreachable,
   type ValidationIssue,
 } from "./errors.ts";
 export type { ToolHandlerBackend, ToolsetBackend } from "./execution/backend.ts";
@@ -60,11 +53,9 @@ export type {
 } from "./execution/handler-io.ts";
 export type { ToolContent } from "./execution/tool-content.ts";
 export { isToolResult, ToolResult } from "./execution/tool-result.ts";
-export { checkInteractionResponse } from "./interaction/check-interaction-response.ts";
-export {
-  newInteractionId,
-  type ToolInteractionKind,
-  type ToolInteractionRequest,
+export type {
+  ToolInteractionKind,
+  ToolInteractionRequest,
 } from "./interaction/interaction-request.ts";
 export {
   InteractionResponse,
@@ -76,21 +67,12 @@ export type {
   SamplingRequest,
   SamplingResult,
 } from "./interaction/sampling.ts";
-export { type DefineToolOptions, defineTool, type Tool } from "./local/define-tool.ts";
-export type { ToolContext } from "./local/tool-context.ts";
-export { jsonPointer } from "./schema/json-pointer.ts";
-export { JsonSchema, type SchemaStrictness } from "./schema/json-schema.ts";
 export {
-  isValibotSchema,
-  type PreparedSchema,
-  prepareSchema,
-  type RawJsonSchemaInput,
-  type SchemaInput,
-  type SchemaOutput,
-  type ValibotSchema,
-  type ValidationOutcome,
-} from "./schema/schema-input.ts";
-export type { CallOptions } from "./toolset/call-tool.ts";
-export { cancelledError, raceAbort } from "./toolset/cancelled-error.ts";
-export { ToolHandler } from "./toolset/tool-handler.ts";
-export { Toolset } from "./toolset/toolset.ts";
+  type DefineToolOptions,
+  defineTool,
+  type Tool,
+  type ToolContext,
+} from "./local/define-tool.ts";
+export { JsonSchema, type SchemaStrictness } from "./schema/json-schema.ts";
+export type { RawJsonSchemaInput, SchemaInput } from "./schema/schema-input.ts";
+export { type CallOptions, Toolset } from "./toolset/toolset.ts";

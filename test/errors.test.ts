@@ -28,7 +28,7 @@ const samples: ToolErrorData[] = [
   { type: "cancelled", tool: "slow" },
   { type: "transport", tool: "remote", message: "connection reset" },
   { type: "protocol", message: "bad JSON-RPC" },
-  { type: "timeout", tool: "remote", timeoutSecs: 30 },
+  { type: "timeout", tool: "remote", timeoutMs: 30_000 },
   { type: "unsupported", operation: "a second invoke" },
   { type: "closed", operation: "listTools" },
   {
@@ -60,9 +60,9 @@ describe("ToolError", () => {
   );
 
   test("serialises exactly the kind's fields with a snake_case type", () => {
-    const error = new ToolError({ type: "timeout", tool: "remote", timeoutSecs: 5 });
-    expect(Object.keys(error.toJSON()).sort()).toEqual(["timeoutSecs", "tool", "type"]);
-    expect(JSON.stringify(error)).toBe('{"type":"timeout","tool":"remote","timeoutSecs":5}');
+    const error = new ToolError({ type: "timeout", tool: "remote", timeoutMs: 5000 });
+    expect(Object.keys(error.toJSON()).sort()).toEqual(["timeoutMs", "tool", "type"]);
+    expect(JSON.stringify(error)).toBe('{"type":"timeout","tool":"remote","timeoutMs":5000}');
   });
 
   test("exposes the kind's fields on the error itself", () => {
@@ -85,14 +85,14 @@ describe("ToolError", () => {
     const error = new ToolError({
       type: "build_cleanup",
       primary,
-      cleanup: { type: "timeout", tool: "remote", timeoutSecs: 5 },
+      cleanup: { type: "timeout", tool: "remote", timeoutMs: 5000 },
     });
     expect(error.primary).toBe(primary);
     expect(isToolError(error.cleanup, "timeout")).toBe(true);
     expect(error.toJSON()).toEqual({
       type: "build_cleanup",
       primary: { type: "transport", message: "connect failed" },
-      cleanup: { type: "timeout", tool: "remote", timeoutSecs: 5 },
+      cleanup: { type: "timeout", tool: "remote", timeoutMs: 5000 },
     });
     expect(error.message).toContain("cleanup also failed");
   });
@@ -124,7 +124,7 @@ describe("ToolError.fromJSON", () => {
     ["a field of the wrong type", { type: "unknown_tool", name: 1 }],
     ["an unknown field", { type: "unknown_tool", name: "x", extra: true }],
     ["a wrong optional field", { type: "cancelled", tool: "t", reason: 3 }],
-    ["a wrong number field", { type: "timeout", tool: "t", timeoutSecs: "5" }],
+    ["a wrong number field", { type: "timeout", tool: "t", timeoutMs: "5" }],
     ["issues that are not an array", { type: "invalid_output", message: "m", issues: "x" }],
     [
       "an issue without a path",
@@ -175,7 +175,7 @@ describe("isToolError", () => {
   });
 
   test("recognises an error made by a second copy of the module", async () => {
-    // Hint: the query string makes the module runner load errors.ts again as a separate module.
+    // The query string makes the module runner load errors.ts again as a separate module.
     const specifier = "../src/errors.ts?second-copy";
     const copy = (await import(/* @vite-ignore */ specifier)) as typeof import("../src/errors.ts");
     expect(copy.ToolError).not.toBe(ToolError);
@@ -212,7 +212,7 @@ describe("ToolError messages and shape", () => {
     ["cancelled", "call to `slow` was cancelled"],
     ["transport", "transport failure calling `remote`: connection reset"],
     ["protocol", "protocol error: bad JSON-RPC"],
-    ["timeout", "call to `remote` timed out after 30 s"],
+    ["timeout", "call to `remote` timed out after 30000 ms"],
     ["unsupported", "unsupported: a second invoke"],
     ["closed", "closed: listTools after shutdown"],
     [
@@ -247,7 +247,7 @@ describe("ToolError messages and shape", () => {
   });
 
   test("structuredClone keeps a plain Error only; toJSON and fromJSON cross realms intact", () => {
-    const error = new ToolError({ type: "timeout", tool: "remote", timeoutSecs: 5 });
+    const error = new ToolError({ type: "timeout", tool: "remote", timeoutMs: 5000 });
     const cloned = structuredClone(error) as unknown;
     expect(isToolError(cloned)).toBe(false);
     const back = ToolError.fromJSON(structuredClone(error.toJSON()));

@@ -1,5 +1,4 @@
 import { estimateTokens } from "../../src/agent/index.ts";
-import { unreachable } from "../../src/index.ts";
 import {
   type Message,
   type ModelRequest,
@@ -8,6 +7,7 @@ import {
   type ScriptedTurn,
   scriptedModel,
 } from "../../src/models/index.ts";
+import { unreachable } from "../unreachable.ts";
 import { type Intent, parseIntent } from "./intent.ts";
 import { answerResults } from "./result-answer.ts";
 

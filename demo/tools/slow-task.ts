@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { cancelledError, defineTool, type Tool, ToolResult } from "../../src/index.ts";
+import { defineTool, type Tool, ToolResult } from "../../src/index.ts";
 
 /**
  * Creates the read-only `slow_task` tool: it works for a few seconds, reports progress every
@@ -19,7 +19,7 @@ export function slowTaskTool(tickMs = 500): Tool {
       const total = 10;
       for (let done = 0; done < total; done += 1) {
         ctx.progress({ progress: done, total, message: `step ${done + 1} of ${total}` });
-        await sleep(tickMs, ctx.signal, ctx.toolName);
+        await sleep(tickMs, ctx.signal);
       }
       ctx.progress({ progress: total, total, message: "finished" });
       return ToolResult.text(
@@ -29,12 +29,13 @@ export function slowTaskTool(tickMs = 500): Tool {
   });
 }
 
-function sleep(ms: number, signal: AbortSignal, tool: string): Promise<void> {
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(cancelledError(tool, signal));
+      // The toolset aborts `ctx.signal` with the call's `cancelled` error.
+      reject(signal.reason);
     };
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);

@@ -1,12 +1,7 @@
 import * as v from "valibot";
-import {
-  type CarriedState,
-  defineTool,
-  type Tool,
-  ToolResult,
-  unreachable,
-} from "../../src/index.ts";
+import { type CarriedState, defineTool, type Tool, ToolResult } from "../../src/index.ts";
 import type { Store } from "../store.ts";
+import { unreachable } from "../unreachable.ts";
 
 /** Store key of the todo items. */
 export const LIST_KEY = "todo";

@@ -1,5 +1,5 @@
-import { unreachable } from "../../src/index.ts";
 import type { DisplayItem } from "../display-log.ts";
+import { unreachable } from "../unreachable.ts";
 import { element } from "./element.ts";
 import { richText } from "./rich-text.ts";
 import { toolCallCard } from "./tool-call-card.ts";

@@ -138,7 +138,7 @@ export function createCompactionPanel(options: {
               ),
             )),
       );
-      // Hint: entries are kept by id, so an expanded transcript stays open across updates.
+      // Entries are kept by id, so an expanded transcript stays open across updates.
       const ids = new Set(state.records.map((record) => record.id));
       for (const [id, node] of entries) {
         if (!ids.has(id)) {
@@ -168,9 +168,11 @@ function logEntry(record: CompactionRecord, number: number): HTMLElement {
     ]),
     element("p", {
       className: "help",
-      text: record.summarized
-        ? "Summary installed in message 0."
-        : "Lossless passes only (no summary).",
+      text: record.folded
+        ? "Summary installed in message 0, replacing the earlier ones (a fold)."
+        : record.summarized
+          ? "Summary installed in message 0."
+          : "Lossless passes only (no summary).",
     }),
     record.summary === undefined
       ? undefined

@@ -1,5 +1,5 @@
-import { unreachable } from "../../src/index.ts";
 import type { PendingPrompt } from "../prompt-queue.ts";
+import { unreachable } from "../unreachable.ts";
 import { element } from "./element.ts";
 import { formatArguments } from "./tool-call-card.ts";
 

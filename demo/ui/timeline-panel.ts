@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../../src/agent/index.ts";
-import { unreachable } from "../../src/index.ts";
 import type { TimelineEntry } from "../demo-session.ts";
+import { unreachable } from "../unreachable.ts";
 import { element } from "./element.ts";
 import { formatArguments } from "./tool-call-card.ts";
 

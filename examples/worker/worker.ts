@@ -3,7 +3,8 @@
  * `wrangler deploy -c examples/worker/wrangler.jsonc` deploys it; no nodejs_compat needed.
  *
  * In your project, import from "toolwire" and "toolwire/mcp"; this copy imports the sources so
- * the repository's tests can bundle it without a build.
+ * the repository's tests can bundle it without a build. README.md's "Deploy" section shows this
+ * file with those imports, and the README test keeps the two the same.
  */
 import * as v from "valibot";
 import { defineTool, Toolset } from "../../src/index.ts";

@@ -178,6 +178,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
    */
   #deliver(event: AgentEvent): void {
     const type = event.type;
+    if (this.listenerCount(type) === 0) return;
     const listeners = this.listeners(type) as ((this: Agent, event: AgentEvent) => void)[];
     for (const listener of listeners) {
       this.removeListener(type, listener as never, undefined, true);
@@ -199,7 +200,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
 }
 
 function reportListenerError(error: unknown, event: AgentEvent): void {
-  console.error(`toolwire/agent: a \`${event.type}\` listener threw:`, error);
+  console.error(`toolwire/agent: a ${event.type} listener threw`, error);
 }
 
 function checkAgentOptions(options: unknown): void {
@@ -261,6 +262,7 @@ function checkCompaction(compaction: unknown): void {
   optional(settings, "compaction.summarizer", "a function", isFunction);
   optional(settings, "compaction.validate", "a boolean", isBoolean);
   optional(settings, "compaction.compactTool", "a boolean", isBoolean);
+  optional(settings, "compaction.keepRewritten", "a boolean", isBoolean);
 }
 
 /** Fails unless the option at `path` (dotted, from `root`) is absent or passes `check`. */

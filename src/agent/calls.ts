@@ -6,16 +6,15 @@
 import { raceSignal } from "../abort.ts";
 import type { Taint } from "../compaction/conversation.ts";
 import type { ExecutedCall } from "../compaction/loop-guard.ts";
-import { resultText } from "../compaction/result-text.ts";
+import { resultText } from "../compaction/lossless.ts";
 import { isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, isToolError } from "../errors.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ToolResultBlock } from "../models/message.ts";
-import type { CallOptions } from "../toolset/call-tool.ts";
-import type { Toolset } from "../toolset/toolset.ts";
-import type { EmitEvent, ToolCallOutcome } from "./events.ts";
+import type { CallOptions, Toolset } from "../toolset/toolset.ts";
+import type { AgentEvent, EmitEvent, ToolCallOutcome } from "./events.ts";
 import {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -205,15 +204,15 @@ async function decide(
     info,
     capabilities: info.capabilities,
   };
-  if (interlock !== undefined) request.interlock = interlock;
-  emit({
+  const requested: AgentEvent = {
     type: "approval_requested",
     callId: call.id,
     toolName: call.name,
     arguments: call.arguments,
     capabilities: info.capabilities,
-    ...(interlock === undefined ? {} : { interlock }),
-  });
+  };
+  if (interlock !== undefined) request.interlock = requested.interlock = interlock;
+  emit(requested);
   let decision: ApprovalDecision;
   let failure: unknown;
   try {
@@ -226,17 +225,14 @@ async function decide(
     failure = error;
     decision = { type: "block", reason: "approver failed" };
   }
-  emit(
-    failure === undefined
-      ? { type: "approval_resolved", callId: call.id, toolName: call.name, decision }
-      : {
-          type: "approval_resolved",
-          callId: call.id,
-          toolName: call.name,
-          decision,
-          error: failure,
-        },
-  );
+  const resolved: AgentEvent = {
+    type: "approval_resolved",
+    callId: call.id,
+    toolName: call.name,
+    decision,
+  };
+  if (failure !== undefined) resolved.error = failure;
+  emit(resolved);
   return decision;
 }
 
@@ -267,9 +263,9 @@ export async function executeCall(
       return response;
     };
   }
+  const untrusted = context.markUntrustedOutput && route.info.capabilities.untrustedInput;
   try {
     const result = await route.toolset.call(call.name, call.arguments, options);
-    const untrusted = context.markUntrustedOutput && route.info.capabilities.untrustedInput;
     const content = untrusted ? markUntrusted(call.name, result.content) : result.content;
     const block: ToolResultBlock = {
       type: "tool_result",
@@ -280,7 +276,11 @@ export async function executeCall(
     return { block, outcome: "executed", started: true };
   } catch (error) {
     if (signal.aborted) return started(cancelled(call, "while this call ran"), true);
-    return started(failed(call, failureText(call.name, error), "executed"), true);
+    const outcome = failed(call, failureText(call.name, error), "executed");
+    // A failure's text can come from the same third party as the output (a remote server's
+    // error message), so it is wrapped the same way.
+    if (untrusted) outcome.block.content = markUntrusted(call.name, outcome.block.content);
+    return started(outcome, true);
   }
 }
 
@@ -312,7 +312,7 @@ export function failureText(name: string, error: unknown): string {
 }
 
 /**
- * Wraps a result's content in an `untrusted-content` envelope that names the tool and tells the
+ * Wraps a result's content (or a failure's text) in an `untrusted-content` envelope that names the tool and tells the
  * model to treat what is inside as data. The envelope is two extra text items around the
  * original content, so images, JSON and links stay intact and compaction still sees the tool's
  * own items.

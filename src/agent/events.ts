@@ -1,11 +1,10 @@
-import type { CompactedEvent } from "../compaction/compacted-event.ts";
+import type { CompactedEvent, CompactionReason } from "../compaction/conversation.ts";
 import type { Capabilities } from "../declaration/capabilities.ts";
 import type { ToolProgress } from "../execution/handler-io.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ModelUsage } from "../models/model.ts";
-import type { CompactionReason } from "./compaction-reason.ts";
 import type { ApprovalDecision } from "./gates.ts";
 import type { RunResult } from "./run.ts";
 
@@ -36,8 +35,10 @@ export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled";
  *   comes, no `interaction_resolved` follows, only the call's `cancelled` `tool_result`.
  * - `tool_progress`: a running tool reports progress.
  * - `tool_result`: a call's result, as the model will read it.
- * - `compacted`: a compaction between turns changed the transcript (sizes before and after);
- *   `summaryError` says why a summary was attempted and not installed.
+ * - `compacted`: a compaction between turns changed the transcript, or stalled the run (sizes
+ *   before and after, the `summary` installed); `summaryError` says why a summary was
+ *   attempted and not installed, `overThreshold` why the prompt is still over the threshold
+ *   (twice in a row, and the run stops with `compaction_stalled`).
  * - `error`: the provider failed (or the input was malformed); the run stops with `error`.
  * - `done`: the run ended; the last event.
  */

@@ -109,7 +109,7 @@ export function checkDecision(decision: unknown): ApprovalDecision {
   const { type, reason } = (decision ?? {}) as { type?: unknown; reason?: unknown };
   if (type === "allow") return { type: "allow" };
   if ((type === "deny" || type === "block") && typeof reason === "string") return { type, reason };
-  throw new TypeError("the approver returned something that is not an approval decision");
+  throw new TypeError("not an approval decision");
 }
 
 /**
@@ -136,10 +136,7 @@ const ASSUMED: Capabilities = {
  * whatever its backend declared (docs/design.md, "Trust").
  */
 export function judgedInfo(info: ToolInfo): ToolInfo {
-  if (!capabilitiesAssumed(info)) return info;
-  const c = info.capabilities;
-  if (c.privateData && c.untrustedInput && c.externalSend && c.destructive) return info;
-  return { ...info, capabilities: ASSUMED };
+  return capabilitiesAssumed(info) ? { ...info, capabilities: ASSUMED } : info;
 }
 
 /**

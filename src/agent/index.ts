@@ -33,25 +33,30 @@
  * @module
  */
 
-export { CARRIED_STATE_HEADER, isCarriedBlock } from "../compaction/carried-block.ts";
 export {
   type CompactOptions,
   type CompactResult,
   compact,
   type SummaryFailure,
 } from "../compaction/compact.ts";
-export { type CompactRequest, createCompactRequest } from "../compaction/compact-request.ts";
-export type { CompactedEvent, TranscriptSize } from "../compaction/compacted-event.ts";
-export { compactionThreshold } from "../compaction/compaction-threshold.ts";
-export { type Conversation, emptyConversation, type Taint } from "../compaction/conversation.ts";
-export { estimateTokens } from "../compaction/estimate-tokens.ts";
+export {
+  type CompactedEvent,
+  type CompactionReason,
+  type Conversation,
+  emptyConversation,
+  type Taint,
+  type TranscriptSize,
+} from "../compaction/conversation.ts";
 export { extractiveSummarizer } from "../compaction/extractive-summarizer.ts";
-export { createLoopGuard, type ExecutedCall, type LoopGuard } from "../compaction/loop-guard.ts";
+export {
+  CARRIED_STATE_HEADER,
+  isCarriedBlock,
+  isSummaryBlock,
+  SUMMARY_MARKER,
+} from "../compaction/head.ts";
 export { type ModelSummarizerOptions, modelSummarizer } from "../compaction/model-summarizer.ts";
-export { createPressureTracker, type PressureTracker } from "../compaction/pressure-tracker.ts";
+export { estimateTokens } from "../compaction/pressure.ts";
 export type { Summarizer, Summary, SummaryRequest } from "../compaction/summarizer.ts";
-export { isSummaryBlock, SUMMARY_MARKER } from "../compaction/summary-block.ts";
-export { transcriptBytes } from "../compaction/transcript-bytes.ts";
 export type {
   Block,
   ImageBlock,
@@ -62,7 +67,6 @@ export type {
 } from "../models/message.ts";
 export { Agent, type AgentOptions, type AgentRunOptions } from "./agent.ts";
 export type { Concurrency, InteractionAnswerer } from "./calls.ts";
-export { COMPACTION_REASONS, type CompactionReason } from "./compaction-reason.ts";
 export type { CompactionSettings } from "./compaction-step.ts";
 export type { AgentEvent, AgentEventMap, AgentEventType, ToolCallOutcome } from "./events.ts";
 export {

@@ -125,15 +125,17 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   for (;;) {
     if (signal.aborted) return finish("cancelled");
     if (steering.length > 0) appendUserContent(messages, drain(steering));
-    if (step && !step.loopDetected) {
+    if (step && !step.loopDetected && !step.stalled) {
       await step.beforeTurn(conversation, { signal, emit, onUsage });
       if (signal.aborted) return finish("cancelled");
     }
     const limit = step?.loopDetected
       ? "loop"
-      : turns >= settings.maxTurns
-        ? "max_turns"
-        : undefined;
+      : step?.stalled
+        ? "compaction_stalled"
+        : turns >= settings.maxTurns
+          ? "max_turns"
+          : undefined;
     if (limit) {
       const answer = await answerFinally(settings, {
         messages,
@@ -231,7 +233,7 @@ function duplicateNames(names: readonly string[]): ToolError {
   const list = names.map((name) => `\`${name}\``).join(", ");
   const error = new ToolError({ type: "duplicate_name", name: names.join(", ") });
   // The kind's own message names one tool; this one names them all and the usual fix.
-  error.message = `more than one of the agent's toolsets declares ${list}; give the toolsets namespaces (\`Toolset.merge(toolsets, { namespaces })\`, or \`connectMcp({ namespace })\`) so every name is unique`;
+  error.message = `${list} are declared by more than one toolset; give the toolsets namespaces (Toolset.merge(toolsets, { namespaces }), connectMcp({ namespace }))`;
   return error;
 }
 
@@ -346,7 +348,7 @@ export async function answerFinally(
     signal: AbortSignal;
     emit: EmitEvent;
     turns: number;
-    cause: "max_turns" | "loop";
+    cause: "max_turns" | "loop" | "compaction_stalled";
   },
 ): Promise<{ text: string; usage?: ModelUsage; cancelled: boolean }> {
   const { messages, signal, emit, turns } = state;
@@ -359,7 +361,12 @@ export async function answerFinally(
   const cancelled = turn.end === "cancelled";
   const text = turn.end === "failed" ? "" : turn.text;
   if (text !== "") messages.push({ role: "assistant", content: [{ type: "text", text }] });
-  const why = state.cause === "loop" ? "was stopped in a loop" : "reached its turn limit";
+  const why =
+    state.cause === "loop"
+      ? "was stopped in a loop"
+      : state.cause === "compaction_stalled"
+        ? "could not compact its transcript under the threshold"
+        : "reached its turn limit";
   const answer: { text: string; usage?: ModelUsage; cancelled: boolean } = {
     text: text || `No answer was produced: the run ${why} after ${turns} turns.`,
     cancelled,

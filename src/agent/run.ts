@@ -14,17 +14,27 @@ import type { AgentEvent, EmitEvent } from "./events.ts";
  * - `cancelled`: the run's signal aborted.
  * - `loop`: after a summary compaction the model repeated an identical call with an identical
  *   result; a final tool-less turn wrote the answer.
+ * - `compaction_stalled`: two compactions in a row could not bring the prompt under the
+ *   compaction threshold (the `compacted` events' `overThreshold` says why); a final tool-less
+ *   turn wrote the answer rather than compacting again on every turn.
  * - `no_output`: the model kept returning empty turns, even after three nudges.
  * - `error`: the provider failed (not a context overflow that compaction could fix), a toolset
  *   could not list its tools or two of them declare the same name (`duplicate_name`), or the
  *   input or conversation was malformed.
  */
-export type StopCause = "done" | "max_turns" | "cancelled" | "loop" | "no_output" | "error";
+export type StopCause =
+  | "done"
+  | "max_turns"
+  | "cancelled"
+  | "loop"
+  | "compaction_stalled"
+  | "no_output"
+  | "error";
 
 /** How a run ended and the conversation to resume from. */
 export interface RunResult {
   /**
-   * The answer: the last assistant text of this run. Never empty for `max_turns` and `loop`;
+   * The answer: the last assistant text of this run. Never empty for `max_turns`, `loop` and `compaction_stalled`;
    * for `cancelled` it is the partial text streamed before the abort.
    */
   text: string;

@@ -1,26 +1,25 @@
+import { cancelledError } from "../abort.ts";
 import type { CarriedState } from "../declaration/carried-state.ts";
 import { ToolError } from "../errors.ts";
 import type { Message } from "../models/message.ts";
-import { cancelledError } from "../toolset/cancelled-error.ts";
-import { checkTranscript } from "./check-transcript.ts";
-import { collapseFailures } from "./collapse-failures.ts";
-import type { CompactedEvent } from "./compacted-event.ts";
-import type { Conversation } from "./conversation.ts";
-import { estimateTokens } from "./estimate-tokens.ts";
-import { evictSuperseded } from "./evict-superseded.ts";
-import { rebuildHead, withoutCarriedState } from "./rebuild-head.ts";
-import { renderTranscript } from "./render-transcript.ts";
-import type { Summarizer, Summary } from "./summarizer.ts";
-import { summaryCut } from "./summary-cut.ts";
-import { thinResults } from "./thin-results.ts";
-import { toolUseIndex } from "./tool-use-index.ts";
+import type { CompactedEvent, Conversation } from "./conversation.ts";
+import {
+  checkTranscript,
+  HEAD_BUDGET_FRACTION,
+  headParts,
+  isCarriedBlock,
+  isSummaryBlock,
+  rebuildHead,
+  summaryCut,
+} from "./head.ts";
+import { collapseFailures, evictSuperseded, thinResults, toolUseIndex } from "./lossless.ts";
+import { estimateTokens } from "./pressure.ts";
+import { renderTranscript, type Summarizer, type Summary } from "./summarizer.ts";
 
 /** How many recent messages a summary keeps verbatim by default. */
 export const DEFAULT_KEEP_RECENT = 6;
 
-/**
- * Compact options interface.
- */
+/** Options of `compact`; all optional. */
 export interface CompactOptions {
   /** Toolsets whose `carriedState()` is read after the summary returns. */
   toolsets?: readonly { carriedState(): Promise<CarriedState[]> }[];
@@ -43,21 +42,32 @@ export interface CompactOptions {
   /** How many recent messages the summary keeps verbatim. Default 6. */
   keepRecent?: number;
   /**
-   * Thin every tool result, the recent ones too, as overflow recovery does (mecha-core §3.8):
-   * when a request does not fit, the oversized recent result is the problem. Default false.
+   * Thin every tool result, the recent ones too, as overflow recovery does: when a request does
+   * not fit, the oversized recent result is the problem. Default false.
    */
   thinAll?: boolean;
+  /**
+   * When message 0 (task, summaries and carried state) is estimated at more than this many
+   * tokens, the next summary is a fold: it replaces every earlier summary. Default a quarter of
+   * `thresholdTokens`; without either, summaries are never folded.
+   */
+  headBudgetTokens?: number;
   /** Writes the summary; without one only the lossless passes run. */
   summarizer?: Summarizer;
   /** Aborts the summary; the input is left as it was. */
   signal?: AbortSignal;
-  /** Token estimate of a transcript. Default: a quarter of its JSON bytes, images excluded. */
+  /** Token estimate of a transcript. Default `estimateTokens`. */
   estimateTokens?: (messages: readonly Message[]) => number;
+  /**
+   * Append the pre-rewrite transcript to `rewritten` when anything changed. Default false, so
+   * a long run does not keep a copy of its transcript per compaction.
+   */
+  keepRewritten?: boolean;
 }
 
 /**
- * Summary failure type: why a summary was not installed, discriminated by `type`. The loop
- * stops attempting summaries for the run after any of these.
+ * Why a summary was not installed, discriminated by `type`. The agent loop stops attempting
+ * summaries for the run after any of these.
  */
 export type SummaryFailure =
   | { type: "empty" }
@@ -65,9 +75,7 @@ export type SummaryFailure =
   | { type: "failed"; error: unknown }
   | { type: "unsafe"; reason: string };
 
-/**
- * Compact result interface.
- */
+/** What `compact` did. */
 export interface CompactResult {
   /** The compacted conversation (the input itself when nothing changed). */
   conversation: Conversation;
@@ -75,23 +83,38 @@ export interface CompactResult {
   changed: boolean;
   /** Whether a summary was installed. */
   summarized: boolean;
+  /** Whether the installed summary was a fold that replaced every earlier summary. */
+  folded: boolean;
   /** Why an attempted summary was not installed. */
   summaryError?: SummaryFailure;
+  /**
+   * Why the transcript is still at or over `thresholdTokens` although a summary was allowed
+   * (and none failed); absent when it is under, or when no threshold or summariser was given.
+   */
+  overThreshold?: string;
   /** The transcript's size now, on the same basis as `promptTokens`. */
   tokens: number;
-  /** What to emit when the transcript changed. */
+  /** What to emit: present when the transcript changed or `overThreshold` is set. */
   event?: CompactedEvent;
   /** Tokens the summariser spent. */
   usage?: { inputTokens: number; outputTokens: number };
 }
 
 /**
- * Compacts a conversation: lossless passes first (evict superseded results, collapse repeated
- * failures, thin old results), then, only if still at or over the threshold (or when forced), a
- * summary of the middle folded into message 0 with exactly one carried-state block. The input is
- * never mutated; the pre-rewrite transcript is appended to `rewritten` once when anything
- * changed. An empty, truncated or failed summary is never installed, and neither is a rebuild
- * that would orphan a tool result or put two user messages in a row. Taint is kept as is.
+ * Compacts a conversation. Under the threshold nothing is done. At or over it (or when forced)
+ * the lossless passes run first (evict superseded results, collapse repeated failures, thin old
+ * results); if the transcript is still over, the stretch between message 0 and the last
+ * `keepRecent` messages is summarised into message 0, which keeps the task blocks verbatim and
+ * ends with exactly one carried-state block, read after the summary returns.
+ *
+ * Message 0 stays bounded: once it is over its budget (`headBudgetTokens`, default a quarter of
+ * the threshold) the summary is a fold, which replaces every earlier summary with one. If the
+ * transcript is still over the threshold after that, every result is thinned, the recent ones
+ * too; if even that is not enough, `overThreshold` says why.
+ *
+ * The input is never mutated. An empty, truncated or failed summary or fold is never installed
+ * (the previous message 0 stays), and neither is a rebuild that would orphan a tool result or put
+ * two user messages in a row. Taint is kept as is.
  *
  * @param conversation The conversation to compact.
  * @param options Threshold, current size, summariser, carried state and signal.
@@ -124,10 +147,11 @@ export async function compact(
   let beforeEstimate = options.promptTokens === undefined ? estimate(before) : undefined;
   const beforeTokens = options.promptTokens ?? (beforeEstimate as number);
   const threshold = options.thresholdTokens;
+  const unchanged = { conversation, changed: false, summarized: false, folded: false };
   if (threshold !== undefined && options.force !== true && beforeTokens < threshold) {
-    // Hint: under the threshold nothing runs, not even the free passes, so a loop can call this
-    // every turn without recording a rewrite each time.
-    return { conversation, changed: false, summarized: false, tokens: beforeTokens };
+    // Under the threshold nothing runs, not even the free passes, so a loop can call this every
+    // turn without rewriting anything.
+    return { ...unchanged, tokens: beforeTokens };
   }
   beforeEstimate ??= estimate(before);
 
@@ -137,61 +161,130 @@ export async function compact(
   messages = collapseFailures(messages, uses) ?? messages;
   messages = thinResults(messages, keepRecent, options.thinAll === true) ?? messages;
   let currentEstimate = messages === before ? beforeEstimate : estimate(messages);
-  // Hint: the reading measured the transcript before the passes; anchoring on it and
-  // subtracting the estimated saving is what lets "the passes freed enough" skip the summary.
+  // The reading measured the transcript before the passes; anchoring on it and subtracting the
+  // estimated saving is what lets "the passes freed enough" skip the summary.
   let tokens = Math.max(0, beforeTokens - (beforeEstimate - currentEstimate));
+  const install = (next: Message[]) => {
+    const nextEstimate = estimate(next);
+    tokens = Math.max(0, tokens - (currentEstimate - nextEstimate));
+    currentEstimate = nextEstimate;
+    messages = next;
+  };
+  const overNow = () => threshold !== undefined && tokens >= threshold;
 
-  const result: Omit<CompactResult, "conversation" | "changed" | "tokens"> = { summarized: false };
-  const over = options.force === true || (threshold !== undefined && tokens >= threshold);
-  const cut = options.summarizer && over ? summaryCut(messages, keepRecent) : undefined;
-  if (options.summarizer && cut !== undefined) {
-    const outcome = await summarize(messages, cut, options.summarizer, options);
-    if (outcome.usage) result.usage = outcome.usage;
-    if (outcome.type === "installed") {
-      const next = outcome.messages;
-      const nextEstimate = estimate(next);
-      tokens = Math.max(0, tokens - (currentEstimate - nextEstimate));
-      currentEstimate = nextEstimate;
-      messages = next;
+  const result: Omit<CompactResult, "conversation" | "changed" | "tokens"> = {
+    summarized: false,
+    folded: false,
+  };
+  let summary: string | undefined;
+  const { summarizer } = options;
+  if (summarizer && (options.force === true || overNow())) {
+    const budget =
+      options.headBudgetTokens ??
+      (threshold === undefined ? undefined : Math.floor(threshold * HEAD_BUDGET_FRACTION));
+    const headOver = (head: Message) => budget !== undefined && estimate([head]) > budget;
+    const attempt = async (cut: number, fold: boolean) => {
+      const outcome = await summarize(messages, cut, fold, summarizer, options);
+      if (outcome.usage) result.usage = addUsage(result.usage, outcome.usage);
+      if (outcome.type === "refused") {
+        result.summaryError = outcome.failure;
+        return;
+      }
+      install(outcome.messages);
+      summary = outcome.summary;
       result.summarized = true;
-    } else {
-      result.summaryError = outcome.failure;
+      if (fold) result.folded = true;
+    };
+    const head = messages[0] as Message;
+    const cut = summaryCut(messages, keepRecent);
+    if (cut !== undefined) {
+      await attempt(cut, headOver(head) && headParts(head).summaries.length > 0);
+    }
+    // Still over with a head past its budget: fold what message 0 holds now, with no new turns.
+    const now = messages[0] as Message;
+    if (!result.summaryError && !result.folded && overNow() && headOver(now)) {
+      if (headParts(now).summaries.length > 1) await attempt(1, true);
+    }
+    // Past the first summary, a prompt still over the threshold is the recent turns' results:
+    // thin them too rather than compact again every turn. Before it, a transcript too short to
+    // summarise simply waits for more turns (and the model reads its fresh result in full).
+    const summarizedBefore =
+      result.summarized || headParts(messages[0] as Message).summaries.length > 0;
+    if (!result.summaryError && summarizedBefore && overNow() && options.thinAll !== true) {
+      const thinned = thinResults(messages, keepRecent, true);
+      if (thinned) install(thinned);
+    }
+    if (!result.summaryError && summarizedBefore && overNow()) {
+      result.overThreshold = whyOver(messages, tokens, threshold as number, estimate);
     }
   }
 
-  if (messages === before) return { conversation, changed: false, tokens, ...result };
-  result.event = {
-    type: "compacted",
-    before: { messages: before.length, tokens: beforeTokens },
-    after: { messages: messages.length, tokens },
-    summarized: result.summarized,
-  };
+  const changed = messages !== before;
+  if (changed || result.overThreshold !== undefined) {
+    const event: CompactedEvent = {
+      type: "compacted",
+      before: { messages: before.length, tokens: beforeTokens },
+      after: { messages: messages.length, tokens },
+      summarized: result.summarized,
+    };
+    if (summary !== undefined) event.summary = summary;
+    if (result.folded) event.folded = true;
+    if (result.overThreshold !== undefined) event.overThreshold = result.overThreshold;
+    result.event = event;
+  }
+  if (!changed) return { ...unchanged, ...result, tokens };
   const next: Conversation = {
     ...conversation,
     messages,
     taint: { ...conversation.taint },
-    rewritten: [...conversation.rewritten, before.slice()],
+    rewritten:
+      options.keepRewritten === true
+        ? [...conversation.rewritten, before.slice()]
+        : conversation.rewritten,
   };
   return { conversation: next, changed: true, tokens, ...result };
 }
 
+function whyOver(
+  messages: readonly Message[],
+  tokens: number,
+  threshold: number,
+  estimate: (messages: readonly Message[]) => number,
+): string {
+  const head = messages[0] as Message;
+  const fixed = { ...head, content: head.content.filter((block) => !isSummaryBlock(block)) };
+  const fixedTokens = estimate([fixed]);
+  if (fixedTokens >= threshold / 2) {
+    return `the task and the carried state alone are about ${fixedTokens} tokens, against a threshold of ${threshold}`;
+  }
+  return `after summarising, folding and thinning, the prompt is still about ${tokens} tokens (${messages.length} messages), against a threshold of ${threshold}`;
+}
+
 type Outcome = { usage?: Summary["usage"] } & (
-  | { type: "installed"; messages: Message[] }
+  | { type: "installed"; messages: Message[]; summary: string }
   | { type: "refused"; failure: SummaryFailure }
 );
 
 async function summarize(
   messages: readonly Message[],
   cut: number,
+  fold: boolean,
   summarizer: Summarizer,
   options: CompactOptions,
 ): Promise<Outcome> {
   const { signal } = options;
   const head = messages[0] as Message;
-  const transcript = renderTranscript([withoutCarriedState(head), ...messages.slice(1, cut)]);
+  const parts = headParts(head);
+  // A fold hands the earlier summaries over separately; otherwise they stay in the rendering
+  // after the task, so the summariser knows what is already covered.
+  const shown = fold
+    ? { ...head, content: parts.task }
+    : { ...head, content: head.content.filter((block) => !isCarriedBlock(block)) };
+  const transcript = renderTranscript([shown, ...messages.slice(1, cut)]);
   let summary: Summary;
   try {
-    summary = await summarizer({ transcript }, signal ? { signal } : {});
+    const request = fold ? { transcript, summaries: parts.summaries } : { transcript };
+    summary = await summarizer(request, signal ? { signal } : {});
   } catch (error) {
     if (signal?.aborted) throw cancelledError("compact", signal);
     return { type: "refused", failure: { type: "failed", error } };
@@ -204,15 +297,26 @@ async function summarize(
   }
   let states: CarriedState[];
   try {
-    // Hint: read only now, after the round trip, so the block is current at install time.
+    // Read only now, after the round trip, so the block is current at install time.
     const fromToolsets = await Promise.all((options.toolsets ?? []).map((t) => t.carriedState()));
     states = [...fromToolsets.flat(), ...(options.carried ?? [])];
   } catch (error) {
     return { type: "refused", failure: { type: "failed", error }, ...usage };
   }
-  const next = [rebuildHead(head, summary.text, states), ...messages.slice(cut)];
+  const next = [rebuildHead(head, summary.text, states, fold), ...messages.slice(cut)];
   const problem = checkTranscript(next);
   if (problem !== undefined)
     return { type: "refused", failure: { type: "unsafe", reason: problem }, ...usage };
-  return { type: "installed", messages: next, ...usage };
+  return { type: "installed", messages: next, summary: summary.text.trim(), ...usage };
+}
+
+function addUsage(
+  a: Summary["usage"],
+  b: NonNullable<Summary["usage"]>,
+): NonNullable<Summary["usage"]> {
+  if (!a) return b;
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
 }

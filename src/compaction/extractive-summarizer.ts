@@ -1,14 +1,16 @@
-import { cancelledError } from "../toolset/cancelled-error.ts";
-import { canonicalJson } from "./canonical-json.ts";
-import type { Summarizer } from "./summarizer.ts";
-import { SUMMARY_MARKER } from "./summary-block.ts";
+import { cancelledError } from "../abort.ts";
+import { SUMMARY_MARKER } from "./head.ts";
+import { canonicalJson } from "./lossless.ts";
+import type { Summarizer, SummaryRequest } from "./summarizer.ts";
 
-// Hint: the limits keep every summary small, because summaries accumulate in message 0.
+// The limits keep every summary, and every fold of summaries, small and bounded.
 const MAX_REQUESTS = 5;
 const MAX_CALLS = 12;
 const MAX_ERRORS = 5;
 const MAX_OPEN_ITEMS = 5;
-// Hint: a line of a checklist not yet done (`[ ]` pending, `[~]` in progress), as todo tools
+/** Lines a fold keeps from summaries it did not write (another summariser's). */
+const MAX_NOTES = 8;
+// A line of a checklist not yet done (`[ ]` pending, `[~]` in progress), as todo tools
 // print them; these lines are "what remains".
 const OPEN_ITEM = /^\s*(?:[-*]\s+|\d+[.)]\s+)?\[[ ~]\]/;
 const KEY_ARGS = [
@@ -50,6 +52,11 @@ interface Call {
  * step or plan tool, or the last call with a step-like argument) with the open `[ ]` / `[~]`
  * items its result lists, as what remains. Used offline and in tests.
  *
+ * A fold (`summaries` given) reads the earlier summaries' sections back and merges them with
+ * the new turns under the same limits: the first task, the latest requests, calls and errors,
+ * call counts added up, and the position, what remains and the last note from the newest
+ * stretch that has them. So a fold is never longer than one summary at its limits.
+ *
  * @returns The summariser.
  * @example
  * ```ts
@@ -58,20 +65,50 @@ interface Call {
  */
 /* @__NO_SIDE_EFFECTS__ */
 export function extractiveSummarizer(): Summarizer {
-  return async ({ transcript }, { signal }) => {
+  return async (request, { signal }) => {
     if (signal?.aborted) throw cancelledError("summarizer", signal);
-    return { text: summarizeRendering(transcript) };
+    return { text: summarize(request) };
   };
 }
 
-function summarizeRendering(transcript: string): string {
-  let task: string | undefined;
-  const requests: string[] = [];
+interface Notes {
+  task?: string;
+  requests: string[];
+  /** Distinct calls, `name args` → count, oldest first. */
+  calls: Map<string, number>;
+  callCount: number;
+  errors: string[];
+  position: string[];
+  remaining: string[];
+  note?: string;
+  /** Lines of earlier summaries this summariser did not write, newest last. */
+  notes: string[];
+}
+
+function emptyNotes(): Notes {
+  return {
+    requests: [],
+    calls: new Map(),
+    callCount: 0,
+    errors: [],
+    position: [],
+    remaining: [],
+    notes: [],
+  };
+}
+
+function summarize({ transcript, summaries }: SummaryRequest): string {
+  const notes = notesOf(transcript);
+  if (summaries === undefined) return render(notes);
+  const merged = summaries.map(parseNotes).reduce(mergeNotes, emptyNotes());
+  return render(mergeNotes(merged, notes));
+}
+
+function notesOf(transcript: string): Notes {
+  const notes = emptyNotes();
   const calls: Call[] = [];
-  const errors: string[] = [];
   let pending: Call[] = [];
   let lastSequence: Call | undefined;
-  let lastNote: string | undefined;
   for (const { tag, callee, text } of entries(transcript)) {
     if (callee !== undefined) {
       const input = parseJson(text);
@@ -82,46 +119,120 @@ function summarizeRendering(transcript: string): string {
     } else if (tag === "user") {
       pending = [];
       if (text.startsWith(SUMMARY_MARKER)) continue;
-      if (task === undefined) task = text;
-      else requests.push(text);
+      if (notes.task === undefined) notes.task = clip(oneLine(text), 300);
+      else notes.requests.push(clip(oneLine(text), 200));
     } else if (tag === "assistant") {
-      lastNote = text;
+      notes.note = clip(oneLine(text), 300);
     } else {
       const call = pending.shift();
       if (call) call.result = text;
       if (tag === "tool error") {
-        errors.push(`${call ? `${call.name} ${call.args}: ` : ""}${clip(firstLine(text), 160)}`);
+        notes.errors.push(
+          `${call ? `${call.name} ${call.args}: ` : ""}${clip(firstLine(text), 160)}`,
+        );
       }
     }
   }
+  for (const call of calls) bump(notes.calls, `${call.name} ${call.args}`, 1);
+  notes.callCount = calls.length;
+  const last = calls.at(-1);
+  if (last) notes.position.push(`last call: ${describeCall(last)}`);
+  if (lastSequence && lastSequence !== last) {
+    notes.position.push(`last step in a sequence: ${describeCall(lastSequence)}`);
+  }
+  // A sequence tool's result is often the whole list (a todo tool prints every item), and its
+  // open items are what remains; the first line alone would keep only the oldest item.
+  const open = (lastSequence?.result ?? "").split("\n").filter((line) => OPEN_ITEM.test(line));
+  notes.remaining = open.slice(0, MAX_OPEN_ITEMS).map((line) => clip(line.trim(), 120));
+  if (open.length > MAX_OPEN_ITEMS) {
+    notes.remaining.push(`… and ${open.length - MAX_OPEN_ITEMS} more`);
+  }
+  return notes;
+}
+
+function render(notes: Notes): string {
   const out: string[] = [];
-  if (task !== undefined) out.push(`Task: ${clip(task, 300)}`);
+  if (notes.task !== undefined) out.push(`Task: ${notes.task}`);
+  section(out, "Requests", notes.requests.slice(-MAX_REQUESTS));
+  const calls = [...notes.calls].slice(-MAX_CALLS);
   section(
     out,
-    "Requests",
-    requests.slice(-MAX_REQUESTS).map((r) => clip(r, 200)),
+    `Tool calls (${notes.callCount} in these turns)`,
+    calls.map(([key, n]) => (n > 1 ? `${key} (×${n})` : key)),
   );
-  section(out, `Tool calls (${calls.length} in these turns)`, distinctCalls(calls));
-  section(out, "Errors", errors.slice(-MAX_ERRORS));
-  const position: string[] = [];
-  const last = calls.at(-1);
-  if (last) position.push(`last call: ${describeCall(last)}`);
-  if (lastSequence && lastSequence !== last) {
-    position.push(`last step in a sequence: ${describeCall(lastSequence)}`);
-  }
-  section(out, "Position", position);
-  // Hint: a sequence tool's result is often the whole list (a todo tool prints every item), and
-  // its open items are what remains; the first line alone would keep only the oldest item.
-  const open = (lastSequence?.result ?? "").split("\n").filter((line) => OPEN_ITEM.test(line));
-  const remaining = open.slice(0, MAX_OPEN_ITEMS).map((line) => clip(line.trim(), 120));
-  if (open.length > MAX_OPEN_ITEMS) remaining.push(`… and ${open.length - MAX_OPEN_ITEMS} more`);
-  section(out, "Remaining", remaining);
-  if (lastNote !== undefined) out.push(`Last assistant note: ${clip(lastNote, 300)}`);
+  section(out, "Errors", notes.errors.slice(-MAX_ERRORS));
+  section(out, "Position", notes.position);
+  section(out, "Remaining", notes.remaining);
+  section(out, "Earlier notes", notes.notes.slice(-MAX_NOTES));
+  if (notes.note !== undefined) out.push(`Last assistant note: ${notes.note}`);
   return out.length > 0 ? out.join("\n") : "(no earlier turns)";
 }
 
+const CALLS_TITLE = /^Tool calls \((\d+) in these turns\):$/;
+const COUNTED = /^(.*) \(×(\d+)\)$/;
+
+/** Reads a summary `render` wrote back into notes; text it did not write is ignored. */
+function parseNotes(summary: string): Notes {
+  const notes = emptyNotes();
+  let list: string[] | "calls" | undefined;
+  for (const line of summary.split("\n")) {
+    const calls = CALLS_TITLE.exec(line);
+    if (line.startsWith("Task: ")) [notes.task, list] = [line.slice(6), undefined];
+    else if (line.startsWith("Last assistant note: "))
+      [notes.note, list] = [line.slice(21), undefined];
+    else if (line === "Requests:") list = notes.requests;
+    else if (line === "Errors:") list = notes.errors;
+    else if (line === "Position:") list = notes.position;
+    else if (line === "Remaining:") list = notes.remaining;
+    else if (line === "Earlier notes:") list = notes.notes;
+    else if (calls) [notes.callCount, list] = [Number(calls[1]), "calls"];
+    else if (line.startsWith("- ") && list === "calls") {
+      const counted = COUNTED.exec(line.slice(2));
+      bump(
+        notes.calls,
+        counted ? (counted[1] as string) : line.slice(2),
+        Number(counted?.[2] ?? 1),
+      );
+    } else if (line.startsWith("- ") && Array.isArray(list)) list.push(line.slice(2));
+    else {
+      // Not ours (a model's summary, say): kept, clipped, so a fold does not lose it.
+      list = undefined;
+      if (line.trim() !== "") notes.notes.push(clip(line.trim().replace(/^[-*] /, ""), 200));
+    }
+  }
+  return notes;
+}
+
+/** Merges two stretches' notes, `newer` after `older`, keeping every list within its limit. */
+function mergeNotes(older: Notes, newer: Notes): Notes {
+  const calls = new Map(older.calls);
+  for (const [key, n] of newer.calls) bump(calls, key, n);
+  while (calls.size > MAX_CALLS) calls.delete(calls.keys().next().value as string);
+  const merged: Notes = {
+    requests: [...older.requests, ...newer.requests].slice(-MAX_REQUESTS),
+    calls,
+    callCount: older.callCount + newer.callCount,
+    errors: [...older.errors, ...newer.errors].slice(-MAX_ERRORS),
+    position: newer.position.length > 0 ? newer.position : older.position,
+    remaining: newer.remaining.length > 0 ? newer.remaining : older.remaining,
+    notes: [...older.notes, ...newer.notes].slice(-MAX_NOTES),
+  };
+  const task = older.task ?? newer.task;
+  if (task !== undefined) merged.task = task;
+  const note = newer.note ?? older.note;
+  if (note !== undefined) merged.note = note;
+  return merged;
+}
+
+/** Adds `n` to a call's count and moves it last, so the list reads in the order work ended. */
+function bump(calls: Map<string, number>, key: string, n: number): void {
+  const count = (calls.get(key) ?? 0) + n;
+  calls.delete(key);
+  calls.set(key, count);
+}
+
 function* entries(transcript: string): Generator<{ tag: string; callee?: string; text: string }> {
-  // Hint: the regex finds the tagged lines without splitting every line of every long result;
+  // The regex finds the tagged lines without splitting every line of every long result;
   // an entry is everything from its tag to the newline before the next tag.
   let current: { tag: string; callee?: string; start: number } | undefined;
   for (const match of transcript.matchAll(TAGS)) {
@@ -139,18 +250,6 @@ function entry(
   return found.callee === undefined
     ? { tag: found.tag, text }
     : { tag: found.tag, callee: found.callee, text };
-}
-
-function distinctCalls(calls: readonly Call[]): string[] {
-  // Hint: newest occurrence wins the position, so the list reads in the order work ended.
-  const counts = new Map<string, number>();
-  for (const call of calls) {
-    const key = `${call.name} ${call.args}`;
-    const n = (counts.get(key) ?? 0) + 1;
-    counts.delete(key);
-    counts.set(key, n);
-  }
-  return [...counts].slice(-MAX_CALLS).map(([key, n]) => (n > 1 ? `${key} (×${n})` : key));
 }
 
 function isSequenceCall(call: Call): boolean {
@@ -196,6 +295,11 @@ function parseJson(text: string): unknown {
 function firstLine(text: string): string {
   const end = text.indexOf("\n");
   return end === -1 ? text : text.slice(0, end);
+}
+
+/** One line, so a fold can read the summary back line by line. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ");
 }
 
 function clip(text: string, max: number): string {

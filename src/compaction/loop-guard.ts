@@ -1,8 +1,6 @@
-import { canonicalJson } from "./canonical-json.ts";
+import { canonicalJson } from "./lossless.ts";
 
-/**
- * Executed call interface: one tool call of a turn, as the loop guard sees it.
- */
+/** One tool call of a turn, as the loop guard sees it. */
 export interface ExecutedCall {
   /** The tool's name. */
   name: string;
@@ -12,10 +10,7 @@ export interface ExecutedCall {
   result: string;
 }
 
-/**
- * Loop guard interface: detects an agent repeating itself after a compaction made it lose its
- * place.
- */
+/** Detects an agent repeating itself after a compaction made it lose its place. */
 export interface LoopGuard {
   /** Switches the guard on; the loop calls it after a successful summary compaction. */
   arm(): void;
@@ -39,7 +34,7 @@ const LOOP_WINDOW = 3;
  * earlier turns is a loop. Duplicates within one batch, and polling (same arguments, changing
  * result), are not.
  *
- * Hint: fingerprints are recorded only once armed, so a single re-read of something fetched
+ * Fingerprints are recorded only once armed, so a single re-read of something fetched
  * just before the compaction does not stop the run; a real loop repeats within a few turns.
  *
  * @returns The guard.

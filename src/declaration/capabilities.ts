@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from "./tool-annotations.ts";
 
 /**
- * Capabilities interface: a tool's declared risk surface, read by approval and taint tracking.
+ * A tool's declared risk surface, read by approval and taint tracking.
  */
 export interface Capabilities {
   /** Returns data the user considers private. */

@@ -1,5 +1,5 @@
 /**
- * Carried state interface: state a tool owns that compaction must keep verbatim. It is read at
+ * State a tool owns that compaction must keep verbatim. It is read at
  * compaction time, so it is current by construction, and exactly one copy survives.
  */
 export interface CarriedState {

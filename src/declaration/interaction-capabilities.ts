@@ -1,5 +1,5 @@
 /**
- * Interaction capabilities interface: which caller interactions a tool may request. A request
+ * Which caller interactions a tool may request. A request
  * of an undeclared kind fails with `undeclared_interaction`.
  */
 export interface InteractionCapabilities {

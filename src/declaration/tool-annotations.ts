@@ -1,5 +1,5 @@
 /**
- * Tool annotations interface: MCP behaviour hints. They enforce nothing; toolwire's approval
+ * MCP behaviour hints. They enforce nothing; toolwire's approval
  * reads `readOnlyHint` and treats a missing hint as "writes".
  */
 export interface ToolAnnotations {
@@ -15,7 +15,7 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** Tool icon interface: source-neutral icon metadata, as in MCP. */
+/** Source-neutral icon metadata, as in MCP. */
 export interface ToolIcon {
   /** URL or data URI of the image. */
   src: string;

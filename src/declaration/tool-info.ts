@@ -5,7 +5,7 @@ import type { ToolAnnotations, ToolIcon } from "./tool-annotations.ts";
 import type { ToolName } from "./tool-name.ts";
 
 /**
- * Tool info interface: the complete declaration of one executable tool, the same whether the
+ * The complete declaration of one executable tool, the same whether the
  * tool is local or remote.
  */
 export interface ToolInfo {

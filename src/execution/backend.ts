@@ -3,7 +3,7 @@ import type { ToolInfo } from "../declaration/tool-info.ts";
 import type { StepOptions, ToolHandlerInput, ToolHandlerOutput } from "./handler-io.ts";
 
 /**
- * Handler backend interface: one resumable invocation. One handler owns exactly one call.
+ * One resumable invocation. One handler owns exactly one call.
  */
 export interface ToolHandlerBackend {
   /**
@@ -17,7 +17,7 @@ export interface ToolHandlerBackend {
 }
 
 /**
- * Toolset backend interface: the contract for one shared executable tool source (local, MCP,
+ * The contract for one shared executable tool source (local, MCP,
  * or your own). Wrap it with `Toolset.fromBackend` to get shared shutdown and admission.
  */
 export interface ToolsetBackend<H extends ToolHandlerBackend = ToolHandlerBackend> {

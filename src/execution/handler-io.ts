@@ -3,21 +3,28 @@ import type { ToolInteractionResponse } from "../interaction/interaction-respons
 import type { ToolResult } from "./tool-result.ts";
 
 /**
- * Handler input type: one transition of a handler. Start with `invoke`, answer the pending
+ * One transition of a handler. Start with `invoke`, answer the pending
  * interaction with `interaction`, stop with `cancel` (valid in every state, including while
  * another step is in flight).
  */
 export type ToolHandlerInput =
-  | { type: "invoke"; callId?: string; arguments: unknown }
+  | {
+      type: "invoke";
+      /** The caller's correlation id, seen by the tool as `ctx.callId`. */
+      callId?: string;
+      arguments: unknown;
+      /** Who is calling (`CallOptions.auth`), seen by a local tool as `ctx.auth`. */
+      auth?: unknown;
+    }
   | { type: "interaction"; response: ToolInteractionResponse }
   | { type: "cancel"; reason?: string };
 
-/** Handler output type: completed (terminal) or suspended on a question for the caller. */
+/** Completed (terminal) or suspended on a question for the caller. */
 export type ToolHandlerOutput =
   | { type: "completed"; result: ToolResult }
   | { type: "interaction"; request: ToolInteractionRequest };
 
-/** Tool progress interface: a progress report from a running tool. */
+/** A progress report from a running tool. */
 export interface ToolProgress {
   /** Work done so far; increases over a call. */
   progress: number;
@@ -27,7 +34,7 @@ export interface ToolProgress {
   message?: string;
 }
 
-/** Tool log level type: the RFC 5424 severities MCP logging uses, least severe first. */
+/** The RFC 5424 severities MCP logging uses, least severe first. */
 export type ToolLogLevel =
   | "debug"
   | "info"
@@ -38,7 +45,7 @@ export type ToolLogLevel =
   | "alert"
   | "emergency";
 
-/** Tool log interface: one log message from a running tool. */
+/** One log message from a running tool. */
 export interface ToolLog {
   /** How severe it is. */
   level: ToolLogLevel;
@@ -48,7 +55,7 @@ export interface ToolLog {
   logger?: string;
 }
 
-/** Step options interface. */
+/** Listeners for one step; each is dropped when that step settles. */
 export interface StepOptions {
   /** Receives the tool's progress reports while this step runs. */
   onProgress?(progress: ToolProgress): void;

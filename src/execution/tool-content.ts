@@ -1,5 +1,5 @@
 /**
- * Tool content type: one item of a tool result. Every kind may also carry `metadata`.
+ * One item of a tool result. Every kind may also carry `metadata`.
  */
 export type ToolContent = (
   | { type: "text"; text: string }

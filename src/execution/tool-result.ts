@@ -2,7 +2,7 @@ import { ToolError } from "../errors.ts";
 import type { ToolContent } from "./tool-content.ts";
 
 /**
- * Tool result interface: a completed call. `isError: true` is the tool's own, model-visible
+ * A completed call. `isError: true` is the tool's own, model-visible
  * failure; could-not-execute is a thrown `ToolError` instead.
  */
 export interface ToolResult {
@@ -16,10 +16,10 @@ export interface ToolResult {
   metadata?: Record<string, unknown>;
 }
 
-// Hint: a registry-wide symbol, so results made by another copy of toolwire are recognised too.
+// A registry-wide symbol, so results made by another copy of toolwire are recognised too.
 const MADE = Symbol.for("toolwire.ToolResult");
 
-// Hint: the brand sits on a shared prototype rather than on each result: defining a property
+// The brand sits on a shared prototype rather than on each result: defining a property
 // per result is measurably slower, and results must stay cheap to make.
 const BRANDED: object = /* @__PURE__ */ Object.defineProperty({}, MADE, { value: true });
 

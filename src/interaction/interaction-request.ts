@@ -2,7 +2,7 @@ import type { ToolName } from "../declaration/tool-name.ts";
 import type { SamplingRequest } from "./sampling.ts";
 
 /**
- * Interaction kind type: what a tool asks its caller for — a line (or lines) of text, a JSON
+ * What a tool asks its caller for — a line (or lines) of text, a JSON
  * object described by a schema, or a reply from the caller's model (`sampling`, answered with
  * a `SamplingResult`; a person should see and approve it, as with any other question).
  */
@@ -12,7 +12,7 @@ export type ToolInteractionKind =
   | ({ type: "sampling" } & SamplingRequest);
 
 /**
- * Interaction request interface: a suspended tool's question to its caller. The reply must echo
+ * A suspended tool's question to its caller. The reply must echo
  * `id` unchanged; callers must not parse it.
  */
 export interface ToolInteractionRequest {
@@ -34,7 +34,7 @@ export interface ToolInteractionRequest {
  * @returns A random UUID.
  */
 export function newInteractionId(): string {
-  // Hint: browsers offer randomUUID only to secure contexts; a page served over plain http from
+  // Browsers offer randomUUID only to secure contexts; a page served over plain http from
   // a LAN address still has getRandomValues, so build the same version-4 UUID from it.
   if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
   const bytes = crypto.getRandomValues(new Uint8Array(16));

@@ -1,5 +1,5 @@
 /**
- * Interaction response type: the caller's reply to a pending request, echoing its `id`.
+ * The caller's reply to a pending request, echoing its `id`.
  * `submit` resumes the tool (a string for text, an object for a form); `decline` refuses the
  * input but lets the tool carry on; `cancel` cancels the whole invocation.
  */

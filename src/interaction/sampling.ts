@@ -1,5 +1,5 @@
 /**
- * Sampling content type: one block of a sampling message or reply, as in MCP
+ * One block of a sampling message or reply, as in MCP
  * (`data` is base64).
  */
 export type SamplingContent =
@@ -7,7 +7,7 @@ export type SamplingContent =
   | { type: "image"; mimeType: string; data: string }
   | { type: "audio"; mimeType: string; data: string };
 
-/** Sampling message interface: one turn of the conversation a tool asks a model to continue. */
+/** One turn of the conversation a tool asks a model to continue. */
 export interface SamplingMessage {
   /** Who said it. */
   role: "user" | "assistant";
@@ -16,7 +16,7 @@ export interface SamplingMessage {
 }
 
 /**
- * Sampling request interface: what a tool asks the caller's model for. The caller chooses the
+ * What a tool asks the caller's model for. The caller chooses the
  * model and may adjust or refuse the request; a person should see it first.
  */
 export interface SamplingRequest {
@@ -32,7 +32,7 @@ export interface SamplingRequest {
   stopSequences?: string[];
 }
 
-/** Sampling result interface: the caller's model reply to a sampling request. */
+/** The caller's model reply to a sampling request. */
 export interface SamplingResult {
   /** Always `assistant`: the model speaks. */
   role: "assistant";

@@ -8,7 +8,9 @@ import type { ToolAnnotations, ToolIcon } from "../declaration/tool-annotations.
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { type ToolName, toolName } from "../declaration/tool-name.ts";
 import { ToolError } from "../errors.ts";
+import type { ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
+import type { SamplingRequest, SamplingResult } from "../interaction/sampling.ts";
 import { JsonSchema } from "../schema/json-schema.ts";
 import {
   type PreparedSchema,
@@ -16,10 +18,61 @@ import {
   type SchemaInput,
   type SchemaOutput,
 } from "../schema/schema-input.ts";
-import type { ToolContext } from "./tool-context.ts";
 
 /**
- * Tool interface: a local tool made by `defineTool`, ready for `Toolset.local`.
+ * What a running local tool can use besides its arguments. Its functions work detached, so a
+ * tool may destructure them: `call: (input, { signal, progress }) => …`.
+ */
+export interface ToolContext {
+  /** Aborted when the call is cancelled or its toolset shuts down. */
+  signal: AbortSignal;
+  /** The caller's correlation id for this call. */
+  callId?: string;
+  /** This tool's name. */
+  toolName: ToolName;
+  /**
+   * Who is calling: what the host passed as `CallOptions.auth` (for an MCP server, what its
+   * `authorize` returned). `undefined` when the host knows no identity.
+   */
+  auth?: unknown;
+  /** Reports progress to whoever drives the call. */
+  progress(update: ToolProgress): void;
+  /**
+   * Logs a message to whoever drives the call (an MCP server sends it as
+   * `notifications/message`, filtered by the client's `logging/setLevel`). Nobody listening is
+   * fine: the message is dropped.
+   *
+   * @param level How severe it is.
+   * @param data A string or any JSON-serializable value.
+   * @param logger The name of the logger, e.g. a component of the tool.
+   */
+  log(level: ToolLogLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks the caller for text; needs `interactions: { text: true }` (or `multilineText`).
+   *
+   * @throws ToolError `interaction_declined` when the caller declines, `undeclared_interaction`
+   * when the tool did not declare the kind.
+   */
+  requestText(prompt: string, options?: { multiline?: boolean }): Promise<string>;
+  /**
+   * Asks the caller for a JSON object described by `schema`; needs `interactions: { form: true }`.
+   *
+   * @throws ToolError `interaction_declined` or `undeclared_interaction`.
+   */
+  requestForm(prompt: string, schema: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Asks the caller's model for a reply (MCP sampling); needs `interactions: { sampling: true }`.
+   * The caller picks the model and should let a person see and approve the request; the prompt
+   * it shows is the text of the last text message.
+   *
+   * @throws ToolError `interaction_declined` when the caller declines, `undeclared_interaction`
+   * when the tool did not declare sampling, `invalid_configuration` for a malformed request.
+   */
+  requestSampling(request: SamplingRequest): Promise<SamplingResult>;
+}
+
+/**
+ * A local tool made by `defineTool`, ready for `Toolset.local`.
  */
 export interface Tool<Input = unknown> {
   /** The tool's name. */
@@ -45,9 +98,9 @@ export interface Tool<Input = unknown> {
   "~run"?(input: Input, ctx: ToolContext): unknown;
 }
 
-/** Define tool options interface. */
+/** What `defineTool` takes: the declaration and the function. */
 export interface DefineToolOptions<S extends SchemaInput> {
-  /** Name the model calls; `^[A-Za-z0-9_-]{1,128}$`. */
+  /** Name the model calls: 1-128 of `A-Z a-z 0-9 _ - .` (see `toolName`). */
   name: string;
   /** Model-visible description. */
   description: string;
@@ -168,7 +221,7 @@ function annotationsOf(
     openWorldHint: caps.externalSend || caps.untrustedInput,
   };
   if (title !== undefined) annotations.title = title;
-  // Hint: an explicit `undefined` means "not given", so it never erases a derived hint.
+  // An explicit `undefined` means "not given", so it never erases a derived hint.
   for (const [key, value] of Object.entries(explicit ?? {})) {
     if (value !== undefined) annotations[key] = value;
   }

@@ -1,267 +1,210 @@
-import { isToolError, ToolError } from "../errors.ts";
-import type { ToolHandlerBackend } from "../execution/backend.ts";
-import type {
-  StepOptions,
-  ToolHandlerInput,
-  ToolHandlerOutput,
-  ToolLog,
-  ToolProgress,
-} from "../execution/handler-io.ts";
-import { ToolResult } from "../execution/tool-result.ts";
+import type { CarriedState } from "../declaration/carried-state.ts";
+import { byName, type ToolName } from "../declaration/tool-name.ts";
+import { errorText, isToolError, ToolError } from "../errors.ts";
+import type { ToolsetBackend } from "../execution/backend.ts";
+import { type CallAnswer, CallMachine, unsupported } from "../execution/call-machine.ts";
+import type { ToolLog, ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
+import { isToolResult, ToolResult } from "../execution/tool-result.ts";
 import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
-import {
-  checkInteractionResponse,
-  noPendingInteraction,
-} from "../interaction/check-interaction-response.ts";
 import {
   newInteractionId,
   type ToolInteractionKind,
   type ToolInteractionRequest,
 } from "../interaction/interaction-request.ts";
-import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
-import { checkOutput, toResult } from "./complete-result.ts";
-import type { Tool } from "./define-tool.ts";
-import { type ContextPort, LocalContext } from "./local-context.ts";
+import { readSamplingResult } from "../interaction/read-sampling.ts";
+import { type SamplingResult, samplingPrompt } from "../interaction/sampling.ts";
+import type { Tool, ToolContext } from "./define-tool.ts";
 
-type State = "ready" | "running" | "pending" | "finished";
+// A local call, from the backend `Toolset.local` wraps to the tool's own function: the handler
+// (the shared call machine driving one function call), the context the tool receives, and the
+// checks on what it returns (see `docs/design.md`, "Tools and toolsets").
 
-// What the running tool tells the step that waits for it.
-type Event =
-  | { type: "done"; value: unknown }
-  | { type: "failed"; error: unknown }
-  | { type: "ask"; request: ToolInteractionRequest };
+/** The backend of a local toolset; its handlers can also be made synchronously. */
+export interface LocalBackend extends ToolsetBackend<LocalHandler> {
+  /**
+   * Returns a fresh handler at once, for the per-call fast path of `Toolset.call`.
+   *
+   * @throws ToolError `unknown_tool`.
+   */
+  "~handler"(name: string): LocalHandler;
+  /** Returns the tools' carried state, in name order. */
+  carriedState(): Promise<CarriedState[]>;
+}
 
-interface Pending {
-  request: ToolInteractionRequest;
+/**
+ * Creates the backend of a local toolset: tools by name, declarations sorted by name, one
+ * fresh handler per call. Its `carriedState` reads every tool's state at call time and fails
+ * with `invalid_output` when one throws or returns something other than `{ label, body }`
+ * strings: skipping that tool would let compaction silently drop the state it owns.
+ *
+ * @throws ToolError `duplicate_name` when two tools share a name; `invalid_configuration` for
+ * something that is not a tool.
+ */
+export function createLocalBackend(tools: readonly Tool[]): LocalBackend {
+  if (!Array.isArray(tools))
+    throw new ToolError({ type: "invalid_configuration", message: "tools must be an array" });
+  const tools_ = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (typeof tool?.info?.name !== "string" || typeof tool.call !== "function") {
+      throw new ToolError({
+        type: "invalid_configuration",
+        message: "every tool must come from defineTool",
+      });
+    }
+    if (tools_.has(tool.name)) throw new ToolError({ type: "duplicate_name", name: tool.name });
+    tools_.set(tool.name, tool);
+  }
+  const sorted = [...tools_.values()].sort(byName);
+  const infos = sorted.map((tool) => tool.info);
+  const handler = (name: string): LocalHandler => {
+    const tool = tools_.get(name);
+    if (!tool) throw new ToolError({ type: "unknown_tool", name: String(name) });
+    return new LocalHandler(tool);
+  };
+  return {
+    "~handler": handler,
+    // The Toolset copies the list for its caller; copying here too would double the cost.
+    listTools: async () => infos,
+    toolHandler: async (name) => handler(name),
+    shutdown: async () => {},
+    carriedState: async () => {
+      const states: CarriedState[] = [];
+      for (const tool of sorted) {
+        if (!tool.carriedState) continue;
+        const state = readCarriedState(tool);
+        if (state) states.push(state);
+      }
+      return states;
+    },
+  };
+}
+
+function readCarriedState(tool: Tool): CarriedState | undefined {
+  const fail = (message: string, cause?: unknown) =>
+    new ToolError(
+      { type: "invalid_output", message: `${tool.name} carriedState(): ${message}`, issues: [] },
+      { cause },
+    );
+  let state: unknown;
+  try {
+    state = tool.carriedState?.();
+  } catch (error) {
+    throw fail(`threw ${errorText(error)}`, error);
+  }
+  if (state === undefined || state === null) return undefined;
+  const { label, body } = state as Partial<CarriedState>;
+  if (typeof label !== "string" || typeof body !== "string") {
+    throw fail("must return { label: string, body: string } or undefined");
+  }
+  return state as CarriedState;
+}
+
+// The tool's open question: settling it resumes the tool.
+interface Question {
   resolve(content: unknown): void;
   reject(error: unknown): void;
 }
 
 /**
- * The local handler: one invocation of one local tool, as the state machine
- * ready → running ⇄ pending → finished. `cancel` is accepted in every state, even while
- * another step is in flight, and aborts `ctx.signal`; a cancel that arrives before the step in
- * flight has returned wins, so that step rejects with `cancelled` too. Progress and log
- * messages reach only the listeners of the step in flight; between and after steps they are
- * dropped.
+ * One invocation of one local tool on the shared call machine. The tool's function runs with
+ * validated arguments and a `ToolContext`; what it returns is checked (`invalid_output`) and
+ * what it throws becomes an `isError` result, except a `ToolError`, which fails the call.
  */
-export class LocalHandler implements ToolHandlerBackend, ContextPort {
+export class LocalHandler extends CallMachine<Question> {
+  protected readonly toolName: ToolName;
   readonly #tool: Tool;
-  // Hint: created on first use; reading an AbortSignal costs microseconds and most calls never do.
+  // Created on first use; making an AbortController costs microseconds and most calls never read it.
   #controller: AbortController | undefined;
-  #state: State = "ready";
-  #busy = false;
   #callId: string | undefined;
-  #waiter: { resolve(event: Event): void; reject(error: unknown): void } | undefined;
-  #queued: Event | undefined;
-  #pending: Pending | undefined;
-  #stopped: ToolError | undefined;
-  #onProgress: ((progress: ToolProgress) => void) | undefined;
-  #onLog: ((log: ToolLog) => void) | undefined;
 
-  /**
-   * Creates a handler in the ready state.
-   *
-   * @param tool The tool this handler will call once.
-   */
+  /** Creates a handler in the ready state for one call of `tool`. */
   constructor(tool: Tool) {
+    super();
     this.#tool = tool;
+    this.toolName = tool.name;
   }
 
-  /**
-   * Performs one transition.
-   *
-   * @param input `invoke`, `interaction` or `cancel`.
-   * @param options Progress and log listeners for this step.
-   * @returns The completed result or the pending interaction.
-   * @throws ToolError `invalid_arguments`, `invalid_output`, `invalid_interaction` (still
-   * pending), `interaction_declined`, `undeclared_interaction`, `cancelled`, `invalid_configuration`
-   * (a schema that cannot be applied), `unsupported` (unknown input, reuse, overlapping steps).
-   */
-  async step(input: ToolHandlerInput, options?: StepOptions): Promise<ToolHandlerOutput> {
-    const type = typeof input === "object" && input !== null ? input.type : undefined;
-    if (type === "cancel") throw this.#cancel((input as { reason?: unknown }).reason);
-    if (type !== "invoke" && type !== "interaction") {
-      throw unsupported(
-        `step input ${JSON.stringify(type) ?? typeof input} (expected invoke, interaction or cancel)`,
-      );
-    }
-    if (this.#busy) throw unsupported("a step while another step of this handler is in flight");
-    this.#busy = true;
-    this.#onProgress = options?.onProgress;
-    this.#onLog = options?.onLog;
-    try {
-      if (input.type === "invoke") return await this.#invoke(input.arguments, input.callId);
-      return await this.#answer((input as { response: ToolInteractionResponse }).response);
-    } finally {
-      this.#busy = false;
-      // Hint: a tool still running after its step settled must not reach that caller's listeners.
-      this.#onProgress = undefined;
-      this.#onLog = undefined;
-    }
-  }
-
-  async #invoke(args: unknown, callId: unknown): Promise<ToolHandlerOutput> {
-    if (this.#state !== "ready")
-      throw unsupported(`invoke on a ${this.#state} handler (one handler runs one call)`);
-    this.#state = "running";
-    if (typeof callId === "string") this.#callId = callId;
+  protected async start(args: unknown, callId: string | undefined, auth: unknown): Promise<void> {
+    this.#callId = callId;
     const tool = this.#tool;
-    let outcome: Awaited<ReturnType<Tool["~input"]["validate"]>>;
-    try {
-      outcome = await tool["~input"].validate(args);
-    } catch (error) {
-      this.#state = "finished";
-      throw error;
-    }
-    if (this.#stopped) throw this.#stopped;
+    const outcome = await tool["~input"].validate(args);
+    if (this.stopped) return;
     if (!outcome.ok) {
-      this.#state = "finished";
       const first = outcome.issues[0];
+      const more = outcome.issues.length > 1 ? ` (and ${outcome.issues.length - 1} more)` : "";
       throw new ToolError({
         type: "invalid_arguments",
         tool: tool.name,
-        message: `${first.path || "/"}: ${first.message}${outcome.issues.length > 1 ? ` (and ${outcome.issues.length - 1} more)` : ""}`,
+        message: `${first.path || "/"}: ${first.message}${more}`,
         issues: outcome.issues,
       });
     }
-    const ctx = new LocalContext(
-      this,
-      tool.name,
-      this.#callId,
-      tool.info.interactions.formSchemaValidation,
-    );
+    const ctx = new LocalContext(this, tool, callId, auth);
     const value = outcome.value;
     const run = tool["~run"] ?? tool.call;
-    // Hint: the tool starts on a microtask, so the waiter below is in place before it can report.
+    // The tool starts on a microtask, so the step is waiting before it can report.
     Promise.resolve()
       .then(() => run(value, ctx))
       .then(
-        (value) => this.#emit({ type: "done", value }),
-        (error: unknown) => this.#emit({ type: "failed", error }),
-      );
-    // Hint: `return await` settles in one tick; returning the bare promise would take three.
-    return await this.#next();
+        (returned) => this.#complete(returned),
+        (error: unknown) => this.emit(failure(error)),
+      )
+      .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
 
-  async #answer(response: ToolInteractionResponse): Promise<ToolHandlerOutput> {
-    const pending = this.#pending;
-    if (this.#state !== "pending" || !pending) {
-      if (this.#stopped) throw this.#stopped;
-      throw noPendingInteraction(response, this.#state);
+  async #complete(returned: unknown): Promise<void> {
+    const result = resultOf(this.#tool, returned);
+    await checkOutput(this.#tool, result);
+    this.emit({ type: "done", result });
+  }
+
+  protected deliver(question: Question, answer: CallAnswer): void {
+    if ("error" in answer) {
+      question.reject(answer.error);
+      return;
     }
-    try {
-      await checkInteractionResponse(pending.request, response);
-    } catch (error) {
-      if (this.#stopped) throw this.#stopped;
-      // Hint: a bad reply leaves the question open; a broken request schema is the tool's to handle.
-      if (isToolError(error, "invalid_interaction")) throw error;
-      return await this.#resume(() => pending.reject(error));
-    }
-    if (this.#stopped) throw this.#stopped;
-    if (response.type === "cancel") throw this.#cancel(response.reason);
-    return await this.#resume(() =>
-      response.type === "submit"
-        ? pending.resolve(response.content)
-        : pending.reject(declined(this.#tool.name, response.reason)),
-    );
+    const { response } = answer;
+    if (response.type === "submit") question.resolve(response.content);
+    else if (response.type === "decline") question.reject(declined(this.toolName, response.reason));
+    // `cancel`: the machine cancels the call next, which rejects the question.
   }
 
-  #resume(settle: () => void): Promise<ToolHandlerOutput> {
-    this.#state = "running";
-    this.#pending = undefined;
-    settle();
-    return this.#next();
-  }
-
-  async #next(): Promise<ToolHandlerOutput> {
-    let event = this.#queued;
-    this.#queued = undefined;
-    event ??= await new Promise<Event>((resolve, reject) => (this.#waiter = { resolve, reject }));
-    this.#waiter = undefined;
-    // Hint: a cancel that landed while this step was resuming wins over what the tool produced.
-    if (this.#stopped) throw this.#stopped;
-    if (event.type === "ask") {
-      this.#state = "pending";
-      return { type: "interaction", request: event.request };
-    }
-    this.#state = "finished";
-    if (event.type === "failed") {
-      if (isToolError(event.error)) throw event.error;
-      const message = event.error instanceof Error ? event.error.message : String(event.error);
-      return { type: "completed", result: ToolResult.error(message) };
-    }
-    const tool = this.#tool;
-    let result = toResult(tool, event.value);
-    if (tool["~output"]) {
-      result = await checkOutput(tool, result);
-      if (this.#stopped) throw this.#stopped;
-    }
-    return { type: "completed", result };
-  }
-
-  #emit(event: Event): void {
-    if (this.#state === "finished") return;
-    if (this.#waiter) this.#waiter.resolve(event);
-    else this.#queued = event;
-  }
-
-  #cancel(reason: unknown): ToolError {
-    const tool = this.#tool.name;
-    const error = new ToolError(
-      typeof reason === "string"
-        ? { type: "cancelled", tool, reason }
-        : { type: "cancelled", tool },
-    );
-    this.#stop(error);
-    return error;
-  }
-
-  // Ends the call from outside the tool's own flow: the step in flight and the tool's open
-  // question reject with `error`, `ctx.signal` aborts, and later replies replay it.
-  #stop(error: ToolError): void {
-    this.#stopped ??= error;
-    if (this.#state === "finished") return;
-    this.#state = "finished";
-    this.#queued = undefined;
+  protected abort(error: ToolError, question: Question | undefined): void {
     this.#controller?.abort(error);
-    this.#waiter?.reject(error);
-    this.#pending?.reject(error);
-    this.#waiter = undefined;
-    this.#pending = undefined;
+    question?.reject(error);
   }
 
-  /** Returns the call's signal, creating it on first use. */
+  /** The call's signal, made on first use. */
   "~signal"(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
-      if (this.#stopped) this.#controller.abort(this.#stopped);
+      if (this.stopped) this.#controller.abort(this.stopped);
     }
     return this.#controller.signal;
   }
 
   /** Forwards a progress report to the step in flight, if any. */
   "~progress"(update: ToolProgress): void {
-    notify(this.#onProgress, update);
+    this.progress(update);
   }
 
   /** Forwards a log message to the step in flight, if any. */
-  "~log"(log: ToolLog): void {
-    notify(this.#onLog, log);
+  "~log"(entry: ToolLog): void {
+    this.log(entry);
   }
 
   /** Suspends the call on a question for the caller. */
   "~ask"(prompt: string, kind: ToolInteractionKind): Promise<unknown> {
-    if (this.#state === "finished")
-      return Promise.reject(this.#stopped ?? unsupported("asking after the call finished"));
+    if (this.state === "finished")
+      return Promise.reject(this.stopped ?? unsupported("asking after the call finished"));
     const tool = this.#tool;
     const problem = checkInteractionRequest(tool.name, tool.info.interactions, kind);
     if (problem) {
-      // Hint: an undeclared kind ends the call; a malformed request fails only this question.
-      if (problem.type === "undeclared_interaction") this.#stop(problem);
+      // An undeclared kind ends the call; a malformed request fails only this question.
+      if (problem.type === "undeclared_interaction") this.stop(problem);
       return Promise.reject(problem);
     }
-    if (this.#pending)
+    if (this.asking)
       return Promise.reject(unsupported("a second interaction while one is pending"));
     const request: ToolInteractionRequest = {
       id: newInteractionId(),
@@ -271,22 +214,14 @@ export class LocalHandler implements ToolHandlerBackend, ContextPort {
     };
     if (this.#callId !== undefined) request.callId = this.#callId;
     return new Promise((resolve, reject) => {
-      this.#pending = { request, resolve, reject };
-      this.#emit({ type: "ask", request });
+      this.emit({ type: "ask", request, question: { resolve, reject } });
     });
   }
 }
 
-function notify<T>(listener: ((value: T) => void) | undefined, value: T): void {
-  try {
-    listener?.(value);
-  } catch {
-    // Hint: the listener belongs to the caller; its bug must not fail the call.
-  }
-}
-
-function unsupported(operation: string): ToolError {
-  return new ToolError({ type: "unsupported", operation });
+function failure(error: unknown) {
+  if (isToolError(error)) return { type: "failed", error } as const;
+  return { type: "done", result: ToolResult.error(errorText(error)) } as const;
 }
 
 function declined(tool: string, reason: string | undefined): ToolError {
@@ -295,4 +230,155 @@ function declined(tool: string, reason: string | undefined): ToolError {
       ? { type: "interaction_declined", tool }
       : { type: "interaction_declined", tool, reason },
   );
+}
+
+/**
+ * The result for what a tool's function returned: a string becomes text, a `ToolResult.*`
+ * value is kept, anything else becomes structured content with its JSON text. Whatever ends
+ * up as structured content must survive `JSON.stringify`, or the call fails with
+ * `invalid_output` (design.md T5): a `10n` or a cyclic object would otherwise break every
+ * transport with a plain `TypeError`.
+ */
+function resultOf(tool: Tool, value: unknown): ToolResult {
+  if (typeof value === "string") return ToolResult.text(value);
+  if (isToolResult(value)) {
+    if (value.structuredContent !== undefined) jsonText(tool, value.structuredContent);
+    for (const item of value.content) if (item.type === "json") jsonText(tool, item.value);
+    return value;
+  }
+  if (value === undefined) {
+    throw new ToolError({
+      type: "invalid_output",
+      message: `${tool.name} returned nothing`,
+      issues: [],
+    });
+  }
+  return ToolResult.of([{ type: "text", text: jsonText(tool, value) }], {
+    structuredContent: value,
+  });
+}
+
+function jsonText(tool: Tool, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new ToolError(
+      {
+        type: "invalid_output",
+        message: `${tool.name} returned a value that cannot be serialised as JSON: ${errorText(error)}`,
+        issues: [],
+      },
+      { cause: error },
+    );
+  }
+  if (text === undefined) {
+    throw new ToolError({
+      type: "invalid_output",
+      message: `${tool.name} returned a ${typeof value}, which has no JSON form`,
+      issues: [],
+    });
+  }
+  return text;
+}
+
+// An output schema binds successful results only; `isError` results are exempt.
+async function checkOutput(tool: Tool, result: ToolResult): Promise<void> {
+  const output = tool["~output"];
+  if (result.isError || !output) return;
+  if (result.structuredContent === undefined) {
+    throw new ToolError({
+      type: "invalid_output",
+      message: `${tool.name} declares an output schema but returned no structuredContent`,
+      issues: [],
+    });
+  }
+  const outcome = await output.validate(result.structuredContent);
+  if (outcome.ok) return;
+  throw new ToolError({
+    type: "invalid_output",
+    message: `${tool.name} returned structuredContent that does not match its output schema`,
+    issues: outcome.issues,
+  });
+}
+
+type SamplingKind = Extract<ToolInteractionKind, { type: "sampling" }>;
+
+/**
+ * The context a local tool receives. Its functions work detached, so a tool may destructure
+ * them (`call: (input, { progress, signal }) => …`); each is made on first use, since most
+ * calls use none of them.
+ */
+class LocalContext implements ToolContext {
+  readonly toolName: ToolName;
+  declare readonly callId?: string;
+  declare readonly auth?: unknown;
+  readonly #port: LocalHandler;
+  readonly #formSchemaValidation: boolean;
+  #progress: ToolContext["progress"] | undefined;
+  #log: ToolContext["log"] | undefined;
+  #requestText: ToolContext["requestText"] | undefined;
+  #requestForm: ToolContext["requestForm"] | undefined;
+  #requestSampling: ToolContext["requestSampling"] | undefined;
+
+  constructor(port: LocalHandler, tool: Tool, callId: string | undefined, auth: unknown) {
+    this.#port = port;
+    this.toolName = tool.name;
+    if (callId !== undefined) (this as { callId?: string }).callId = callId;
+    if (auth !== undefined) (this as { auth?: unknown }).auth = auth;
+    this.#formSchemaValidation = tool.info.interactions.formSchemaValidation;
+  }
+
+  get signal(): AbortSignal {
+    return this.#port["~signal"]();
+  }
+
+  get progress(): ToolContext["progress"] {
+    const port = this.#port;
+    this.#progress ??= (update) => port["~progress"](update);
+    return this.#progress;
+  }
+
+  get log(): ToolContext["log"] {
+    const port = this.#port;
+    this.#log ??= (level: ToolLogLevel, data: unknown, logger?: string) =>
+      port["~log"](logger === undefined ? { level, data } : { level, data, logger });
+    return this.#log;
+  }
+
+  get requestText(): ToolContext["requestText"] {
+    const port = this.#port;
+    this.#requestText ??= (prompt, options) =>
+      port["~ask"](prompt, {
+        type: "text",
+        multiline: options?.multiline === true,
+      }) as Promise<string>;
+    return this.#requestText;
+  }
+
+  get requestForm(): ToolContext["requestForm"] {
+    const port = this.#port;
+    const schemaValidation = this.#formSchemaValidation;
+    this.#requestForm ??= (prompt, schema) =>
+      port["~ask"](prompt, { type: "form", schema, schemaValidation }) as Promise<
+        Record<string, unknown>
+      >;
+    return this.#requestForm;
+  }
+
+  get requestSampling(): ToolContext["requestSampling"] {
+    const port = this.#port;
+    this.#requestSampling ??= (request) => {
+      const { messages, maxTokens, systemPrompt, temperature, stopSequences } = request ?? {};
+      const kind: SamplingKind = { type: "sampling", messages, maxTokens };
+      // Optional fields left undefined stay absent, so the caller sees only what was asked.
+      if (systemPrompt !== undefined) kind.systemPrompt = systemPrompt;
+      if (temperature !== undefined) kind.temperature = temperature;
+      if (stopSequences !== undefined) kind.stopSequences = stopSequences;
+      return port["~ask"](samplingPrompt(messages), kind).then(
+        (reply) => readSamplingResult(reply) as SamplingResult,
+      );
+    };
+    return this.#requestSampling;
+  }
 }

@@ -21,7 +21,7 @@
 
 export {
   createSseParser,
-  createSseStream,
+  parseSseStream,
   type SseEvent,
   type SseParser,
   type SseParserOptions,

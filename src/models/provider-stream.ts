@@ -1,4 +1,4 @@
-import { createSseStream, type SseEvent } from "../sse/sse-parser.ts";
+import { parseSseStream, type SseEvent } from "../sse/sse-parser.ts";
 import type { ModelEvent } from "./model.ts";
 import { isModelError, ModelError } from "./model-error.ts";
 import { redact, responseError } from "./provider-error.ts";
@@ -106,7 +106,7 @@ export function providerStream(
         }
         reader = response.body
           .pipeThrough(new TextDecoderStream())
-          .pipeThrough(createSseStream())
+          .pipeThrough(parseSseStream())
           .getReader();
       } catch (error) {
         throw fail(error, "request");

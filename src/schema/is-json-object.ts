@@ -1,7 +1,7 @@
 /**
  * Checks whether a value is a JSON object: not `null`, not an array.
  *
- * Hint: decoded JSON (an MCP message, a model's tool arguments, a sampling reply) is checked
+ * Decoded JSON (an MCP message, a model's tool arguments, a sampling reply) is checked
  * with this one guard in every layer, so "object" means the same everywhere.
  *
  * @param value The value.

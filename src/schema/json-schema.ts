@@ -1,8 +1,8 @@
-/** Schema strictness type: how strictly a downstream provider should hold a model to a schema. */
+/** How strictly a downstream provider should hold a model to a schema. */
 export type SchemaStrictness = "strict" | "best_effort" | "unspecified";
 
 /**
- * JSON Schema interface: a passive wrapper around a schema document. Strictness is only a
+ * A passive wrapper around a schema document. Strictness is only a
  * rendering preference for providers; it never changes how values are validated.
  */
 export interface JsonSchema {

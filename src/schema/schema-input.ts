@@ -1,10 +1,10 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { ToolError, type ValidationIssue } from "../errors.ts";
+import { errorText, ToolError, type ValidationIssue } from "../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
 import type { JsonSchemaCheck } from "./validate-json-schema.ts";
 
-/** Raw JSON Schema input interface: a schema given as a document rather than a valibot schema. */
+/** A schema given as a document rather than a valibot schema. */
 export interface RawJsonSchemaInput {
   /** The JSON Schema document. */
   jsonSchema: Record<string, unknown> | boolean;
@@ -15,18 +15,18 @@ export type ValibotSchema =
   | v.BaseSchema<unknown, unknown, v.BaseIssue<unknown>>
   | v.BaseSchemaAsync<unknown, unknown, v.BaseIssue<unknown>>;
 
-/** Schema input type: a valibot schema or a raw JSON Schema document. */
+/** A valibot schema or a raw JSON Schema document. */
 export type SchemaInput = ValibotSchema | RawJsonSchemaInput;
 
 /** The value a schema input produces once validated. */
 export type SchemaOutput<S> = S extends ValibotSchema ? v.InferOutput<S> : unknown;
 
-/** Validation outcome type: the (possibly transformed) value, or the issues found. */
+/** The (possibly transformed) value, or the issues found. */
 export type ValidationOutcome =
   | { ok: true; value: unknown }
   | { ok: false; issues: [ValidationIssue, ...ValidationIssue[]] };
 
-/** Prepared schema interface: the JSON Schema to publish and the check to run. */
+/** The JSON Schema to publish and the check to run. */
 export interface PreparedSchema {
   /** The JSON Schema a model or MCP client sees. */
   jsonSchema: Record<string, unknown> | boolean;
@@ -89,8 +89,8 @@ function prepareValibot(schema: ValibotSchema): PreparedSchema {
           ? await v.safeParseAsync(schema, value)
           : v.safeParse(schema as v.GenericSchema, value);
       } catch (error) {
-        // Hint: a throwing transform (`JSON.parse` of a bad string) is a problem with this value.
-        const message = `validation threw: ${error instanceof Error ? error.message : String(error)}`;
+        // A throwing transform (`JSON.parse` of a bad string) is a problem with this value.
+        const message = `validation threw: ${errorText(error)}`;
         return { ok: false, issues: [{ path: "", message }] };
       }
       if (result.success) return { ok: true, value: result.output };
@@ -105,7 +105,7 @@ function prepareValibot(schema: ValibotSchema): PreparedSchema {
 }
 
 function prepareRaw(jsonSchema: Record<string, unknown> | boolean): PreparedSchema {
-  // Hint: loaded on first use so a bundle with only valibot tools never carries the JSON Schema
+  // Loaded on first use so a bundle with only valibot tools never carries the JSON Schema
   // interpreter; the promise is kept so the schema compiles once.
   let check: Promise<JsonSchemaCheck> | undefined;
   return {
@@ -119,7 +119,7 @@ function prepareRaw(jsonSchema: Record<string, unknown> | boolean): PreparedSche
         throw new ToolError(
           {
             type: "invalid_configuration",
-            message: `the JSON Schema cannot be applied: ${error instanceof Error ? error.message : String(error)}`,
+            message: `the JSON Schema cannot be applied: ${errorText(error)}`,
           },
           { cause: error },
         );

@@ -1,7 +1,7 @@
 import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
 import type { ValidationIssue } from "../errors.ts";
 
-/** Compiled JSON Schema check type: returns the issues found, empty when the value conforms. */
+/** Returns the issues found, empty when the value conforms. */
 export type JsonSchemaCheck = (value: unknown) => ValidationIssue[];
 
 // Units that only say "a child failed"; the child's own unit says what and where.

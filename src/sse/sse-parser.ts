@@ -1,3 +1,5 @@
+import { raceSignal } from "../abort.ts";
+
 /**
  * Server-sent event interface: one dispatched event, as the WHATWG `EventSource` sees it.
  */
@@ -11,13 +13,21 @@ export interface SseEvent {
 }
 
 /**
- * Server-sent events parser options interface.
+ * Options of `createSseParser`: the callbacks and the size caps. The caps are in UTF-16 code
+ * units (the length of a JavaScript string, at most one per UTF-8 byte) and default to none.
  */
 export interface SseParserOptions {
   /** Called for each dispatched event. */
   onEvent(event: SseEvent): void;
   /** Called with the reconnection delay of a valid `retry:` field. */
   onRetry?(ms: number): void;
+  /** Longest line, line end excluded. */
+  maxLineLength?: number;
+  /**
+   * Longest event: the lines of one event, field names and line ends included, so the cap
+   * bounds what is read for one event as well as the `data` kept.
+   */
+  maxDataLength?: number;
 }
 
 /**
@@ -28,6 +38,8 @@ export interface SseParser {
    * Parses one chunk; complete events are dispatched at once, the rest is buffered.
    *
    * @param chunk Decoded text, split anywhere (even between `\r` and `\n`).
+   * @throws RangeError when a line or an event passes its cap (the message says which);
+   * the parser is unusable afterwards.
    */
   feed(chunk: string): void;
   /** Discards any incomplete line or event, as the spec does at the end of the stream. */
@@ -40,9 +52,14 @@ export interface SseParser {
  * comment lines, CR / LF / CRLF line endings and a leading byte order mark.
  *
  * It keeps its state in a closure and needs no Streams API, so it runs in every runtime.
+ * Without caps a hostile stream can grow one line or one event without bound; set
+ * `maxLineLength` and `maxDataLength` when the peer is not trusted.
  *
- * @param options The event and retry callbacks.
- * @returns The parser.
+ * @example
+ * ```ts
+ * const parser = createSseParser({ onEvent: (e) => console.log(e.data), maxDataLength: 1 << 20 });
+ * parser.feed("data: hello\n\n");
+ * ```
  */
 /* @__NO_SIDE_EFFECTS__ */
 export function createSseParser(options: SseParserOptions): SseParser {
@@ -51,14 +68,20 @@ export function createSseParser(options: SseParserOptions): SseParser {
   let eventType = "";
   let lastId = "";
   let started = false;
-  // Hint: a chunk ending in `\r` may be the first half of `\r\n`; the `\n` is then dropped.
+  let eventLength = 0;
+  const maxLine = options.maxLineLength ?? Number.POSITIVE_INFINITY;
+  const maxData = options.maxDataLength ?? Number.POSITIVE_INFINITY;
+  // A chunk ending in `\r` may be the first half of `\r\n`; the `\n` is then dropped.
   let skipLineFeed = false;
 
   function processLine(text: string): void {
     if (text === "") {
+      eventLength = 0;
       dispatch();
       return;
     }
+    eventLength += text.length + 1;
+    if (eventLength > maxData) throw overLimit("data", maxData);
     if (text.charCodeAt(0) === 0x3a) return; // a `:` comment line
     const colon = text.indexOf(":");
     const field = colon === -1 ? text : text.slice(0, colon);
@@ -104,7 +127,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       skipLineFeed = false;
       if (text.charCodeAt(0) === 0x0a) pos = 1;
     }
-    // Hint: both positions are cached and only searched again once passed, so a chunk with
+    // Both positions are cached and only searched again once passed, so a chunk with
     // many lines is scanned in linear time whichever line ending it uses.
     let cr = text.indexOf("\r", pos);
     let lf = text.indexOf("\n", pos);
@@ -112,6 +135,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
       const complete = line + text.slice(pos, end);
       line = "";
+      if (complete.length > maxLine) throw overLimit("line", maxLine);
       pos = end + 1;
       if (end === cr) {
         if (pos === text.length) skipLineFeed = true;
@@ -122,10 +146,12 @@ export function createSseParser(options: SseParserOptions): SseParser {
       processLine(complete);
     }
     line += text.slice(pos);
+    if (line.length > maxLine) throw overLimit("line", maxLine);
   }
 
   function reset(): void {
     line = "";
+    eventLength = 0;
     data = "";
     eventType = "";
     skipLineFeed = false;
@@ -136,27 +162,20 @@ export function createSseParser(options: SseParserOptions): SseParser {
 
 /**
  * Creates a transform stream from decoded text to server-sent events, for
- * `response.body.pipeThrough(new TextDecoderStream()).pipeThrough(createSseStream())`.
- *
- * Hint: decode with `TextDecoderStream` (not per chunk with `TextDecoder.decode`) so that a
- * multi-byte character split across network chunks is decoded whole.
- *
- * @param options Called with the reconnection delay of a valid `retry:` field.
- * @returns The stream; an event left without its closing blank line is discarded at the end.
+ * `response.body.pipeThrough(new TextDecoderStream()).pipeThrough(parseSseStream())`.
+ * Decode with `TextDecoderStream` (not per chunk with `TextDecoder.decode`) so that a
+ * multi-byte character split across network chunks is decoded whole. An event left without
+ * its closing blank line is discarded at the end; a crossed cap errors the stream with
+ * a `RangeError`.
  */
 /* @__NO_SIDE_EFFECTS__ */
-export function createSseStream(
-  options: { onRetry?(ms: number): void } = {},
+export function parseSseStream(
+  options: Omit<SseParserOptions, "onEvent"> = {},
 ): TransformStream<string, SseEvent> {
   let parser: SseParser | undefined;
   return new TransformStream<string, SseEvent>({
     start(controller) {
-      const { onRetry } = options;
-      parser = createSseParser(
-        onRetry
-          ? { onEvent: (event) => controller.enqueue(event), onRetry }
-          : { onEvent: (event) => controller.enqueue(event) },
-      );
+      parser = createSseParser({ ...options, onEvent: (event) => controller.enqueue(event) });
     },
     transform(chunk) {
       parser?.feed(chunk);
@@ -165,4 +184,44 @@ export function createSseStream(
       parser?.reset();
     },
   });
+}
+
+/**
+ * Reads the events of a `text/event-stream` body one by one (bytes are decoded as UTF-8 across
+ * chunk boundaries). A priming event that only carries an id and an empty `data:` line
+ * arrives with `data: ""`. Leaving the iteration early, an abort or a crossed cap cancels the
+ * body, so the connection is released.
+ *
+ * @param options `signal` stops reading at once, even when the body ignores it: the pending
+ * read rejects with the signal's reason. The caps as in `createSseParser`.
+ * @throws RangeError when a line or an event's data passes its cap (the message says which);
+ * the parser is unusable afterwards.
+ */
+export async function* readSseEvents(
+  body: ReadableStream<Uint8Array>,
+  options: Omit<SseParserOptions, "onEvent" | "onRetry"> & {
+    signal?: AbortSignal | undefined;
+  } = {},
+): AsyncGenerator<SseEvent, void, undefined> {
+  const { signal, ...limits } = options;
+  signal?.throwIfAborted();
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const ready: SseEvent[] = [];
+  const parser = createSseParser({ ...limits, onEvent: (event) => ready.push(event) });
+  try {
+    for (;;) {
+      const { value, done } = await raceSignal(reader.read(), signal);
+      if (done) return;
+      parser.feed(decoder.decode(value, { stream: true }));
+      for (const event of ready.splice(0)) yield event;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+function overLimit(limit: "line" | "data", max: number): RangeError {
+  const what = limit === "line" ? "a server-sent event line" : "a server-sent event";
+  return new RangeError(`${what} exceeded ${max} characters`);
 }

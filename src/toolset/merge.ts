@@ -1,6 +1,6 @@
 import type { CarriedState } from "../declaration/carried-state.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
-import { namespacedName } from "../declaration/tool-name.ts";
+import { byName, namespacedName } from "../declaration/tool-name.ts";
 import { ToolError } from "../errors.ts";
 import type { ToolHandlerBackend, ToolsetBackend } from "../execution/backend.ts";
 
@@ -39,7 +39,7 @@ export function createMergedBackend(
     });
   }
   for (const namespace of namespaces ?? []) namespacedName(namespace, "x");
-  let routes: Promise<{ infos: ToolInfo[]; byName: Map<string, Route> }> | undefined;
+  let routes: Promise<{ infos: ToolInfo[]; routes: Map<string, Route> }> | undefined;
   const load = () => {
     routes ??= discover(sources, namespaces).catch((error: unknown) => {
       routes = undefined;
@@ -50,7 +50,7 @@ export function createMergedBackend(
   return {
     listTools: async () => (await load()).infos,
     toolHandler: async (name) => {
-      const route = (await load()).byName.get(name);
+      const route = (await load()).routes.get(name);
       if (!route) throw new ToolError({ type: "unknown_tool", name: String(name) });
       const handler = await route.source.toolHandler(route.native);
       return route.namespaced ? renaming(handler, name) : handler;
@@ -71,20 +71,20 @@ async function discover(
 ) {
   const lists = await Promise.all(sources.map((source) => source.listTools()));
   const infos: ToolInfo[] = [];
-  const byName = new Map<string, Route>();
+  const routes = new Map<string, Route>();
   lists.forEach((list, index) => {
     const namespace = namespaces?.[index];
     const source = sources[index] as MergeSource;
     for (const info of list) {
       const name = namespace === undefined ? info.name : namespacedName(namespace, info.name);
-      if (byName.has(name)) throw new ToolError({ type: "duplicate_name", name });
-      byName.set(name, { source, native: info.name, namespaced: namespace !== undefined });
+      if (routes.has(name)) throw new ToolError({ type: "duplicate_name", name });
+      routes.set(name, { source, native: info.name, namespaced: namespace !== undefined });
       infos.push(name === info.name ? info : { ...info, name });
     }
   });
-  // Hint: sorted once here, so the Toolset's per-call listTools finds it sorted.
-  infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { infos, byName };
+  // Sorted once here, so the Toolset's per-call listTools finds it sorted.
+  infos.sort(byName);
+  return { infos, routes };
 }
 
 // Interaction requests name the tool the caller selected, not the source's own name.

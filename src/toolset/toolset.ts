@@ -1,15 +1,53 @@
+import { cancelledError, raceSignal } from "../abort.ts";
 import type { CarriedState } from "../declaration/carried-state.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
-import { ToolError } from "../errors.ts";
+import { byName } from "../declaration/tool-name.ts";
+import { errorText, isToolError, ToolError } from "../errors.ts";
 import type { ToolHandlerBackend, ToolsetBackend } from "../execution/backend.ts";
+import type {
+  StepOptions,
+  ToolHandlerInput,
+  ToolHandlerOutput,
+  ToolLog,
+  ToolProgress,
+} from "../execution/handler-io.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
+import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
+import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { Tool } from "../local/define-tool.ts";
-import { createLocalBackend } from "../local/local-backend.ts";
-import { type CallOptions, driveHandler } from "./call-tool.ts";
-import { cancelledError } from "./cancelled-error.ts";
-import { createLifecycle, type Lifecycle } from "./lifecycle.ts";
+import { createLocalBackend } from "../local/local-handler.ts";
 import { createMergedBackend } from "./merge.ts";
-import { ToolHandler } from "./tool-handler.ts";
+
+// The toolset flow (see `docs/design.md`, "Tools and toolsets"): `Toolset.call` admits the
+// call, binds its handler to the toolset's lifecycle (so shutdown can stop it) and drives it
+// from `invoke` to completion, answering questions through `onInteraction`.
+
+/** How `Toolset.call` is driven. */
+export interface CallOptions {
+  /** Aborting sends `cancel` to the handler and rejects with `cancelled`. */
+  signal?: AbortSignal;
+  /** Caller-owned correlation id, passed to the tool as `ctx.callId`. */
+  callId?: string;
+  /** Receives the tool's progress reports. */
+  onProgress?(progress: ToolProgress): void;
+  /** Receives the tool's log messages (`ctx.log`). */
+  onLog?(log: ToolLog): void;
+  /**
+   * Answers the tool's questions; without it, a question fails the call with `unsupported`.
+   * Should it throw something other than a `ToolError`, the call fails with
+   * `invalid_interaction` (the thrown value as `cause`); a malformed reply fails it the same
+   * way. Either way the tool is cancelled.
+   */
+  onInteraction?(
+    request: ToolInteractionRequest,
+    signal: AbortSignal,
+  ): Promise<ToolInteractionResponse>;
+  /**
+   * Who is calling, as the host established it (an MCP server passes what its `authorize`
+   * returned). The tool sees it as `ctx.auth`; toolwire never reads it.
+   */
+  auth?: unknown;
+}
 
 /**
  * A shared executable tool source: local tools, a remote MCP server, your own backend, or a
@@ -22,10 +60,10 @@ import { ToolHandler } from "./tool-handler.ts";
  * await tools.shutdown();
  * ```
  */
-export class Toolset implements ToolsetBackend<ToolHandler> {
+export class Toolset implements ToolsetBackend {
   readonly #backend: ToolsetBackend;
   readonly #lifecycle: Lifecycle;
-  // Hint: local handlers are made synchronously, so `call` skips three promise layers per call.
+  // Local handlers are made synchronously, so `call` skips three promise layers per call.
   readonly #localHandler: ((name: string) => ToolHandlerBackend) | undefined;
 
   private constructor(
@@ -115,7 +153,11 @@ export class Toolset implements ToolsetBackend<ToolHandler> {
    * @throws ToolError `unknown_tool`, `closed` after shutdown has started, or `protocol` when
    * the backend returns something without a `step` function.
    */
-  toolHandler(name: string): Promise<ToolHandler> {
+  toolHandler(name: string): Promise<ToolHandlerBackend> {
+    return this.#handler(name);
+  }
+
+  #handler(name: string): Promise<LiveHandler> {
     return this.#lifecycle.admit("toolHandler", async () => {
       const handler = await this.#backend.toolHandler(name);
       if (typeof handler?.step !== "function") {
@@ -124,7 +166,7 @@ export class Toolset implements ToolsetBackend<ToolHandler> {
           message: `the backend gave no handler for ${name}`,
         });
       }
-      return new ToolHandler(handler, this.#lifecycle);
+      return new LiveHandler(handler, this.#lifecycle);
     });
   }
 
@@ -151,23 +193,23 @@ export class Toolset implements ToolsetBackend<ToolHandler> {
    */
   call(name: string, args: unknown, options?: CallOptions): Promise<ToolResult> {
     const settings = options ?? {};
-    // Hint: a pre-aborted call must not reach the backend at all, not even to create a handler.
+    // A pre-aborted call must not reach the backend at all, not even to create a handler.
     if (settings.signal?.aborted) return Promise.reject(cancelledError(name, settings.signal));
     const local = this.#localHandler;
     if (!local) {
-      return this.toolHandler(name).then((handler) => driveHandler(name, handler, args, settings));
+      return this.#handler(name).then((handler) => drive(name, handler, args, settings));
     }
-    // Hint: admission and creation happen in one synchronous stretch, so shutdown has nothing
-    // admitted to wait for; returning driveHandler's promise as is spares an async layer.
+    // Admission and creation happen in one synchronous stretch, so shutdown has nothing
+    // admitted to wait for; returning drive's promise as is spares an async layer.
     if (this.#lifecycle.sealed)
       return Promise.reject(new ToolError({ type: "closed", operation: "toolHandler" }));
-    let handler: ToolHandler;
+    let handler: LiveHandler;
     try {
-      handler = new ToolHandler(local(name), this.#lifecycle);
+      handler = new LiveHandler(local(name), this.#lifecycle);
     } catch (error) {
       return Promise.reject(error);
     }
-    return driveHandler(name, handler, args, settings);
+    return drive(name, handler, args, settings);
   }
 
   /**
@@ -188,7 +230,7 @@ export class Toolset implements ToolsetBackend<ToolHandler> {
   }
 }
 
-// Hint: local and merged backends keep their lists sorted, so the usual cost is one copy and one
+// Local and merged backends keep their lists sorted, so the usual cost is one copy and one
 // pass; only an unsorted foreign list pays for a sort.
 function sortedByName(list: ToolInfo[]): ToolInfo[] {
   if (!Array.isArray(list)) {
@@ -197,8 +239,303 @@ function sortedByName(list: ToolInfo[]): ToolInfo[] {
   const copy = list.slice();
   for (let i = 1; i < copy.length; i++) {
     if ((copy[i - 1] as ToolInfo).name > (copy[i] as ToolInfo).name) {
-      return copy.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return copy.sort(byName);
     }
   }
   return copy;
+}
+
+// Drives one handler from `invoke` to completion. Every wait is raced against the caller's
+// signal; when it aborts, or anything fails, the handler gets `cancel`, so a tool is never left
+// suspended on a question nobody will answer. The signal `onInteraction` receives aborts when
+// the call is aborted or ends, so a dialog it opened can close.
+async function drive(
+  name: string,
+  handler: LiveHandler,
+  args: unknown,
+  options: CallOptions,
+): Promise<ToolResult> {
+  const { signal } = options;
+  const cancelled = (s: AbortSignal) => cancelledError(name, s);
+  const steps = stepOptionsOf(options);
+  let dialog: AbortController | undefined;
+  try {
+    const invoke: ToolHandlerInput = { type: "invoke", arguments: args };
+    if (options.callId !== undefined) invoke.callId = options.callId;
+    if (options.auth !== undefined) invoke.auth = options.auth;
+    let output = await raceSignal(handler.step(invoke, steps), signal, cancelled);
+    while (output.type === "interaction") {
+      const { onInteraction } = options;
+      if (!onInteraction) {
+        throw new ToolError({
+          type: "unsupported",
+          operation: `${name} asked for input but the call has no onInteraction`,
+        });
+      }
+      dialog ??= new AbortController();
+      const asked = answer(onInteraction, output.request, dialog.signal);
+      // Shutdown while the caller is still answering ends the call too.
+      const response = await raceSignal(raceSignal(asked, signal, cancelled), handler.closed);
+      output = await raceSignal(
+        handler.step({ type: "interaction", response }, steps),
+        signal,
+        cancelled,
+      );
+    }
+    return output.result;
+  } catch (error) {
+    const reason = signal?.aborted ? cancelled(signal).reason : undefined;
+    const cancel: ToolHandlerInput = signal?.aborted
+      ? reason === undefined
+        ? { type: "cancel" }
+        : { type: "cancel", reason }
+      : {
+          type: "cancel",
+          reason: isToolError(error, "unsupported") ? "nobody can answer" : "the call failed",
+        };
+    handler.step(cancel).catch(() => {});
+    throw error;
+  } finally {
+    dialog?.abort(
+      signal?.aborted
+        ? cancelled(signal)
+        : new ToolError({ type: "closed", operation: "the call ended" }),
+    );
+  }
+}
+
+// The caller's callback may throw synchronously, return a bare value or fail untyped.
+function answer(
+  onInteraction: NonNullable<CallOptions["onInteraction"]>,
+  request: ToolInteractionRequest,
+  signal: AbortSignal,
+): Promise<ToolInteractionResponse> {
+  return Promise.resolve()
+    .then(() => onInteraction(request, signal))
+    .catch((error: unknown) => {
+      if (isToolError(error)) throw error;
+      throw new ToolError(
+        {
+          type: "invalid_interaction",
+          id: request.id,
+          message: `onInteraction failed: ${errorText(error)}`,
+        },
+        { cause: error },
+      );
+    });
+}
+
+function stepOptionsOf({ onProgress, onLog }: CallOptions): StepOptions | undefined {
+  if (!onProgress && !onLog) return undefined;
+  const step: StepOptions = {};
+  if (onProgress) step.onProgress = onProgress;
+  if (onLog) step.onLog = onLog;
+  return step;
+}
+
+/**
+ * A handler for one call of one tool, bound to its toolset's lifecycle: once the toolset shuts
+ * down, a step in flight rejects with `closed`, its backend work is cancelled, and every later
+ * step fails with `closed` without reaching the backend.
+ */
+class LiveHandler implements ToolHandlerBackend {
+  readonly #backend: ToolHandlerBackend;
+  readonly #lifecycle: Lifecycle;
+  // An array, not a Set: it almost always holds one step, and a Set costs more to make.
+  readonly #inFlight: ((error: ToolError) => void)[] = [];
+  // Whether the source last left the call waiting on a question; such a call is live too.
+  #suspended = false;
+  readonly #live: LiveCall = { close: () => this.#close() };
+  // Made on first use (only a call that asks a question waits outside a step).
+  #closing: AbortController | undefined;
+  #closedBy: ToolError | undefined;
+
+  constructor(backend: ToolHandlerBackend, lifecycle: Lifecycle) {
+    this.#backend = backend;
+    this.#lifecycle = lifecycle;
+  }
+
+  /**
+   * Performs one transition (see `ToolHandlerInput`).
+   *
+   * @param input `invoke`, `interaction` or `cancel`.
+   * @param options Progress and log listeners for this step.
+   * @returns The completed result or the pending interaction.
+   * @throws ToolError `closed` after shutdown, `protocol` when the source returns something that
+   * is not a step output, else whatever the source's handler throws.
+   */
+  step(input: ToolHandlerInput, options?: StepOptions): Promise<ToolHandlerOutput> {
+    if (this.#lifecycle.sealed)
+      return Promise.reject(new ToolError({ type: "closed", operation: "step" }));
+    this.#lifecycle.track(this.#live);
+    return new Promise<ToolHandlerOutput>((resolve, reject) => {
+      // Shutdown rejects this promise directly, so a source that ignores `cancel` cannot hang the caller.
+      this.#inFlight.push(reject);
+      let settled: Promise<ToolHandlerOutput>;
+      try {
+        settled = Promise.resolve(this.#backend.step(input, options));
+      } catch (error) {
+        settled = Promise.reject(error);
+      }
+      settled.then(
+        (output) => {
+          const type = (output as Partial<ToolHandlerOutput> | undefined)?.type;
+          if (type === "completed" || type === "interaction") {
+            this.#settled(reject, type === "interaction");
+            resolve(output);
+            return;
+          }
+          this.#settled(reject, false);
+          reject(
+            new ToolError({
+              type: "protocol",
+              message: `a tool handler returned ${JSON.stringify(type) ?? "no type"} instead of completed or interaction`,
+            }),
+          );
+        },
+        (error: unknown) => {
+          // A rejected reply or a misused step leaves the call where it was.
+          const unchanged =
+            isToolError(error, "invalid_interaction") || isToolError(error, "unsupported");
+          this.#settled(reject, unchanged && this.#suspended);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  // The call stays tracked while a step is in flight or it waits on a question, so shutdown can
+  // still cancel it; otherwise it is released, so finished calls never pile up.
+  #settled(reject: (error: ToolError) => void, suspended: boolean): void {
+    const inFlight = this.#inFlight;
+    const index = inFlight.indexOf(reject);
+    if (index >= 0) inFlight.splice(index, 1);
+    this.#suspended = suspended;
+    if (!suspended && inFlight.length === 0) this.#lifecycle.release(this.#live);
+  }
+
+  /** Aborts with `closed` when the toolset shuts down while this call is live. */
+  get closed(): AbortSignal {
+    if (!this.#closing) {
+      this.#closing = new AbortController();
+      if (this.#closedBy) this.#closing.abort(this.#closedBy);
+    }
+    return this.#closing.signal;
+  }
+
+  #close(): void {
+    const error = new ToolError({ type: "closed", operation: "step" });
+    this.#closedBy = error;
+    this.#closing?.abort(error);
+    for (const reject of this.#inFlight.splice(0)) reject(error);
+    // The source's own cancellation may fail or never settle; the caller already has its answer.
+    try {
+      Promise.resolve(
+        this.#backend.step({ type: "cancel", reason: "the toolset shut down" }),
+      ).catch(() => {});
+    } catch {
+      // A source that throws synchronously on cancel has nothing left to stop.
+    }
+  }
+}
+
+/** A live call the lifecycle must stop at shutdown. */
+interface LiveCall {
+  /** Rejects the call's in-flight step with `closed` and cancels its backend work. */
+  close(): void;
+  /** Links of the lifecycle's list of live calls; owned by the lifecycle. */
+  prev?: LiveCall | undefined;
+  next?: LiveCall | undefined;
+  tracked?: boolean;
+}
+
+/**
+ * The admission gate and exactly-once cleanup shared by every user of one
+ * toolset.
+ */
+interface Lifecycle {
+  /** Whether shutdown has started; nothing is admitted after that. */
+  readonly sealed: boolean;
+  /** Runs a root operation if admission is open, tracking it so cleanup waits for it. */
+  admit<T>(operation: string, run: () => Promise<T>): Promise<T>;
+  /** Tracks a call with running work until `release`. */
+  track(call: LiveCall): void;
+  /** Stops tracking a call that has finished. */
+  release(call: LiveCall): void;
+  /** Seals admission, closes live calls, waits for admitted operations, cleans up once. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Creates a lifecycle around a cleanup function. Every `shutdown()` call, concurrent or
+ * repeated, returns the same promise, so all callers see the same outcome.
+ *
+ * @param cleanup The backend's own shutdown, run at most once.
+ * @returns The lifecycle.
+ */
+function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
+  let sealed = false;
+  let outcome: Promise<void> | undefined;
+  // A counter, not a set of promises, keeps admission cheap on the per-call hot path.
+  let admitted = 0;
+  let drained: (() => void) | undefined;
+  // An intrusive list: tracking every call through a Set cost more than the rest of admission.
+  let head: LiveCall | undefined;
+  return {
+    get sealed() {
+      return sealed;
+    },
+    async admit(operation, run) {
+      if (sealed) throw new ToolError({ type: "closed", operation });
+      admitted++;
+      try {
+        return await run();
+      } finally {
+        if (--admitted === 0) drained?.();
+      }
+    },
+    track(call) {
+      if (call.tracked) return;
+      call.tracked = true;
+      call.prev = undefined;
+      call.next = head;
+      if (head) head.prev = call;
+      head = call;
+    },
+    release(call) {
+      if (!call.tracked) return;
+      call.tracked = false;
+      if (call.prev) call.prev.next = call.next;
+      else head = call.next;
+      if (call.next) call.next.prev = call.prev;
+      call.prev = undefined;
+      call.next = undefined;
+    },
+    shutdown() {
+      outcome ??= (async () => {
+        sealed = true;
+        let call = head;
+        head = undefined;
+        while (call) {
+          const next: LiveCall | undefined = call.next;
+          call.tracked = false;
+          call.prev = undefined;
+          call.next = undefined;
+          call.close();
+          call = next;
+        }
+        if (admitted > 0) await new Promise<void>((resolve) => (drained = resolve));
+        try {
+          await cleanup();
+        } catch (error) {
+          if (isToolError(error)) throw error;
+          throw new ToolError(
+            { type: "transport", message: `shutdown failed: ${errorText(error)}` },
+            { cause: error },
+          );
+        }
+      })();
+      return outcome;
+    },
+  };
 }

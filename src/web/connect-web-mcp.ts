@@ -9,7 +9,7 @@ import { namespacedName, type ToolName, toolName } from "../declaration/tool-nam
 import { errorText, ToolError } from "../errors.ts";
 import type { ToolHandlerBackend } from "../execution/backend.ts";
 import { ToolResult } from "../execution/tool-result.ts";
-import { resultFromMcp } from "../mcp/client/result-from-mcp.ts";
+import { resultFromMcp } from "../mcp/client/remote-tool.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 import { JsonSchema } from "../schema/json-schema.ts";
 import { Toolset } from "../toolset/toolset.ts";

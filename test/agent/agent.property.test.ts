@@ -24,7 +24,7 @@ import { runProblems, strictTranscriptProblems } from "../support/agent-invarian
 import { fakeToolInfo } from "../support/fake-backend.ts";
 import { createGate } from "../support/gate.ts";
 
-// Hint: vitest reports an unhandled rejection too, but only after the test; this listener
+// Vitest reports an unhandled rejection too, but only after the test; this listener
 // makes the property itself fail on the run that caused it, so fast-check can shrink it.
 type Proc = {
   on(e: string, f: (r: unknown) => void): void;
@@ -107,7 +107,7 @@ function recordAll(agent: Agent): AgentEvent[] {
   return events;
 }
 
-// Hint: the examples the property shrank to, kept so each bug stays fixed on every seed.
+// The examples the property shrank to, kept so each bug stays fixed on every seed.
 describe("regressions found by the property", () => {
   test("a made-up call id never repeats an id the model sent in the same turn", async () => {
     // Shrunk counterexample: the second call has no id and was named `call_1_2`, the first's.
@@ -166,7 +166,7 @@ describe("regressions found by the property", () => {
       const agent = new Agent({
         model,
         tools: [ask],
-        // Hint: ignores its signal, as a person's dialog may.
+        // Ignores its signal, as a person's dialog may.
         onInteraction: async (request) => {
           await answer.wait();
           return InteractionResponse.submit(request.id, "yes");
@@ -178,7 +178,8 @@ describe("regressions found by the property", () => {
       const result = await agent.run("go", { signal: controller.signal }).result;
       expect(result.stop).toBe("cancelled");
       answer.open();
-      await sleep(5);
+      // Long enough, on virtual time, for the late answer to have been delivered if it were.
+      await onVirtualTime(() => sleep(5));
       expect(events.map((e) => e.type)).toEqual([
         "turn_start",
         "tool_call",
@@ -219,7 +220,7 @@ describe("regressions found by the property", () => {
       const streamed: AgentEvent[] = [];
       if (mode === "read") for await (const event of run) streamed.push(event);
       expect((await run.result).stop).toBe("cancelled");
-      // Hint: the backend ignores the cancel and reports on; before the fix this threw into it
+      // The backend ignores the cancel and reports on; before the fix this threw into it
       // (the stream was closed) or reached the emitter after `done`.
       expect(report).toBeDefined();
       expect(() => report?.({ progress: 1 })).not.toThrow();

@@ -115,7 +115,7 @@ describe("a run", () => {
       expect(uncaught).toEqual([]);
       expect(logged).toHaveLength(1);
       expect(logged[0]?.at(-1)).toEqual(new Error("listener bug"));
-      expect(String(logged[0]?.[0])).toContain("`done` listener threw");
+      expect(String(logged[0]?.[0])).toContain("done listener threw");
     });
 
     test("an onError that throws itself is contained", async () => {
@@ -718,6 +718,7 @@ describe("checking options", () => {
       [{ summarizer: "extractive" }, "compaction.summarizer must be a function"],
       [{ validate: "yes" }, "compaction.validate must be a boolean"],
       [{ compactTool: 1 }, "compaction.compactTool must be a boolean"],
+      [{ keepRewritten: "yes" }, "compaction.keepRewritten must be a boolean"],
     ])("compaction %o", async (compaction, message) => {
       expect(await rejection({ model, compaction })).toContain(message);
     });
@@ -848,7 +849,7 @@ describe("events", () => {
         write: "refused",
         nope: "unknown",
         read: "executed",
-        // Hint: it aborted the run while it ran, so its result reports the cancellation.
+        // It aborted the run while it ran, so its result reports the cancellation.
         stop: "cancelled",
       });
       expect((await run.result).stop).toBe("cancelled");
@@ -869,7 +870,7 @@ describe("events", () => {
         },
       ]);
       const tools = [tool("read", true, () => "ok")];
-      // Hint: the second turn reports no usage, so it has no usage event.
+      // The second turn reports no usage, so it has no usage event.
       const agent = new Agent({ model, tools, maxTurns: 2 });
       const emitted: AgentEvent[] = [];
       agent.on("usage", (event) => emitted.push(event));

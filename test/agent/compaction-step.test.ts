@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { describe, expect, test } from "vitest";
 import { createCompactionStep } from "../../src/agent/compaction-step.ts";
 import { Agent, type AgentEvent, type Summarizer } from "../../src/agent/index.ts";
-import { SUMMARY_MARKER } from "../../src/compaction/summary-block.ts";
+import { SUMMARY_MARKER } from "../../src/compaction/head.ts";
 import { defineTool } from "../../src/index.ts";
 import type { Message } from "../../src/models/message.ts";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/scripted-model.ts";
@@ -62,7 +62,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [echo],
-      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer, keepRewritten: true },
     });
     const run = agent.run("Echo things");
     const events = await eventsOf(run);
@@ -105,7 +105,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [echo],
-      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer, keepRewritten: true },
     });
     const result = await agent.run("go").result;
     expect(result.stop).toBe("done");
@@ -143,7 +143,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [echo],
-      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer, keepRewritten: true },
     });
     const result = await agent.run("go").result;
     expect(result).toMatchObject({ stop: "loop", turns: 5, text: "I was going in circles." });
@@ -170,7 +170,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [poll],
-      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer, keepRewritten: true },
     });
     const result = await agent.run("go").result;
     expect(result).toMatchObject({ stop: "done", text: "ready" });
@@ -189,7 +189,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [echo],
-      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer, keepRewritten: true },
     });
     const result = await agent.run("go", { signal: controller.signal }).result;
     expect(result).toMatchObject({ stop: "cancelled", turns: 3 });
@@ -214,7 +214,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [read],
-      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer, keepRewritten: true },
     });
     const run = agent.run("Read four files");
     const events = await eventsOf(run);
@@ -246,7 +246,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [read],
-      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer },
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer, keepRewritten: true },
     });
     const run = agent.run("Read four files");
     const events = await eventsOf(run);
@@ -287,7 +287,7 @@ describe("compaction step", () => {
     const agent = new Agent({
       model,
       tools: [read],
-      compaction: { thresholdTokens: 2000, keepRecent: 1, summarizer },
+      compaction: { thresholdTokens: 2000, keepRecent: 1, summarizer, keepRewritten: true },
     });
     const run = agent.run("go");
     const events = await eventsOf(run);
@@ -378,6 +378,11 @@ describe("compaction step", () => {
     const events = await eventsOf(run);
     expect((await run.result).stop).toBe("done");
     expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(["compact", "echo"]);
+    const tool = model.requests[0]?.tools.find((t) => t.name === "compact");
+    expect(tool?.description).toMatch(
+      /^Ask for the transcript to be compacted before the next turn/,
+    );
+    // One call, one summary: the request is consumed when it is served.
     expect(summaries).toHaveLength(1);
     expect(events.filter((e) => e.type === "compacted")).toMatchObject([
       { reason: "requested", summarized: true },
@@ -404,7 +409,11 @@ describe("compaction step", () => {
       overflow,
       { text: "fits now" },
     ]);
-    const agent = new Agent({ model, tools: [read], compaction: { keepRecent: 2, summarizer } });
+    const agent = new Agent({
+      model,
+      tools: [read],
+      compaction: { keepRecent: 2, summarizer, keepRewritten: true },
+    });
     const run = agent.run("go");
     const events = await eventsOf(run);
     const result = await run.result;
@@ -496,5 +505,95 @@ describe("compaction step", () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+const readLong = defineTool({
+  name: "read",
+  description: "Reads a file",
+  readOnly: true,
+  input: v.object({ path: v.string() }),
+  call: ({ path }) => `${path}: ${"x".repeat(2000)}`,
+});
+
+describe("compaction reasons", () => {
+  test("a compacted event carries why the loop compacted", async () => {
+    const turn = (path: string, inputTokens: number) => ({
+      toolCalls: [{ name: "read", arguments: { path } }],
+      usage: { inputTokens, outputTokens: 1 },
+    });
+    const model = scriptedModel([
+      turn("a", 10),
+      turn("b", 10),
+      turn("c", 10),
+      turn("d", 5000),
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: [readLong],
+      compaction: {
+        thresholdTokens: 1000,
+        keepRecent: 2,
+        summarizer: async () => ({ text: "Read a, b and c." }),
+      },
+    });
+    const run = agent.run("go");
+    const events: AgentEvent[] = [];
+    for await (const event of run) events.push(event);
+    expect((await run.result).stop).toBe("done");
+    const reasons = events.flatMap((event) => (event.type === "compacted" ? [event.reason] : []));
+    expect(reasons).toEqual(["threshold"]);
+  });
+});
+
+describe("compaction over long runs", () => {
+  test("a prompt still over the threshold after two compactions stops the run with compaction_stalled", async () => {
+    // The task alone is about 2,000 tokens against a threshold of 1,000: no summary can help.
+    const task = `TASK: ${"t".repeat(8000)}`;
+    const script = (_request: unknown, n: number): ScriptedTurn =>
+      n < 40 ? call(`x${n}`, 2500) : { text: "done" };
+    const model = scriptedModel(script);
+    const agent = new Agent({
+      model,
+      tools: [echo],
+      compaction: { thresholdTokens: 1000, keepRecent: 2, summarizer: async () => ({ text: "s" }) },
+    });
+    const run = agent.run(task);
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result.stop).toBe("compaction_stalled");
+    // The final tool-less turn (here the script calls a tool anyway, which is dropped).
+    expect(result.text).toBe(
+      `No answer was produced: the run could not compact its transcript under the threshold after ${result.turns} turns.`,
+    );
+    const compacted = events.filter((e) => e.type === "compacted");
+    const last = compacted.at(-1);
+    expect(last?.type === "compacted" && last.overThreshold).toMatch(
+      /^the task and the carried state alone are about \d+ tokens, against a threshold of 1000$/,
+    );
+    // Not a compaction every turn: the run stopped at the second one over the threshold.
+    expect(compacted.filter((e) => e.type === "compacted" && e.overThreshold)).toHaveLength(2);
+    expect(result.turns).toBeLessThan(10);
+  });
+
+  test("a run keeps no rewrites unless asked, and the `compacted` event carries the summary", async () => {
+    const model = scriptedModel([call("a", 10), call("b", 10), call("c", 5000), { text: "done" }]);
+    const agent = new Agent({
+      model,
+      tools: [echo],
+      compaction: {
+        thresholdTokens: 1000,
+        keepRecent: 2,
+        summarizer: async () => ({ text: "A, B." }),
+      },
+    });
+    const run = agent.run("Echo things");
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result.conversation.rewritten).toEqual([]);
+    expect(events.filter((e) => e.type === "compacted")).toMatchObject([
+      { summarized: true, summary: "A, B." },
+    ]);
   });
 });

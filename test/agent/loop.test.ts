@@ -451,7 +451,7 @@ describe("one model turn", () => {
         turn: 3,
         usage: { inputTokens: 120, outputTokens: 4, cacheReadTokens: 100 },
       });
-      // Hint: the event carries a copy; a listener editing it cannot change what the run counts.
+      // The event carries a copy; a listener editing it cannot change what the run counts.
       const event = events.at(-1);
       if (event?.type === "usage") event.usage.inputTokens = 0;
       expect(turn.usage).toEqual({ inputTokens: 120, outputTokens: 4, cacheReadTokens: 100 });
@@ -473,7 +473,7 @@ describe("one model turn", () => {
         id: "m",
         stream: () =>
           new ReadableStream({
-            // Hint: pulled one chunk at a time, so the usage is read before the stream breaks.
+            // Pulled one chunk at a time, so the usage is read before the stream breaks.
             pull(controller) {
               if (sent) return controller.error(new Error("connection reset"));
               sent = true;
@@ -682,7 +682,7 @@ describe("duplicate tool names (A6)", () => {
     expect(requests).toEqual([]);
     const error = result.error as ToolError;
     expect(error.type).toBe("duplicate_name");
-    expect(error.message).toContain("`open`, `search`");
+    expect(error.message).toContain("`open`, `search` are declared by more than one toolset");
     expect(error.message).toContain("namespace");
     expect(errors).toHaveLength(1);
     // The later toolset no longer silently replaces the earlier one: every run fails the same.

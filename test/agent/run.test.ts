@@ -156,7 +156,7 @@ describe("the run object", () => {
       release.open();
       expect((await run.result).stop).toBe("done");
       expect(forwarded.map((e) => e.type === "turn_start" && e.turn)).toEqual([1, 2]);
-      // Hint: a cancelled stream reads as ended; nothing was queued for nobody.
+      // A cancelled stream reads as ended; nothing was queued for nobody.
       expect(await run.events.getReader().read()).toEqual({ done: true, value: undefined });
     });
 

@@ -203,7 +203,7 @@ describe("checking and copying input", () => {
         [conversation(), [assistant, user]],
         [conversation(user, assistant), ""],
         [conversation(user, assistant), []],
-        // Hint: the open call gets a `Cancelled:` result, which is a user message.
+        // The open call gets a `Cancelled:` result, which is a user message.
         [conversation(calling), ""],
       ];
       for (const [saved, input] of passes) {

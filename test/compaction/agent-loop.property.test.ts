@@ -7,9 +7,8 @@ import {
   extractiveSummarizer,
   modeApprover,
 } from "../../src/agent/index.ts";
-import { CARRIED_STATE_HEADER } from "../../src/compaction/carried-block.ts";
-import { checkTranscript } from "../../src/compaction/check-transcript.ts";
-import { estimateTokens } from "../../src/compaction/estimate-tokens.ts";
+import { CARRIED_STATE_HEADER, checkTranscript } from "../../src/compaction/head.ts";
+import { estimateTokens } from "../../src/compaction/pressure.ts";
 import { defineTool, ToolResult } from "../../src/index.ts";
 import type { Block, Message } from "../../src/models/message.ts";
 import type { ModelRequest } from "../../src/models/model.ts";
@@ -106,7 +105,7 @@ function carriedBlocks(message: Message | undefined): string[] {
 }
 
 function turnOf(spec: TurnSpec | undefined, request: ModelRequest): ScriptedTurn {
-  // Hint: the final-answer turn after a limit forbids tool calls.
+  // The final-answer turn after a limit forbids tool calls.
   if (spec === undefined || request.toolChoice === "none") return { text: "done" };
   switch (spec.type) {
     case "overflow":
@@ -116,7 +115,7 @@ function turnOf(spec: TurnSpec | undefined, request: ModelRequest): ScriptedTurn
     case "calls": {
       const turn: ScriptedTurn = { toolCalls: spec.calls };
       if (spec.text) turn.text = spec.text;
-      // Hint: a provider's reading: the transcript plus a fixed system prompt and tool list.
+      // A provider's reading: the transcript plus a fixed system prompt and tool list.
       if (spec.usage)
         turn.usage = { inputTokens: estimateTokens(request.messages) + 60, outputTokens: 5 };
       return turn;
@@ -169,6 +168,7 @@ describe("compaction through the agent loop (properties)", () => {
               keepRecent,
               compactTool,
               summarizer: extractiveSummarizer(),
+              keepRewritten: true,
             },
           });
           const events: AgentEvent[] = [];
@@ -180,7 +180,7 @@ describe("compaction through the agent loop (properties)", () => {
             if (event.summarized) {
               summarized++;
               const state = body();
-              // Hint: read at install time, and no tool runs before the next request.
+              // Read at install time, and no tool runs before the next request.
               expectCarried =
                 state === "" ? undefined : `${CARRIED_STATE_HEADER}\n## todo\n${state}`;
               if (state === "") expectCarried = undefined;
@@ -191,7 +191,9 @@ describe("compaction through the agent loop (properties)", () => {
           const { messages, rewritten } = result.conversation;
           expect(checkTranscript(messages)).toBeUndefined();
           expect(messages[0]?.content[0]).toEqual(TASK);
-          expect(rewritten).toHaveLength(events.length);
+          // A stalled run's last event may report a compaction that changed nothing.
+          const stalledUnchanged = result.stop === "compaction_stalled" ? 1 : 0;
+          expect([events.length, events.length - stalledUnchanged]).toContain(rewritten.length);
           for (const before of rewritten) {
             expect(checkTranscript(before)).toBeUndefined();
             expect(before[0]?.content[0]).toEqual(TASK);
@@ -209,7 +211,7 @@ describe("compaction through the agent loop (properties)", () => {
       ),
       { numRuns: 120 },
     );
-    // Hint: guards the generator, so the properties are exercised on real summaries.
+    // Guards the generator, so the properties are exercised on real summaries.
     expect(summarized).toBeGreaterThan(20);
     expect(carriedChecks).toBeGreaterThan(5);
     expect([...reasons].sort()).toEqual(["overflow", "predicted", "requested", "threshold"]);

@@ -1,10 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { CARRIED_STATE_HEADER } from "../../src/compaction/carried-block.ts";
-import { checkTranscript } from "../../src/compaction/check-transcript.ts";
 import { compact } from "../../src/compaction/compact.ts";
 import type { Conversation } from "../../src/compaction/conversation.ts";
 import { extractiveSummarizer } from "../../src/compaction/extractive-summarizer.ts";
+import { CARRIED_STATE_HEADER, checkTranscript } from "../../src/compaction/head.ts";
 import type { Message } from "../../src/models/message.ts";
 import { validTranscript } from "./fixtures.ts";
 
@@ -50,6 +49,7 @@ describe("compact (properties)", () => {
           force: o.force,
           summarizer: extractiveSummarizer(),
           toolsets: [{ carriedState: async () => [{ label: "todo", body: o.body }] }],
+          keepRewritten: true,
         });
         const after = out.conversation.messages;
         if (out.summarized) summarized++;
@@ -90,7 +90,7 @@ describe("compact (properties)", () => {
       }),
       { numRuns: 300 },
     );
-    // Hint: guards the generator, so the properties above are exercised on real rewrites.
+    // Guards the generator, so the properties above are exercised on real rewrites.
     expect(summarized).toBeGreaterThan(50);
     expect(thinnedOrEvicted).toBeGreaterThan(10);
   });
@@ -103,7 +103,7 @@ describe("compact (properties)", () => {
         let firstChanged: Message[] | undefined;
         for (const [i, run] of runs.entries()) {
           if (i > 0) {
-            // Hint: continue from the compacted transcript with more turns (ids made unique).
+            // Continue from the compacted transcript with more turns (ids made unique).
             const more = structuredClone(run.slice(1)).map((m) => ({
               ...m,
               content: m.content.map((b) =>
@@ -123,6 +123,7 @@ describe("compact (properties)", () => {
             force: true,
             keepRecent: 2,
             summarizer: extractiveSummarizer(),
+            keepRewritten: true,
           });
           if (out.changed && firstChanged === undefined) firstChanged = before;
           conversation = out.conversation;

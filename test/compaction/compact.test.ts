@@ -1,10 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { CARRIED_STATE_HEADER } from "../../src/compaction/carried-block.ts";
 import { compact } from "../../src/compaction/compact.ts";
 import type { Conversation } from "../../src/compaction/conversation.ts";
 import { extractiveSummarizer } from "../../src/compaction/extractive-summarizer.ts";
+import { CARRIED_STATE_HEADER, SUMMARY_MARKER } from "../../src/compaction/head.ts";
+import { estimateTokens } from "../../src/compaction/pressure.ts";
 import type { Summarizer } from "../../src/compaction/summarizer.ts";
-import { SUMMARY_MARKER } from "../../src/compaction/summary-block.ts";
 import { isToolError } from "../../src/errors.ts";
 import type { Message } from "../../src/models/message.ts";
 import { assistant, call, ok, results, textOf, user } from "./fixtures.ts";
@@ -223,11 +223,13 @@ describe("compact", () => {
     expect(out).toMatchObject({ changed: false, summarized: false });
   });
 
-  test("pushes the complete pre-rewrite transcript once per call, and never mutates the input", async () => {
+  test("keeps the pre-rewrite transcript only when asked, and never mutates the input", async () => {
     const input = conversationOf(readRun(12, 400));
     const snapshot = structuredClone(input);
-    const out = await compact(input, { force: true, summarizer: fixed("s") });
-    expect(out.changed).toBe(true);
+    const plain = await compact(input, { force: true, summarizer: fixed("s") });
+    expect(plain.changed).toBe(true);
+    expect(plain.conversation.rewritten).toEqual([]);
+    const out = await compact(input, { force: true, summarizer: fixed("s"), keepRewritten: true });
     expect(out.conversation.rewritten).toEqual([snapshot.messages]);
     expect(input).toEqual(snapshot);
     const again = await compact(out.conversation, {});
@@ -288,5 +290,132 @@ describe("compact", () => {
       summarizer: async () => ({ text: "s", usage: { inputTokens: 7, outputTokens: 3 } }),
     });
     expect(out.usage).toEqual({ inputTokens: 7, outputTokens: 3 });
+  });
+});
+
+describe("compact: the fold", () => {
+  /** Message 0 with the task, `n` earlier summaries and a stale carried block. */
+  function foldable(n: number, turns = 10): Message[] {
+    const messages = readRun(turns);
+    const head = messages[0] as Message;
+    messages[0] = {
+      ...head,
+      content: [
+        ...head.content,
+        ...Array.from({ length: n }, (_, i) => ({
+          type: "text" as const,
+          text: `${SUMMARY_MARKER}\nsummary ${i} ${"z".repeat(400)}`,
+        })),
+        { type: "text", text: `${CARRIED_STATE_HEADER}\n## todo\nold` },
+      ],
+    };
+    return messages;
+  }
+  const texts = (message: Message | undefined) => (message?.content ?? []).map(textOf);
+
+  test("past the head budget, one summary replaces the earlier ones; task and carried state stay", async () => {
+    const requests: { transcript: string; summaries?: readonly string[] }[] = [];
+    const summarizer: Summarizer = async (request) => {
+      requests.push(request);
+      return { text: "merged" };
+    };
+    const out = await compact(conversationOf(foldable(3)), {
+      force: true,
+      headBudgetTokens: 100,
+      summarizer,
+      carried: [{ label: "todo", body: "[ ] 1. now" }],
+    });
+    expect(out).toMatchObject({ summarized: true, folded: true });
+    expect(out.event).toMatchObject({ summary: "merged", folded: true });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.summaries).toEqual([0, 1, 2].map((i) => `summary ${i} ${"z".repeat(400)}`));
+    // The fold's transcript holds the task and the new turns, not the summaries again.
+    expect(requests[0]?.transcript).toMatch(/^\[user\] TASK: audit the repo\n/);
+    expect(requests[0]?.transcript).not.toContain(SUMMARY_MARKER);
+    expect(texts(out.conversation.messages[0])).toEqual([
+      "TASK: audit the repo",
+      `${SUMMARY_MARKER}\nmerged`,
+      `${CARRIED_STATE_HEADER}\n## todo\n[ ] 1. now`,
+    ]);
+  });
+
+  test("under the budget a summary is appended, the earlier ones shown to the summariser", async () => {
+    const requests: { transcript: string; summaries?: readonly string[] }[] = [];
+    const summarizer: Summarizer = async (request) => {
+      requests.push(request);
+      return { text: "next" };
+    };
+    const out = await compact(conversationOf(foldable(1)), { force: true, summarizer });
+    expect(out.folded).toBe(false);
+    expect(requests[0]?.summaries).toBeUndefined();
+    expect(requests[0]?.transcript).toContain(`${SUMMARY_MARKER}\nsummary 0`);
+    const head = texts(out.conversation.messages[0]);
+    expect(head.filter((t) => t.startsWith(SUMMARY_MARKER))).toHaveLength(2);
+    expect(head.at(-1)).not.toContain("## todo\nold");
+  });
+
+  test("the default budget is a quarter of the threshold", async () => {
+    const seen: boolean[] = [];
+    const summarizer: Summarizer = async ({ summaries }) => {
+      seen.push(summaries !== undefined);
+      return { text: "s" };
+    };
+    const messages = foldable(3);
+    const head = estimateTokens(messages.slice(0, 1));
+    // A threshold of four times message 0 puts it exactly at the budget, not past it.
+    for (const thresholdTokens of [head * 4, head * 4 - 8]) {
+      await compact(conversationOf(messages), { force: true, thresholdTokens, summarizer });
+    }
+    expect(seen).toEqual([false, true]);
+  });
+
+  test.each([
+    ["empty", async () => ({ text: " " })],
+    ["truncated", async () => ({ text: "half", truncated: true })],
+    [
+      "failed",
+      async () => {
+        throw new Error("down");
+      },
+    ],
+  ] as [string, Summarizer][])(
+    "a %s fold installs nothing and keeps message 0",
+    async (type, summarizer) => {
+      const messages = foldable(3);
+      const out = await compact(conversationOf(messages), {
+        force: true,
+        headBudgetTokens: 100,
+        summarizer,
+      });
+      expect(out.summarized).toBe(false);
+      expect(out.summaryError?.type).toBe(type);
+      expect(out.conversation.messages[0]).toEqual(messages[0]);
+    },
+  );
+
+  test("still over after a summary: thins the recent results too, and says why if even that is not enough", async () => {
+    const messages = readRun(10, 3000);
+    // The last result alone (3,000 characters, about 750 tokens) is over this threshold.
+    const out = await compact(conversationOf(messages), {
+      thresholdTokens: 700,
+      keepRecent: 2,
+      summarizer: fixed("s"),
+    });
+    expect(out.summarized).toBe(true);
+    expect(out.overThreshold).toBeUndefined();
+    expect(out.tokens).toBeLessThan(700);
+    expect(textOf(out.conversation.messages.at(-1)?.content[0])).toContain("[thinned:");
+
+    const huge = readRun(10);
+    huge[0] = user(`TASK: ${"t".repeat(8000)}`);
+    const stuck = await compact(conversationOf(huge), {
+      thresholdTokens: 1000,
+      summarizer: fixed("s"),
+    });
+    expect(stuck.summarized).toBe(true);
+    expect(stuck.overThreshold).toMatch(
+      /^the task and the carried state alone are about \d+ tokens/,
+    );
+    expect(stuck.event?.overThreshold).toBe(stuck.overThreshold);
   });
 });

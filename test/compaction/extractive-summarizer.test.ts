@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { extractiveSummarizer } from "../../src/compaction/extractive-summarizer.ts";
-import { renderTranscript } from "../../src/compaction/render-transcript.ts";
-import { summaryBlock } from "../../src/compaction/summary-block.ts";
+import { summaryBlock } from "../../src/compaction/head.ts";
+import { renderTranscript } from "../../src/compaction/summarizer.ts";
 import { isToolError } from "../../src/errors.ts";
 import type { Message } from "../../src/models/message.ts";
 import { assistant, call, err, ok, results, user } from "./fixtures.ts";
@@ -73,7 +73,7 @@ describe("extractiveSummarizer", () => {
   });
 
   test("keeps what remains of a todo list, as the demo's todo tool prints it", async () => {
-    // Hint: the demo's `todo` tool answers every action with the whole list, one
+    // The demo's `todo` tool answers every action with the whole list, one
     // `[marker] id. text` line per item; the first line alone would be the oldest, done item.
     const list = (done: number) =>
       ["write the parser", "add tests", "fix the bug", "update the docs", "release 1.2"]
@@ -121,5 +121,88 @@ describe("extractiveSummarizer", () => {
     expect(open).toHaveLength(5);
     expect(open[0]).toBe("- [ ] 1. item 1");
     expect(text).toContain("- … and 25 more");
+  });
+
+  test("a fold merges the earlier summaries with the new turns under the same limits", async () => {
+    const summarize = extractiveSummarizer();
+    const stretch = (from: number, to: number): Message[] => {
+      const out: Message[] = [user("TASK: migrate the modules")];
+      for (let i = from; i < to; i++) {
+        out.push(assistant(`module ${i}`, call(`t${i}`, "todo", { step: i })));
+        out.push(
+          results(i % 4 === 1 ? err(`t${i}`, `E${i}`) : ok(`t${i}`, `[x] ${i}\n[ ] ${i + 1}`)),
+        );
+      }
+      return out;
+    };
+    const earlier = [
+      (await summarize({ transcript: renderTranscript(stretch(0, 10)) }, {})).text,
+      (await summarize({ transcript: renderTranscript(stretch(10, 20)) }, {})).text,
+    ];
+    const { text } = await summarize(
+      { transcript: renderTranscript(stretch(20, 25)), summaries: earlier },
+      {},
+    );
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("Task: TASK: migrate the modules");
+    expect(lines).toContain("Tool calls (25 in these turns):");
+    // The newest calls and errors win their bounded lists; the position is the newest stretch's.
+    const section = (text: string, title: RegExp) => {
+      const all = text.split("\n");
+      const start = all.findIndex((line) => title.test(line));
+      const end = all.findIndex((line, i) => i > start && !line.startsWith("- "));
+      return all.slice(start + 1, end === -1 ? undefined : end);
+    };
+    const calls = section(text, /^Tool calls/);
+    expect(calls).toHaveLength(12);
+    expect(calls.at(-1)).toBe('- todo {"step":24}');
+    expect(lines.slice(lines.indexOf("Errors:") + 1, lines.indexOf("Errors:") + 6)).toEqual(
+      ["E5", "E9", "E13", "E17", "E21"].map((e) => `- todo {"step":${e.slice(1)}}: ${e}`),
+    );
+    expect(text).toContain('last call: todo {"step":24} → [x] 24');
+    expect(lines).toContain("- [ ] 25");
+    expect(text).toMatch(/Last assistant note: module 24$/);
+    // Folding again, and again, stays the same size: it is bounded, not cumulative.
+    let folded = text;
+    for (let round = 0; round < 5; round++) {
+      folded = (
+        await summarize(
+          { transcript: renderTranscript(stretch(25, 30)), summaries: [folded, folded] },
+          {},
+        )
+      ).text;
+    }
+    expect(folded.length).toBeLessThan(text.length * 1.5);
+    expect(section(folded, /^Tool calls/)).toHaveLength(12);
+    expect(section(folded, /^Errors:/)).toHaveLength(5);
+  });
+
+  test("a fold keeps, clipped and bounded, the lines of a summary another summariser wrote", async () => {
+    const model = [
+      "The user wants the build fixed.",
+      "- src/a.ts exports a = 2",
+      "",
+      "Next: run the tests.",
+    ];
+    const { text } = await extractiveSummarizer()(
+      { transcript: renderTranscript(messages), summaries: [model.join("\n")] },
+      {},
+    );
+    const lines = text.split("\n");
+    const start = lines.indexOf("Earlier notes:");
+    expect(lines.slice(start + 1, start + 4)).toEqual([
+      "- The user wants the build fixed.",
+      "- src/a.ts exports a = 2",
+      "- Next: run the tests.",
+    ]);
+    const long = Array.from({ length: 30 }, (_, i) => `fact ${i} ${"x".repeat(300)}`).join("\n");
+    const folded = await extractiveSummarizer()(
+      { transcript: renderTranscript(messages), summaries: [long] },
+      {},
+    );
+    const kept = folded.text.split("\n").filter((line) => line.startsWith("- fact"));
+    expect(kept).toHaveLength(8);
+    expect(kept.at(-1)?.startsWith("- fact 29 ")).toBe(true);
+    expect(Math.max(...kept.map((line) => line.length))).toBeLessThanOrEqual(203);
   });
 });

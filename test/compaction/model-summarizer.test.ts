@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { modelSummarizer } from "../../src/compaction/model-summarizer.ts";
+import { modelSummarizer, parseOmissions } from "../../src/compaction/model-summarizer.ts";
 import { isToolError } from "../../src/errors.ts";
 import type { ModelRequest } from "../../src/models/model.ts";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/scripted-model.ts";
@@ -37,6 +37,24 @@ describe("modelSummarizer", () => {
     ]) {
       expect(prompt).toMatch(kept);
     }
+  });
+
+  test("a fold sends the earlier summaries, then the new turns, and asks for one summary", async () => {
+    const model = scriptedModel([{ text: "merged" }, { text: "NONE" }]);
+    const summary = await modelSummarizer(model)(
+      { transcript: "[user] do X\n[assistant] done X", summaries: ["did A", "did B"] },
+      {},
+    );
+    expect(summary.text).toBe("merged");
+    const [fold, check] = model.requests.map(promptOf);
+    expect(fold).toMatch(
+      /^Earlier summary 1:\ndid A\n\n-----\n\nEarlier summary 2:\ndid B\n\n-----\n\nTranscript since:\n\[user\] do X\n\[assistant\] done X\n\n-----\n\n/,
+    );
+    expect(fold).toMatch(/Write ONE summary that replaces all of them/);
+    expect(fold).toMatch(/the newer one wins/);
+    // The validator checks the fold against the same material.
+    expect(check?.startsWith("Earlier summary 1:\ndid A")).toBe(true);
+    expect(check).toContain("Summary:\nmerged");
   });
 
   test("marks a summary cut off by the token limit as truncated", async () => {
@@ -150,5 +168,23 @@ describe("modelSummarizer", () => {
       { signal: controller.signal },
     );
     expect(summary.text).toBe("first");
+  });
+});
+
+describe("parseOmissions", () => {
+  test.each(["NONE", "none", "- None.", "**NONE**", "Checked.\n  `none`  \n"])(
+    "reads a whole NONE line (%j) as complete",
+    (reply) => expect(parseOmissions(reply)).toEqual({ type: "complete" }),
+  );
+
+  test("counts a line that merely contains none as a finding", () => {
+    expect(parseOmissions("none of the paths\n2. the step number")).toEqual({
+      type: "omissions",
+      omissions: ["none of the paths", "the step number"],
+    });
+  });
+
+  test("gives no verdict for an empty reply", () => {
+    expect(parseOmissions(" \n\n")).toEqual({ type: "unusable" });
   });
 });

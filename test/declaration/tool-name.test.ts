@@ -1,10 +1,5 @@
 import { describe, expect, test } from "vitest";
-import {
-  MAX_TOOL_NAME_BYTES,
-  NAMESPACE_SEPARATOR,
-  namespacedName,
-  toolName,
-} from "../../src/declaration/tool-name.ts";
+import { namespacedName, toolName } from "../../src/declaration/tool-name.ts";
 import { isToolError } from "../../src/errors.ts";
 
 function failure(run: () => unknown): unknown {
@@ -21,10 +16,14 @@ describe("toolName", () => {
     expect(toolName("lookup_record")).toBe("lookup_record");
   });
 
-  test("accepts a 128-byte name of the portable characters", () => {
-    const name = `${"aZ0_-".repeat(25)}abc`;
+  test("accepts a dotted name, as MCP 2025-11-25 allows (design.md T13)", () => {
+    expect(toolName("repo.search")).toBe("repo.search");
+    expect(toolName("v1.2-beta_x")).toBe("v1.2-beta_x");
+  });
+
+  test("accepts a 128-byte name of the allowed characters", () => {
+    const name = `${"aZ0_-.".repeat(21)}ab`;
     expect(name).toHaveLength(128);
-    expect(MAX_TOOL_NAME_BYTES).toBe(128);
     expect(toolName(name)).toBe(name);
   });
 
@@ -32,7 +31,8 @@ describe("toolName", () => {
     ["an empty name", ""],
     ["a 129-byte name", "a".repeat(129)],
     ["a name with a space", "bad name"],
-    ["a name with a dot", "a.b"],
+    ["a name with a slash", "a/b"],
+    ["a name with a colon", "a:b"],
     ["a non-ASCII name", "café"],
   ])("rejects %s with invalid_configuration", (_label, value) => {
     expect(
@@ -54,8 +54,11 @@ describe("toolName", () => {
 });
 
 describe("namespacedName", () => {
+  test("namespaces a dotted name", () => {
+    expect(namespacedName("gh", "repo.search")).toBe("gh__repo.search");
+  });
+
   test("joins namespace and name with a double underscore", () => {
-    expect(NAMESPACE_SEPARATOR).toBe("__");
     expect(namespacedName("repo", "echo")).toBe("repo__echo");
   });
 

@@ -4,6 +4,7 @@ import { offlineModel } from "../../demo/model/scripted-intents.ts";
 import type { PendingPrompt } from "../../demo/prompt-queue.ts";
 import { memoryStore, type Store } from "../../demo/store.ts";
 import { createDemoTools } from "../../demo/tools/demo-tools.ts";
+import { estimateTokens } from "../../src/agent/index.ts";
 
 function session(store: Store = memoryStore(), threshold = 600) {
   const demo = createDemoTools(store, { tickMs: 20 });
@@ -98,6 +99,33 @@ describe("DemoSession with the offline model", () => {
     expect(again.log.items).toEqual(s.log.items);
     expect(again.conversation.messages).toEqual(s.conversation.messages);
     expect(again.compactions.length).toBe(s.compactions.length);
+  });
+
+  it("stays under its threshold over many todo turns, message 0 bounded by the fold", async () => {
+    const threshold = 600;
+    const { s } = session(memoryStore(), threshold);
+    await s.send(`add todos: ${Array.from({ length: 8 }, (_, i) => `step ${i + 1}`).join(", ")}`);
+    const heads: number[] = [];
+    for (let turn = 0; turn < 120; turn++) {
+      const id = (turn % 8) + 1;
+      const kind = turn % 3;
+      await s.send(
+        kind === 0
+          ? `start todo ${id}`
+          : kind === 1
+            ? `complete todo ${id}`
+            : `calculate ${turn}+1`,
+      );
+      heads.push(estimateTokens(s.conversation.messages.slice(0, 1)));
+    }
+    expect(s.compactions.filter((c) => c.summarized).length).toBeGreaterThan(50);
+    expect(s.compactions.some((c) => c.folded)).toBe(true);
+    for (const record of s.compactions) expect(record.after.tokens).toBeLessThan(threshold);
+    // Message 0 (task, one folded summary, the todo list) stops growing early on.
+    const early = Math.max(...heads.slice(0, 60));
+    const late = Math.max(...heads.slice(60));
+    expect(late).toBeLessThanOrEqual(early * 1.05);
+    expect(late).toBeLessThan(threshold * 0.7);
   });
 
   it("compacts on request and clears everything on reset", async () => {

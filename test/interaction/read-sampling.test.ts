@@ -26,7 +26,7 @@ describe("readSamplingRequest", () => {
       temperature: 0,
       stopSequences: ["END"],
     });
-    // Hint: a copy, so the asker changing its arrays later cannot change what was read.
+    // A copy, so the asker changing its arrays later cannot change what was read.
     stop.push("MORE");
     expect((read as { stopSequences: string[] }).stopSequences).toEqual(["END"]);
   });

@@ -1,7 +1,9 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
+import { ToolResult } from "../../src/execution/tool-result.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
 import { LocalHandler } from "../../src/local/local-handler.ts";
+import { Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 
 describe("defineTool", () => {
@@ -82,11 +84,25 @@ describe("defineTool", () => {
   test.each([
     ["an empty name", ""],
     ["a name with a space", "bad name"],
+    ["a name with a slash", "repo/search"],
+    ["a 129-character name", "a".repeat(129)],
   ])("rejects %s with invalid_configuration", async (_label, name) => {
     const error = await caught(() =>
       defineTool({ name, description: "d", input: v.object({}), call: () => "x" }),
     );
     expect(error.type).toBe("invalid_configuration");
+  });
+
+  test("accepts a dotted name, and the tool is called by it (design.md T13)", async () => {
+    const search = defineTool({
+      name: "repo.search",
+      description: "d",
+      input: v.object({}),
+      call: () => "found",
+    });
+    const tools = Toolset.local([search]);
+    expect((await tools.listTools()).map((info) => info.name)).toEqual(["repo.search"]);
+    expect(await tools.call("repo.search", {})).toEqual(ToolResult.text("found"));
   });
 
   test("rejects a missing call function with invalid_configuration", async () => {

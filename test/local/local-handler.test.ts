@@ -5,9 +5,12 @@ import type { ToolHandlerOutput } from "../../src/execution/handler-io.ts";
 import { ToolResult } from "../../src/execution/tool-result.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
-import { type DefineToolOptions, defineTool } from "../../src/local/define-tool.ts";
+import {
+  type DefineToolOptions,
+  defineTool,
+  type ToolContext,
+} from "../../src/local/define-tool.ts";
 import { LocalHandler } from "../../src/local/local-handler.ts";
-import type { ToolContext } from "../../src/local/tool-context.ts";
 import type { SchemaInput } from "../../src/schema/schema-input.ts";
 import { caught } from "../support/caught.ts";
 
@@ -361,7 +364,7 @@ describe("LocalHandler", () => {
   });
 });
 
-// Hint: a promise the test opens by hand, plus a signal that says the tool reached it.
+// A promise the test opens by hand, plus a signal that says the tool reached it.
 function hold() {
   let open: () => void = () => {};
   let reached: () => void = () => {};

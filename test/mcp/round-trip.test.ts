@@ -23,7 +23,13 @@ async function connected(options: Parameters<typeof roundTripServer>[0] = {}) {
     methods.push(init?.method ?? "GET");
     return server.handler.fetch(input as string, init);
   };
-  const toolset = await connectMcp({ url: URL_, fetch, formInteractions: true });
+  // Our own server: its annotations are believed, so read-only tools stay read-only.
+  const toolset = await connectMcp({
+    url: URL_,
+    fetch,
+    formInteractions: true,
+    trustAnnotations: true,
+  });
   return { ...server, toolset, methods };
 }
 

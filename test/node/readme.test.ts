@@ -2,7 +2,10 @@ import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { apiEntries } from "../../scripts/api-report.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 import { FakeModelContext } from "../support/fake-model-context.ts";
 
@@ -20,14 +23,7 @@ const root = join(import.meta.dirname, "../..");
 const dir = join(root, "test-results", "readme");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 
-const ENTRIES: Record<string, string> = {
-  toolwire: "src/index.ts",
-  "toolwire/agent": "src/agent/index.ts",
-  "toolwire/models": "src/models/index.ts",
-  "toolwire/mcp": "src/mcp/index.ts",
-  "toolwire/node": "src/node/index.ts",
-  "toolwire/web": "src/web/index.ts",
-};
+const ENTRIES = Object.fromEntries(apiEntries().map((entry) => [entry.name, entry.source]));
 const HOST = "calc.example.workers.dev";
 const PAGE_ORIGIN = "https://app.example";
 const TOKEN = "readme-token";
@@ -70,14 +66,22 @@ function readBlocks(markdown: string): Block[] {
 const blocks = readBlocks(readme);
 const title = (block: Block) => `"${block.heading}" block ${block.index}`;
 
-/** The block with its package imports pointed at the sources (and the platform stub). */
-function localise(code: string): string {
-  return code.replace(/from "(toolwire(?:\/[a-z]+)?|cloudflare:workers)"/g, (_, entry: string) => {
-    if (entry === "cloudflare:workers") return `from "./cloudflare-workers.ts"`;
-    const target = ENTRIES[entry];
-    if (!target) throw new Error(`README imports an unknown entry: ${entry}`);
-    return `from ${JSON.stringify(join(root, target))}`;
-  });
+/**
+ * The block with its package imports pointed at the sources; in Node, `cloudflare:workers` is a
+ * stub, in workerd the real module.
+ */
+function localise(code: string, runtime: "node" | "workerd" = "node"): string {
+  return code.replace(
+    /from "(toolwire(?:\/[a-z]+)?|cloudflare:workers)"/g,
+    (match, entry: string) => {
+      if (entry === "cloudflare:workers") {
+        return runtime === "node" ? `from "./cloudflare-workers.ts"` : match;
+      }
+      const target = ENTRIES[entry];
+      if (!target) throw new Error(`README imports an unknown entry: ${entry}`);
+      return `from ${JSON.stringify(join(root, target))}`;
+    },
+  );
 }
 
 type Handler = { fetch: (request: Request) => Promise<Response> };
@@ -201,6 +205,55 @@ describe.each(serverBlocks)("README %s, a Worker,", (_, block) => {
     expect((await ping(HOST, page)).status).toBe(403);
     if (block.code.includes("authorize")) expect((await ping(HOST, {})).status).toBe(401);
   });
+
+  test("runs in workerd, with no compatibility flags, and answers MCP there", async () => {
+    const bundle = await build({
+      stdin: { contents: localise(block.code, "workerd"), resolveDir: dir, loader: "ts" },
+      bundle: true,
+      write: false,
+      format: "esm",
+      // `browser` fails the build on any `node:` import, so the Worker needs no nodejs_compat.
+      platform: "browser",
+      conditions: ["workerd", "worker", "browser"],
+      external: ["cloudflare:workers"],
+      logLevel: "silent",
+    });
+    const mf = new Miniflare({
+      modules: [
+        { type: "ESModule", path: "worker.js", contents: bundle.outputFiles[0]?.text ?? "" },
+      ],
+      compatibilityDate: "2026-04-01",
+      compatibilityFlags: [],
+      bindings: { MCP_TOKEN: TOKEN },
+      // The Worker checks Host: with `upstream`, Miniflare sends the public host, not its own.
+      upstream: `https://${HOST}`,
+    });
+    try {
+      const calc = await connectMcp({
+        url: `https://${HOST}/mcp`,
+        fetch: async (input, init) => {
+          const request = new Request(input, init);
+          const body = request.body ? await request.arrayBuffer() : undefined;
+          const answer = await mf.dispatchFetch(request.url, {
+            method: request.method,
+            headers: [...request.headers],
+            ...(body ? { body } : {}),
+          });
+          return new Response(await answer.arrayBuffer(), {
+            status: answer.status,
+            headers: [...answer.headers],
+          });
+        },
+        headers: { authorization: `Bearer ${TOKEN}` },
+        namespace: "calc",
+      });
+      const sum = await calc.call("calc__add", { a: 1, b: 2 });
+      expect(sum.structuredContent).toEqual({ sum: 3 });
+      await calc.shutdown();
+    } finally {
+      await mf.dispose();
+    }
+  }, 60_000);
 });
 
 test("the README's Worker is examples/worker, which npm test bundles with wrangler", () => {

@@ -2,13 +2,15 @@ import * as v from "valibot";
 import {
   type Conversation,
   compact,
-  compactionThreshold,
-  createLoopGuard,
-  createPressureTracker,
   extractiveSummarizer,
   type Message,
-  transcriptBytes,
 } from "../../src/agent/index.ts";
+import { createLoopGuard } from "../../src/compaction/loop-guard.ts";
+import {
+  compactionThreshold,
+  createPressureTracker,
+  transcriptBytes,
+} from "../../src/compaction/pressure.ts";
 import { defineTool, isToolError, Toolset } from "../../src/index.ts";
 import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
 
@@ -89,13 +91,16 @@ export const cases: PortableCase[] = [
     },
   },
   {
-    name: "compact records the pre-rewrite transcript and never mutates its input",
+    name: "compact records the pre-rewrite transcript when asked and never mutates its input",
     async run() {
       const input = conversationOf(readRun(12, 400));
       const copy = structuredClone(input);
-      const out = await compact(input, { force: true, summarizer: extractiveSummarizer() });
+      const summarizer = extractiveSummarizer();
+      const out = await compact(input, { force: true, summarizer, keepRewritten: true });
       assertEqual(input, copy);
       assertEqual(out.conversation.rewritten, [copy.messages]);
+      const plain = await compact(input, { force: true, summarizer });
+      assertEqual(plain.conversation.rewritten, []);
       assertEqual(out.conversation.taint, copy.taint);
     },
   },
@@ -175,7 +180,7 @@ export const cases: PortableCase[] = [
             },
           ],
         },
-        // Hint: the kept tail (keepRecent 2) is one more read, so the todo call is summarised.
+        // The kept tail (keepRecent 2) is one more read, so the todo call is summarised.
         ...readRun(1, 400)
           .slice(1)
           .map((m) => ({

@@ -87,7 +87,7 @@ const errorSamples: ToolErrorData[] = [
   { type: "cancelled", tool: "t" },
   { type: "transport", tool: "t", message: "m" },
   { type: "protocol", message: "m" },
-  { type: "timeout", tool: "t", timeoutSecs: 3 },
+  { type: "timeout", tool: "t", timeoutMs: 3000 },
   { type: "unsupported", operation: "o" },
   { type: "closed", operation: "o" },
   {

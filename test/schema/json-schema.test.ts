@@ -24,7 +24,7 @@ describe("JsonSchema", () => {
   });
 
   test("never changes validation outcomes, whatever the strictness", async () => {
-    // Hint: a backend that publishes the same document with each strictness; the outcome of a
+    // A backend that publishes the same document with each strictness; the outcome of a
     // call depends on the local tool's schema only.
     const outcomes: string[] = [];
     for (const wrap of [JsonSchema.strict, JsonSchema.bestEffort, JsonSchema.unspecified]) {

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { Concurrency, InterlockPolicy, Taint } from "../../src/agent/index.ts";
+import type { AgentEventType, Concurrency, InterlockPolicy, Taint } from "../../src/agent/index.ts";
 import type { Message } from "../../src/models/message.ts";
 import type { FinishReason, ModelUsage } from "../../src/models/model.ts";
 import { FINISH_REASONS } from "../../src/models/model.ts";
@@ -67,6 +67,8 @@ export interface RunPlan {
   abortAfterEvents?: number | undefined;
   abortAfterMs?: number | undefined;
   steer?: { afterEvents: number; text: string };
+  /** A listener on the agent for this event type throws every time (design.md A7). */
+  throwingListener?: AgentEventType;
 }
 
 const lone = fc
@@ -152,7 +154,7 @@ const modelError: fc.Arbitrary<ModelErrorData> = fc.oneof(
   } as const),
 );
 
-// Hint: failures are rare, so most runs get past their first turns.
+// Failures are rare, so most runs get past their first turns.
 const plannedTurn: fc.Arbitrary<PlannedTurn> = fc.record({
   text: fc.option(anyText, { nil: undefined }),
   toolCalls: fc.oneof(
@@ -201,7 +203,7 @@ export function canHang(plan: RunPlan): boolean {
   const calls = plan.turns.flatMap((t) => t.toolCalls ?? []);
   const acts = calls.map((c) => (c.arguments as { act?: unknown } | null)?.act);
   if (acts.includes("hang")) return true;
-  // Hint: a hanging approver or answerer matters only when something reaches it; `compact`
+  // A hanging approver or answerer matters only when something reaches it; `compact`
   // (the compaction tool) never asks, and a `ping` is put to the approver by the interlock.
   const asks = calls.some((c) => ["write", "send", "ping"].includes(c.name));
   if (asks && plan.approver.includes("hang")) return true;
@@ -245,6 +247,14 @@ export const runPlan: fc.Arbitrary<RunPlan> = fc
       abortAfterEvents: rarely(fc.integer({ min: 0, max: 60 }), 1),
       abortAfterMs: rarely(fc.integer({ min: 0, max: 12 }), 2),
       steer: fc.record({ afterEvents: fc.nat(30), text: anyText }),
+      throwingListener: fc.constantFrom<AgentEventType>(
+        "turn_start",
+        "text_delta",
+        "tool_call",
+        "approval_requested",
+        "tool_result",
+        "done",
+      ),
     },
     {
       requiredKeys: [
@@ -265,7 +275,7 @@ export const runPlan: fc.Arbitrary<RunPlan> = fc
     },
   )
   .map((generated) => {
-    // Hint: a copy, since fast-check shrinks from the value it generated.
+    // A copy, since fast-check shrinks from the value it generated.
     const { compaction, ...rest } = generated;
     const plan: RunPlan = rest;
     if (compaction !== undefined) plan.compaction = compaction;

@@ -19,6 +19,7 @@ import {
   adversarialAnswerer,
   adversarialApprover,
   adversarialTools,
+  adversarialToolsets,
   sleep,
 } from "./adversarial-tools.ts";
 import { type CountingSignal, createCountingSignal } from "./counting-signal.ts";
@@ -67,6 +68,8 @@ export interface Observed {
   steered: "before-done" | "after-done" | "wrongly-refused" | "wrongly-accepted" | undefined;
   /** The `abort` listeners still on the caller's signal once late work settled. */
   leftListeners: number;
+  /** What `onError` received: the planned throwing listener's failures, with their events. */
+  listenerFailures: AgentEvent[];
 }
 
 /**
@@ -124,13 +127,15 @@ function compactionOf(planned: PlannedCompaction): CompactionSettings {
 export function planAgent(
   plan: RunPlan,
   intended: (ApprovalDecision["type"] | undefined)[],
+  listenerFailures: AgentEvent[] = [],
 ): Agent {
   const decisions = new Map<string, ApprovalDecision["type"]>();
   const approver = adversarialApprover(plan.approver, decisions);
   const options: AgentOptions = {
     model: planModel(plan),
     tools: adversarialTools(),
-    // Hint: recorded per request in call order, since call ids repeat across turns.
+    toolsets: adversarialToolsets(),
+    // Recorded per request in call order, since call ids repeat across turns.
     approver: (request, signal) => {
       decisions.delete(request.callId);
       const index = intended.length;
@@ -145,6 +150,7 @@ export function planAgent(
     maxTurns: plan.maxTurns,
     interlock: plan.interlock,
     markUntrustedOutput: plan.markUntrustedOutput,
+    onError: (_error, event) => listenerFailures.push(event),
   };
   if (plan.answerer) options.onInteraction = adversarialAnswerer(plan.answerer);
   if (plan.instructions !== undefined) options.instructions = plan.instructions;
@@ -224,7 +230,7 @@ async function readAll(stream: ReadableStream<AgentEvent>): Promise<AgentEvent[]
  */
 export const READ_MODES = ["now", "after-result", "after-settle"] as const;
 
-/** Read mode type: when `executePlan` starts reading `run.events`. */
+/** When `executePlan` starts reading `run.events`. */
 export type ReadMode = (typeof READ_MODES)[number];
 
 /**
@@ -238,7 +244,14 @@ export type ReadMode = (typeof READ_MODES)[number];
  */
 export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observed> {
   const intended: (ApprovalDecision["type"] | undefined)[] = [];
-  const agent = planAgent(plan, intended);
+  const listenerFailures: AgentEvent[] = [];
+  const agent = planAgent(plan, intended, listenerFailures);
+  // Registered first, so the recording listeners after it show the others still get the event.
+  if (plan.throwingListener) {
+    agent.on(plan.throwingListener, () => {
+      throw new Error("listener bug");
+    });
+  }
   const signal = plan.useSignal ? createCountingSignal() : undefined;
   const emitted: AgentEvent[] = [];
   let run: AgentRun | undefined;
@@ -263,7 +276,7 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
       : undefined;
   const options: Parameters<Agent["run"]>[1] = {};
   if (signal) options.signal = signal.signal;
-  // Hint: a copy, so the plan (which fast-check may shrink from) is never edited.
+  // A copy, so the plan (which fast-check may shrink from) is never edited.
   if (plan.initial) options.conversation = structuredClone({ ...plan.initial, rewritten: [] });
   run = agent.run(plan.task, options);
   // Taken at once, read later as the mode says: with listeners on the agent (as here) a stream
@@ -278,10 +291,20 @@ export async function executePlan(plan: RunPlan, read: ReadMode): Promise<Observ
     await sleep(SETTLE_MS);
     const streamed = early ?? (await stream());
     const leftListeners = signal?.active() ?? 0;
-    return { result, streamed, emitted, signal, intended, aborted, steered, leftListeners };
+    return {
+      result,
+      streamed,
+      emitted,
+      signal,
+      intended,
+      aborted,
+      steered,
+      leftListeners,
+      listenerFailures,
+    };
   } finally {
     clearTimeout(timer);
-    // Hint: counted above; aborting now only frees whatever a failed run left waiting.
+    // Counted above; aborting now only frees whatever a failed run left waiting.
     signal?.controller.abort();
   }
 }

@@ -1,6 +1,14 @@
 import * as v from "valibot";
 import type { ApprovalDecision, Approver, InteractionAnswerer } from "../../src/agent/index.ts";
-import { defineTool, InteractionResponse, type Tool, ToolResult } from "../../src/index.ts";
+import {
+  capabilitiesFromAnnotations,
+  defineTool,
+  InteractionResponse,
+  type Tool,
+  ToolResult,
+  Toolset,
+} from "../../src/index.ts";
+import { createLocalBackend } from "../../src/local/local-handler.ts";
 
 /** What an adversarial tool does, chosen by its `act` argument. */
 export const TOOL_ACTS = [
@@ -14,11 +22,11 @@ export const TOOL_ACTS = [
   "progress",
 ] as const;
 
-/** Tool act type: one behaviour of an adversarial tool. */
+/** One behaviour of an adversarial tool. */
 export type ToolAct = (typeof TOOL_ACTS)[number];
 
 /** The names of the adversarial tools. */
-export const KNOWN_TOOLS = ["look", "browse", "write", "send", "ping"] as const;
+export const KNOWN_TOOLS = ["look", "browse", "write", "send", "ping", "fetch"] as const;
 
 /** How an approver answers one request, cycled over a run's requests. */
 export const APPROVER_ACTS = [
@@ -31,7 +39,7 @@ export const APPROVER_ACTS = [
   "hang",
 ] as const;
 
-/** Approver act type: one behaviour of an adversarial approver. */
+/** One behaviour of an adversarial approver. */
 export type ApproverAct = (typeof APPROVER_ACTS)[number];
 
 /** How an interaction answerer answers one question, cycled over a run's questions. */
@@ -46,7 +54,7 @@ export const ANSWERER_ACTS = [
   "hang",
 ] as const;
 
-/** Answerer act type: one behaviour of an adversarial interaction answerer. */
+/** One behaviour of an adversarial interaction answerer. */
 export type AnswererAct = (typeof ANSWERER_ACTS)[number];
 
 const input = v.object({
@@ -86,7 +94,7 @@ async function behave(
       return ToolResult.error(`${name} failed on purpose`);
     case "throw":
       if (size % 2 === 0) throw new Error(`${name} threw`);
-      // Hint: user code may throw anything, not only an Error.
+      // User code may throw anything, not only an Error.
       throw size % 3 === 0 ? null : `${name} threw a string`;
     case "ask":
       return `answer: ${await ctx.requestText("Which one?")}`;
@@ -102,7 +110,7 @@ async function behave(
     case "progress":
       ctx.progress({ progress: 1 });
       await sleep(ms);
-      // Hint: reported whether or not the call was cancelled meanwhile, as careless tools do.
+      // Reported whether or not the call was cancelled meanwhile, as careless tools do.
       ctx.progress({ progress: 2 });
       return `${name} progressed`;
     default:
@@ -164,6 +172,41 @@ export function adversarialTools(): Tool[] {
       call: (args, ctx) => behave("ping", args, ctx),
     }),
   ];
+}
+
+/**
+ * Creates the adversarial foreign toolset: `fetch`, listed as an untrusted MCP server's tool
+ * that claims to be read-only and closed-world. The agent must not believe it (design.md A3):
+ * it always goes to the approver, and counts as private, untrusted and sending.
+ *
+ * @returns The toolsets.
+ */
+export function adversarialToolsets(): Toolset[] {
+  const local = createLocalBackend([
+    defineTool({
+      name: "fetch",
+      description: "Fetches a page through a remote server",
+      readOnly: true,
+      interactions: { text: true, form: true },
+      input,
+      call: (args, ctx) => behave("fetch", args, ctx),
+    }),
+  ]);
+  const foreign = Toolset.fromBackend({
+    listTools: async () =>
+      (await local.listTools()).map((info) => {
+        const annotations = { ...info.annotations, readOnlyHint: true, openWorldHint: false };
+        return {
+          ...info,
+          annotations,
+          capabilities: capabilitiesFromAnnotations(annotations),
+          source: { type: "mcp" as const, origin: "https://x", trusted: false },
+        };
+      }),
+    toolHandler: (name) => local.toolHandler(name),
+    shutdown: () => local.shutdown(),
+  });
+  return [foreign];
 }
 
 /**

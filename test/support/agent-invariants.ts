@@ -12,6 +12,7 @@ const STOP_CAUSES = Object.keys({
   max_turns: true,
   cancelled: true,
   loop: true,
+  compaction_stalled: true,
   no_output: true,
   error: true,
 } satisfies Record<StopCause, true>);
@@ -60,6 +61,17 @@ function segments(events: readonly AgentEvent[]): AgentEvent[][] {
   return parts;
 }
 
+/** A throwing listener is reported once per event it got, and never stops the others (A7). */
+function listenerProblems(plan: RunPlan, observed: Observed): string[] {
+  const type = plan.throwingListener;
+  const expected = type ? observed.emitted.filter((event) => event.type === type) : [];
+  const reported = observed.listenerFailures;
+  if (reported.length === expected.length && reported.every((e, i) => e === expected[i])) {
+    return [];
+  }
+  return [`${reported.length} listener failures reported for ${expected.length} ${type} events`];
+}
+
 function eventProblems(plan: RunPlan, observed: Observed): string[] {
   const problems: string[] = [];
   const { streamed, emitted, result } = observed;
@@ -87,7 +99,7 @@ function eventProblems(plan: RunPlan, observed: Observed): string[] {
   }
   if (result.turns > plan.maxTurns) problems.push(`${result.turns} turns > ${plan.maxTurns}`);
   if (observed.steered?.startsWith("wrongly")) problems.push(`steer ${observed.steered}`);
-  // Hint: only a model summariser adds usage without a `usage` event.
+  // Only a model summariser adds usage without a `usage` event.
   const { compaction } = plan;
   const summarizes = compaction === undefined || (compaction && compaction.summarizer === "model");
   const reported = streamed.reduce(
@@ -99,6 +111,7 @@ function eventProblems(plan: RunPlan, observed: Observed): string[] {
   }
   for (const part of segments(streamed)) problems.push(...segmentProblems(part));
   problems.push(...approvalProblems(streamed, observed.intended));
+  problems.push(...listenerProblems(plan, observed));
   return problems;
 }
 
@@ -116,7 +129,7 @@ function segmentProblems(part: readonly AgentEvent[]): string[] {
   const resolved = new Map<string, string>();
   const settled = new Set<string>();
   for (const event of part) {
-    // Hint: a call's result is its last word; nothing about it may follow.
+    // A call's result is its last word; nothing about it may follow.
     const callId = "callId" in event ? event.callId : undefined;
     if (callId !== undefined && settled.has(callId)) {
       problems.push(`${event.type} for ${callId} after its tool_result`);
@@ -142,7 +155,7 @@ function resultProblems(event: ToolResultEvent, resolved: Map<string, string>): 
     case "unknown":
       return event.isError && text.startsWith("Unknown tool") ? [] : [`${at}: ${text}`];
     case "executed": {
-      // Hint: fail closed: a writing tool runs only after an explicit allow.
+      // Fail closed: a writing tool runs only after an explicit allow.
       const writes = event.toolName === "write" || event.toolName === "send";
       return writes && decision !== "allow" ? [`${at}: ran without an allow`] : [];
     }
@@ -192,6 +205,10 @@ function transcriptOf(plan: RunPlan, observed: Observed): string[] {
     );
   if (ran("look") && !conversation.taint.private) problems.push("look ran, not private");
   if (ran("browse") && !conversation.taint.untrusted) problems.push("browse ran, not untrusted");
+  if (ran("fetch") && !(conversation.taint.untrusted && conversation.taint.private)) {
+    problems.push("the untrusted foreign fetch ran, the conversation not private and untrusted");
+  }
+  problems.push(...foreignProblems(observed.streamed, plan.markUntrustedOutput));
   const compacted = observed.streamed.some((e) => e.type === "compacted");
   if (observed.steered === "before-done" && !compacted && plan.steer) {
     const text = plan.steer.text;
@@ -202,6 +219,25 @@ function transcriptOf(plan: RunPlan, observed: Observed): string[] {
   }
   if (plan.interlock === "block" && start.private && start.untrusted) {
     if (ran("send") || ran("ping")) problems.push("a send ran in a tainted conversation");
+  }
+  return problems;
+}
+
+/** An untrusted foreign tool runs only after an approver allowed it, and its output is marked. */
+function foreignProblems(events: readonly AgentEvent[], marking: boolean): string[] {
+  const problems: string[] = [];
+  const allowed = new Set<string>();
+  for (const event of events) {
+    if (!("toolName" in event) || event.toolName !== "fetch") continue;
+    if (event.type === "tool_call") allowed.delete(event.callId);
+    if (event.type === "approval_resolved" && event.decision.type === "allow") {
+      allowed.add(event.callId);
+    }
+    if (event.type !== "tool_result" || event.outcome !== "executed") continue;
+    if (!allowed.has(event.callId)) problems.push(`fetch ${event.callId} ran without approval`);
+    const first = event.content[0];
+    const marked = first?.type === "text" && first.text.startsWith("<untrusted-content");
+    if (marking && !marked) problems.push(`fetch ${event.callId} output not marked untrusted`);
   }
   return problems;
 }

@@ -1,7 +1,7 @@
 import type { Model, ModelEvent, ModelRequest } from "../../src/models/model.ts";
 import { createGate, type Gate } from "./gate.ts";
 
-/** Blocking model interface: a model whose stream sends some text, then blocks until cancelled. */
+/** A model whose stream sends some text, then blocks until cancelled. */
 export interface BlockingModel extends Model {
   /** Opens once the stream has sent its text and is blocked. */
   readonly blocked: Gate;

@@ -59,7 +59,7 @@ export function fakeToolInfo(name: string): ToolInfo {
 }
 
 /**
- * Creates a foreign backend, as the extension test of tools-kit does: each handler completes
+ * Creates a foreign backend (a `ToolsetBackend` of your own, design.md T11): each handler completes
  * once with `name:arguments` as text, then fails any further input with `unsupported`.
  *
  * @param options Tools, cleanup error, carried state and held gates.

@@ -1,5 +1,5 @@
 /**
- * Gate interface: a promise a test opens by hand, to hold a fake's work in flight at a known
+ * A promise a test opens by hand, to hold a fake's work in flight at a known
  * point and release it later.
  */
 export interface Gate {
@@ -12,7 +12,7 @@ export interface Gate {
 }
 
 /**
- * Creates a gate.
+ * A closed gate, or an open one.
  *
  * @param opened Whether it starts open.
  * @returns The gate.

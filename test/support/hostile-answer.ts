@@ -150,8 +150,28 @@ function hugeAnswer(
       return new Response(`data: ${"y".repeat(size)}`, {
         headers: { ...headers, "content-type": "text/event-stream" },
       });
+    case "sse_event": {
+      const line = `data: ${"z".repeat(1000)}\n`;
+      return new Response(line.repeat(Math.ceil(size / line.length)), {
+        headers: { ...headers, "content-type": "text/event-stream" },
+      });
+    }
+    case "endless_body":
+      return new Response(endless('{"jsonrpc":"2.0","result":{"padding":"', "x"), {
+        headers: { ...JSON_TYPE, ...headers },
+      });
+    case "endless_line":
+      return new Response(endless("data: ", "y"), {
+        headers: { ...headers, "content-type": "text/event-stream" },
+      });
+    case "endless_event":
+      return new Response(endless("", "data: z\n"), {
+        headers: { ...headers, "content-type": "text/event-stream" },
+      });
+    case "endless_error_body":
+      return new Response(endless("upstream exploded: ", "e"), { status: 500, headers });
     case "deep": {
-      // Hint: nesting deep enough to overflow any recursive walk of the parsed value.
+      // Nesting deep enough to overflow any recursive walk of the parsed value.
       const depth = Math.floor(size / 2);
       const deep = `${"[".repeat(depth)}${"]".repeat(depth)}`;
       const text = JSON.stringify({ jsonrpc: "2.0", id, result: { ...valid, _meta: { deep: 0 } } });
@@ -162,4 +182,17 @@ function hugeAnswer(
     default:
       return unreachable(behaviour.shape);
   }
+}
+
+// A body that never ends: `prefix`, then `unit` repeated in 64 KiB chunks for as long as the
+// reader pulls; it stops when the reader cancels.
+function endless(prefix: string, unit: string): ReadableStream<Uint8Array> {
+  const chunk = utf8(unit.repeat(Math.ceil(65_536 / unit.length)));
+  let first = true;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      controller.enqueue(first ? utf8(prefix) : chunk);
+      first = false;
+    },
+  });
 }

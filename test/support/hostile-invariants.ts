@@ -1,7 +1,7 @@
 // The invariants every exchange with a hostile MCP server must keep, shared by the client's
 // property tests: operations settle, failures are typed, nothing rejects unhandled, shutdown
 // settles once with one outcome.
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, expect, vi } from "vitest";
 import { isToolError, type ToolError, type ToolResult, type Toolset } from "../../src/index.ts";
 import { VALID_STRUCTURED, VALID_TEXT } from "./hostile-plan.ts";
 
@@ -27,7 +27,7 @@ export const CALL_ERRORS = [
   "unknown_tool",
 ];
 
-// Hint: a form reply the caller submits is checked against the server's schema: a reply that
+// A form reply the caller submits is checked against the server's schema: a reply that
 // fails it is `invalid_interaction`, a schema that cannot be read `invalid_configuration`.
 /** The kinds a remote call documents when the caller submits replies. */
 export const SUBMIT_ERRORS = [...CALL_ERRORS, "invalid_interaction", "invalid_configuration"];
@@ -46,24 +46,63 @@ class Hang extends Error {}
 
 /**
  * Returns how an operation settled, failing the test when it has not settled within the bound.
- *
- * @param label The operation, named when it hangs.
- * @param promise The operation.
- * @returns Its value or its error.
+ * Under fake timers (see `useVirtualTime`) the clock only moves when nothing else can run: the
+ * pending real work (in-memory fetches, streams) is drained first, then the next timer fires.
+ * So a deadline never races the work it bounds, and a failing seed replays the same way.
  */
 export async function settle<T>(label: string, promise: Promise<T>): Promise<Outcome<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Hang(`${label} did not settle`)), BOUND_MS);
-  });
-  try {
-    return { ok: true, value: await Promise.race([promise, hang]) };
-  } catch (error) {
-    if (error instanceof Hang) throw error;
-    return { ok: false, error };
-  } finally {
-    clearTimeout(timer);
+  let outcome: Outcome<T> | undefined;
+  const settled = promise.then(
+    (value) => {
+      outcome = { ok: true, value };
+    },
+    (error: unknown) => {
+      outcome = { ok: false, error };
+    },
+  );
+  if (!vi.isFakeTimers()) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hang = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Hang(`${label} did not settle`)), BOUND_MS);
+    });
+    try {
+      await Promise.race([settled, hang]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return outcome as Outcome<T>;
   }
+  const start = Date.now();
+  while (outcome === undefined) {
+    await drain();
+    if (outcome !== undefined) break;
+    if (vi.getTimerCount() === 0 || Date.now() - start > BOUND_MS) {
+      throw new Hang(`${label} did not settle`);
+    }
+    await vi.advanceTimersToNextTimerAsync();
+  }
+  return outcome;
+}
+
+/**
+ * Fakes the clock for the calling test file: timers and `Date` are virtual, `setImmediate`
+ * stays real so `settle` can let in-memory I/O finish before it moves the clock.
+ */
+export function useVirtualTime(): void {
+  beforeAll(() => {
+    vi.useFakeTimers({
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+    });
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+}
+
+// Lets every real macrotask queued by in-memory work run (a few turns, since one may queue
+// the next).
+async function drain(): Promise<void> {
+  for (let turn = 0; turn < 8; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
@@ -110,10 +149,10 @@ export function watchUnhandledRejections(): () => Promise<void> {
   beforeAll(() => void globalThis.process.on("unhandledRejection", onUnhandled));
   afterAll(() => void globalThis.process.off("unhandledRejection", onUnhandled));
   return async () => {
-    // Hint: Node reports an unhandled rejection once the microtask queue drains; two macrotask
-    // turns are enough for it to fire.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Node reports an unhandled rejection once the microtask queue drains; two macrotask
+    // turns are enough for it to fire (`setImmediate`: real under `useVirtualTime` too).
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(unhandled.map(String)).toEqual([]);
   };
 }

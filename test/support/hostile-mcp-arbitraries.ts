@@ -173,9 +173,19 @@ export const misbehaviourArb: fc.Arbitrary<Misbehaviour> = fc.oneof(
     arbitrary: fc.record({
       type: fc.constant("huge"),
       megabytes: fc.constantFrom(1, 2),
-      shape: fc.constantFrom("json_text", "garbage", "sse_line", "deep"),
+      shape: fc.constantFrom(
+        "json_text",
+        "garbage",
+        "sse_line",
+        "deep",
+        "sse_event",
+        "endless_body",
+        "endless_line",
+        "endless_event",
+        "endless_error_body",
+      ),
     }),
-    weight: 1,
+    weight: 2,
   },
   {
     arbitrary: fc.record({ type: fc.constant("session_id"), value: sessionIdArb }),

@@ -75,7 +75,7 @@ export function createHostileMcp(plan: HostilePlan): HostileMcp {
             : { type: "valid" };
     const token = (params._meta as Json | undefined)?.progressToken;
     const response = await answer(behaviour, { id, valid, headers, token, signal: request.signal });
-    // Hint: the session is the one named by the answer to initialize, whatever its shape.
+    // The session is the one named by the answer to initialize, whatever its shape.
     if (method === "initialize" && response.ok) issued = response.headers.get("mcp-session-id");
     return response;
   };

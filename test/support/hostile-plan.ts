@@ -35,7 +35,24 @@ export type Misbehaviour =
       /** Replaces every `\n` of the wire (default `\n`). */
       lineEnding?: "\n" | "\r\n" | "\r";
     }
-  | { type: "huge"; megabytes: number; shape: "json_text" | "garbage" | "sse_line" | "deep" }
+  | {
+      type: "huge";
+      megabytes: number;
+      /**
+       * `endless_*` never end: a body, an SSE line, an SSE event of short `data:` lines, or an
+       * HTTP 500's body; the others are `megabytes` long.
+       */
+      shape:
+        | "json_text"
+        | "garbage"
+        | "sse_line"
+        | "deep"
+        | "sse_event"
+        | "endless_body"
+        | "endless_line"
+        | "endless_event"
+        | "endless_error_body";
+    }
   | { type: "session_id"; value: string }
   | { type: "reject"; value: "type_error" | "string" | "abort_error" }
   | { type: "hang"; honoursSignal: boolean }

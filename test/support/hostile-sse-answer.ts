@@ -67,7 +67,7 @@ export function endWith(
       const { value, done } = await reader.read();
       if (!done) return controller.enqueue(value);
       if (behaviour.ending === "error") return controller.error(new TypeError("terminated"));
-      // Hint: "hang" — the stream stays open and silent; only the client's deadline ends it.
+      // "hang" — the stream stays open and silent; only the client's deadline ends it.
       await new Promise(() => {});
     },
   });

@@ -26,7 +26,7 @@ const SAMPLE = {
 
 const METHODS = ["ping", "elicitation/create", "sampling/createMessage", "roots/list", "x/unknown"];
 
-// Hint: weighted toward the shapes that reach the caller as interactions.
+// Weighted toward the shapes that reach the caller as interactions.
 const OBJECT_PARAMS: unknown[] = [
   ELICIT_FORM,
   ELICIT_FORM,

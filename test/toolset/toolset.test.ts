@@ -3,7 +3,6 @@ import { describe, expect, test } from "vitest";
 import { ToolResult } from "../../src/execution/tool-result.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
-import { ToolHandler } from "../../src/toolset/tool-handler.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 import { createFakeBackend, fakeToolInfo } from "../support/fake-backend.ts";
@@ -39,8 +38,7 @@ describe("Toolset.local", () => {
     expect((await tools.listTools()).map((info) => info.name)).toEqual(first);
   });
 
-  // Hint: mecha-core §7.2 keeps the later of two same-named tools; DESIGN.md overrides that,
-  // because a silent replacement hides a wiring mistake.
+  // design.md T12: a silent replacement would hide a wiring mistake.
   test("rejects two tools with one name with duplicate_name instead of keeping the later", async () => {
     const error = await caught(() => Toolset.local([add, ask, add]));
     expect(error.data).toEqual({ type: "duplicate_name", name: "add" });
@@ -50,8 +48,30 @@ describe("Toolset.local", () => {
     expect(await Toolset.local([add]).call("add", { a: 1, b: 2 })).toEqual(ToolResult.text("3"));
   });
 
-  test("returns a ToolHandler bound to the toolset", async () => {
-    expect(await Toolset.local([add]).toolHandler("add")).toBeInstanceOf(ToolHandler);
+  test("gives a fresh handler per call, bound to the toolset's shutdown", async () => {
+    const tools = Toolset.local([add]);
+    const first = await tools.toolHandler("add");
+    const second = await tools.toolHandler("add");
+    expect(await first.step({ type: "invoke", arguments: { a: 1, b: 1 } })).toEqual({
+      type: "completed",
+      result: ToolResult.text("2"),
+    });
+    await tools.shutdown();
+    expect((await caught(second.step({ type: "invoke", arguments: { a: 1, b: 1 } }))).type).toBe(
+      "closed",
+    );
+  });
+
+  test("rejects something that is not a tool with invalid_configuration", async () => {
+    expect((await caught(() => Toolset.local([{ name: "x" } as never]))).type).toBe(
+      "invalid_configuration",
+    );
+    expect((await caught(() => Toolset.local("x" as never))).type).toBe("invalid_configuration");
+  });
+
+  test("fails toolHandler for a missing tool with unknown_tool", async () => {
+    const error = await caught(Toolset.local([add]).toolHandler("missing"));
+    expect(error.data).toEqual({ type: "unknown_tool", name: "missing" });
   });
 
   test("carries state in name order, skipping tools that return none", async () => {
@@ -68,6 +88,45 @@ describe("Toolset.local", () => {
       { label: "abc", body: "a" },
       { label: "zed", body: "z" },
     ]);
+  });
+});
+
+describe("Toolset.local carried state", () => {
+  const carrying = (name: string, read: () => unknown) =>
+    defineTool({
+      name,
+      description: "d",
+      input: v.object({}),
+      carriedState: read as () => undefined,
+      call: () => "x",
+    });
+
+  test("reads carried state at call time, so it is always current", async () => {
+    let body = "v1";
+    const tools = Toolset.local([carrying("live", () => ({ label: "live", body }))]);
+    body = "v2";
+    expect(await tools.carriedState()).toEqual([{ label: "live", body: "v2" }]);
+  });
+
+  test.each([
+    [
+      "throws",
+      () => {
+        throw new Error("disk gone");
+      },
+      "broken carriedState(): threw disk gone",
+    ],
+    ["returns no label", () => ({ body: "x" }), "broken carriedState(): must return"],
+    ["returns a promise", async () => ({ label: "l", body: "b" }), "broken carriedState(): must"],
+  ])("fails with invalid_output naming the tool when carriedState %s", async (_l, read, text) => {
+    const fine = carrying("fine", () => ({ label: "fine", body: "ok" }));
+    const error = await caught(Toolset.local([fine, carrying("broken", read)]).carriedState());
+    expect(error.type).toBe("invalid_output");
+    expect(error.message).toContain(text);
+  });
+
+  test("treats a carriedState of null like undefined: nothing to carry", async () => {
+    expect(await Toolset.local([carrying("none", () => null)]).carriedState()).toEqual([]);
   });
 });
 
@@ -222,7 +281,6 @@ describe("Toolset guards its backend", () => {
 
   test("an unknown local tool fails call with a rejection, never a synchronous throw", async () => {
     const pending = Toolset.local([add]).call("nope", {});
-    expect(pending).toBeInstanceOf(Promise);
     expect((await caught(pending)).data).toEqual({ type: "unknown_tool", name: "nope" });
   });
 });

@@ -166,8 +166,8 @@ describe("connectWebMcp", () => {
   test("names toolwire cannot represent are left out; a huge result is invalid_output (W13)", async () => {
     const context = new FakeModelContext(PAGE);
     await context.registerTool({
-      name: "repo.search",
-      description: "Dotted",
+      name: "repo/search",
+      description: "A slash, which tool names do not allow",
       execute: async () => "",
     });
     await context.registerTool({

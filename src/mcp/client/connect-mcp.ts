@@ -1,28 +1,72 @@
-import { toolName } from "../../declaration/tool-name.ts";
-import { isToolError, ToolError } from "../../errors.ts";
-import { cancelledError } from "../../toolset/cancelled-error.ts";
-import { Toolset } from "../../toolset/toolset.ts";
-import { initializeSession } from "./initialize-session.ts";
-import { listRemoteTools } from "./list-remote-tools.ts";
-import { McpSession } from "./mcp-session.ts";
-import { createRemoteBackend } from "./remote-backend.ts";
-import { describeError } from "./session-error.ts";
+// The MCP client's entry: `connectMcp` checks its options, initializes a session, lists the
+// server's tools page by page and returns a `Toolset` over them. The files of the flow, in the
+// order a call meets them: this one (connect, list), `remote-tool.ts` (declarations, checks,
+// results), `remote-handler.ts` (one call), `server-request.ts` (what the server asks during a
+// call), `mcp-session.ts` (the HTTP exchange). See `docs/design.md`, "Consuming MCP".
 
-/** Connect MCP options interface. */
+import { cancelledError } from "../../abort.ts";
+import { toolName } from "../../declaration/tool-name.ts";
+import { errorText, isToolError, ToolError } from "../../errors.ts";
+import type { ToolsetBackend } from "../../execution/backend.ts";
+import type { ToolLog } from "../../execution/handler-io.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
+import { Toolset } from "../../toolset/toolset.ts";
+import { jsonRpcNotification } from "../json-rpc.ts";
+import {
+  isSupportedProtocolVersion,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "../protocol.ts";
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  McpSession,
+  protocolError,
+  withDeadline,
+} from "./mcp-session.ts";
+import { RemoteHandler } from "./remote-handler.ts";
+import {
+  createRemoteCallPlan,
+  type RemoteCallPlan,
+  type RemoteTool,
+  toolFromMcp,
+} from "./remote-tool.ts";
+
+/** Options of `connectMcp`. Only `url` is required. */
 export interface ConnectMcpOptions {
   /** The server's MCP endpoint, an absolute `http:` or `https:` URL. */
   url: string | URL;
-  /** Sent verbatim with every request (authorization, for example). */
+  /**
+   * Sent verbatim with every request (authorization, for example). Their values, like the
+   * URL's query values and user info, never appear in an error, log or event.
+   */
   headers?: HeadersInit;
   /** Lists and calls the tools as `namespace__name`; the server still sees its own names. */
   namespace?: string;
   /**
+   * Believe the server's tool annotations (default `false`). Untrusted, every remote tool
+   * counts as writing, destructive and open-world and goes through the approver whatever its
+   * `readOnlyHint` says; trusted, the hints are read with MCP's defaults for missing ones.
+   * Set it only for a server you trust to describe its tools honestly.
+   */
+  trustAnnotations?: boolean;
+  /**
+   * Cap of one response body, one SSE line and one SSE event's data, in bytes (default
+   * 4 MiB = 4 194 304). A larger answer fails that one exchange with a `transport` error
+   * saying which cap; the connection's other calls are unaffected.
+   */
+  maxMessageBytes?: number;
+  /**
    * Idle deadline of each request, in milliseconds (default 30 000). A tool call's deadline
    * restarts with every progress notification and pauses while a form or sampling
-   * interaction waits for the caller.
+   * interaction waits for the caller. An elapsed deadline is a `timeout` error whose
+   * `timeoutMs` is this value.
    */
   requestTimeoutMs?: number;
-  /** Answers the server's form elicitations as `interaction` steps (default `false`). */
+  /**
+   * Answers the server's elicitations as `interaction` steps (default `false`): a text
+   * question (one required string field `text`) is answered with a string, any other form
+   * with an object.
+   */
   formInteractions?: boolean;
   /**
    * Declares the `sampling` capability and turns the server's `sampling/createMessage` requests
@@ -31,6 +75,12 @@ export interface ConnectMcpOptions {
    * toolwire server then tells its tool that sampling was declined).
    */
   samplingInteractions?: boolean;
+  /**
+   * Receives the connection's own log lines, such as a listed tool that was skipped because
+   * its name or schema cannot be used here (level `warning`, logger `toolwire/mcp`, `data`
+   * `{ message, tool }`). A throwing listener is ignored.
+   */
+  onLog?(log: ToolLog): void;
   /** The `fetch` to use; `globalThis.fetch` at call time when absent. */
   fetch?: typeof fetch;
   /** Aborts connecting. */
@@ -38,12 +88,20 @@ export interface ConnectMcpOptions {
 }
 
 const MAX_TIMER_MS = 2_147_483_647;
+// A server that keeps inventing cursors must not keep the client listing forever.
+const MAX_PAGES = 1000;
+// The package version; the clientInfo a server logs to tell its clients apart.
+const CLIENT_INFO = { name: "toolwire", version: "0.1.0" } as const;
 
 /**
  * Creates a toolset over a remote MCP server (Streamable HTTP, revisions 2025-06-18 and
  * 2025-11-25): initializes a session, lists every tool page by page, and returns a `Toolset`
  * with the semantics of a local one. Only web standards are used, so it runs in browsers,
  * workers, Deno and Node. `shutdown()` ends the session with one DELETE.
+ *
+ * Remote tools fail closed: unless `trustAnnotations` is set, none is read-only and each is
+ * assumed to write, destroy and reach the open world, so an approver sees every call. A listed
+ * tool whose name or schema cannot be used is skipped and reported through `onLog`.
  *
  * @example
  * ```ts
@@ -52,40 +110,35 @@ const MAX_TIMER_MS = 2_147_483_647;
  * await repo.shutdown();
  * ```
  *
- * @param options The endpoint, headers, namespace, deadline, interactions, `fetch` and signal.
- * @returns The toolset.
- * @throws ToolError `invalid_configuration` for bad options or a remote name that cannot be a
- * tool name, `transport` (network, HTTP status), `protocol` (JSON-RPC error, malformed answer,
- * unsupported revision), `timeout`, `cancelled`, `duplicate_name`, or `build_cleanup` when
- * closing the half-open session failed too.
+ * @throws ToolError `invalid_configuration` for bad options, `transport` (network, HTTP
+ * status, an answer over `maxMessageBytes`), `protocol` (JSON-RPC error, malformed answer,
+ * unsupported revision), `timeout`, `cancelled`, `duplicate_name` (the server lists one name
+ * twice), or `build_cleanup` when closing the half-open session failed too.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
   const signal = options?.signal;
   if (signal?.aborted) throw cancelledError("initialize", signal);
   const settings = checkOptions(options);
-  const session = new McpSession(settings.url, settings.headers, settings.fetch);
-  const common = {
-    timeoutMs: settings.timeoutMs,
-    formInteractions: settings.formInteractions,
-    samplingInteractions: settings.samplingInteractions,
-    ...(signal ? { signal } : {}),
-  };
+  const session = new McpSession(
+    settings.url,
+    settings.headers,
+    settings.fetch,
+    settings.maxMessageBytes,
+  );
   try {
-    const server = await initializeSession(session, common);
-    const tools = server.tools
-      ? await listRemoteTools(session, {
-          ...common,
-          ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
-        })
-      : [];
-    return Toolset.fromBackend(createRemoteBackend(session, tools, common));
+    const tools = (await initialize(session, settings)) ? await listTools(session, settings) : [];
+    return Toolset.fromBackend(remoteBackend(session, tools, settings));
   } catch (error) {
-    const primary = asToolError(error);
+    const primary = asToolError(error, session);
     try {
       await session.close();
     } catch (cleanup) {
-      throw new ToolError({ type: "build_cleanup", primary, cleanup: asToolError(cleanup) });
+      throw new ToolError({
+        type: "build_cleanup",
+        primary,
+        cleanup: asToolError(cleanup, session),
+      });
     }
     throw primary;
   }
@@ -95,10 +148,121 @@ interface Settings {
   url: string;
   headers: Headers;
   namespace: string | undefined;
+  trusted: boolean;
+  maxMessageBytes: number;
   timeoutMs: number;
   formInteractions: boolean;
   samplingInteractions: boolean;
+  onLog: ((log: ToolLog) => void) | undefined;
   fetch: typeof fetch | undefined;
+  signal: AbortSignal | undefined;
+}
+
+// The MCP lifecycle's initialization: `initialize` (advertising elicitation only with form
+// interactions, as `elicitation: {}`, the shape both 2025-06-18 and 2025-11-25 read as form
+// support, and `sampling: {}` only with sampling interactions), a check that the server
+// answered with a revision toolwire speaks, then `notifications/initialized`. Each exchange
+// has its own deadline. Returns whether the server offers tools at all.
+async function initialize(session: McpSession, settings: Settings): Promise<boolean> {
+  const { timeoutMs, signal } = settings;
+  const params = {
+    protocolVersion: LATEST_PROTOCOL_VERSION,
+    capabilities: {
+      ...(settings.formInteractions ? { elicitation: {} } : {}),
+      ...(settings.samplingInteractions ? { sampling: {} } : {}),
+    },
+    clientInfo: { ...CLIENT_INFO },
+  };
+  const result = await session.requestWithin("initialize", params, { timeoutMs, signal });
+  const version = result.protocolVersion;
+  if (!isSupportedProtocolVersion(version)) {
+    const shown = session.scrub(JSON.stringify(String(version)).slice(0, 40));
+    throw protocolError(
+      `the server speaks MCP ${shown}; toolwire speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    );
+  }
+  session.useProtocolVersion(version);
+  const label = "notifications/initialized";
+  await withDeadline(
+    label,
+    timeoutMs,
+    (inner) => session.send(jsonRpcNotification(label), { signal: inner, label }),
+    signal,
+  );
+  const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
+  return isJsonObject(capabilities.tools);
+}
+
+// Every tool of the server, following `nextCursor` page by page; a repeated cursor is a
+// protocol error rather than an endless loop. Each page has its own deadline. An entry that
+// cannot be a tool here is skipped and logged (design.md M2).
+async function listTools(session: McpSession, settings: Settings): Promise<RemoteTool[]> {
+  const { timeoutMs, signal } = settings;
+  const mapping = {
+    origin: session.origin,
+    trusted: settings.trusted,
+    formInteractions: settings.formInteractions,
+    samplingInteractions: settings.samplingInteractions,
+    ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
+  };
+  const tools: RemoteTool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const params = cursor === undefined ? {} : { cursor };
+    const result = await session.requestWithin("tools/list", params, { timeoutMs, signal });
+    if (!Array.isArray(result.tools)) throw protocolError("tools/list returned no `tools` array");
+    for (const entry of result.tools) {
+      const tool = toolFromMcp(entry, mapping);
+      if (typeof tool !== "string") tools.push(tool);
+      else skipped(settings, session, tool, entry);
+    }
+    const next = result.nextCursor;
+    if (next === undefined || next === null) return tools;
+    if (typeof next !== "string") throw protocolError("tools/list returned a non-string cursor");
+    if (seen.has(next)) throw protocolError("tools/list repeated the cursor it sent before");
+    seen.add(next);
+    cursor = next;
+  }
+  throw protocolError(`tools/list returned more than ${MAX_PAGES} pages`);
+}
+
+function skipped(settings: Settings, session: McpSession, reason: string, entry: unknown): void {
+  const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : undefined;
+  const data: Record<string, unknown> = {
+    message: session.scrub(`skipped a remote tool: ${reason}`),
+  };
+  if (name !== undefined) data.tool = session.scrub(name.slice(0, 140));
+  try {
+    settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data });
+  } catch {
+    // A faulty listener must not fail the connection it listens to.
+  }
+}
+
+// The backend of a remote toolset: the inventory listed at connect time, one fresh
+// `RemoteHandler` per call, and a shutdown that ends the MCP session.
+function remoteBackend(
+  session: McpSession,
+  tools: readonly RemoteTool[],
+  settings: Settings,
+): ToolsetBackend<RemoteHandler> {
+  const plans = new Map<string, RemoteCallPlan>();
+  for (const tool of tools) {
+    const name = tool.info.name;
+    if (plans.has(name)) throw new ToolError({ type: "duplicate_name", name });
+    plans.set(name, createRemoteCallPlan(tool, settings));
+  }
+  const infos = tools.map((tool) => tool.info);
+  return {
+    listTools: async () => infos.slice(),
+    toolHandler: async (name) => {
+      const plan = plans.get(name);
+      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
+      return new RemoteHandler(session, plan);
+    },
+    shutdown: () => session.close(),
+  };
 }
 
 function checkOptions(options: ConnectMcpOptions): Settings {
@@ -108,18 +272,24 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   try {
     url = new URL(String(options.url));
   } catch {
-    // Hint: only the part before `?` is echoed; a query may carry an access token.
-    const shown = JSON.stringify(String(options.url).split(/[?#]/)[0]);
+    // Neither a query nor user info is echoed: either may carry an access token.
+    const raw = String(options.url).split(/[?#]/)[0] ?? "";
+    const shown = JSON.stringify(raw.slice(raw.lastIndexOf("@") + 1));
     throw invalid(`url ${shown} is not an absolute URL; pass one such as https://host/mcp`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw invalid(`url must use http: or https:, not ${url.protocol}`);
   }
+  if (url.username !== "" || url.password !== "") {
+    throw invalid(
+      "url must not carry user info, which fetch refuses; send credentials in `headers`",
+    );
+  }
   let headers: Headers;
   try {
     headers = new Headers(options.headers);
   } catch {
-    // Hint: the runtime's own message quotes the bad value, which may be an API key, so the
+    // The runtime's own message quotes the bad value, which may be an API key, so the
     // error names the header instead and keeps no `cause`.
     const name = invalidHeaderName(options.headers);
     const which = name === undefined ? "a header" : `header ${JSON.stringify(name)}`;
@@ -135,14 +305,25 @@ function checkOptions(options: ConnectMcpOptions): Settings {
       `requestTimeoutMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}`,
     );
   }
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1024) {
+    throw invalid("maxMessageBytes must be a whole number of bytes, at least 1024");
+  }
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw invalid("fetch must be a function");
+  }
+  if (options.onLog !== undefined && typeof options.onLog !== "function") {
+    throw invalid("onLog must be a function");
   }
   return {
     url: url.href,
     headers,
     namespace,
+    trusted: options.trustAnnotations === true,
+    maxMessageBytes,
     timeoutMs,
+    onLog: options.onLog,
+    signal: options.signal,
     formInteractions: options.formInteractions === true,
     samplingInteractions: options.samplingInteractions === true,
     fetch: options.fetch,
@@ -165,7 +346,7 @@ function invalidHeaderName(init: HeadersInit | undefined): string | undefined {
   return undefined;
 }
 
-function asToolError(error: unknown): ToolError {
+function asToolError(error: unknown, session: McpSession): ToolError {
   if (isToolError(error)) return error;
-  return new ToolError({ type: "transport", message: describeError(error) }, { cause: error });
+  return new ToolError({ type: "transport", message: session.scrub(errorText(error)) });
 }

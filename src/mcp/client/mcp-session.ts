@@ -1,23 +1,37 @@
-import { ToolError } from "../../errors.ts";
+// One MCP client session over Streamable HTTP (revisions 2025-06-18 and 2025-11-25): every
+// JSON-RPC message is its own POST, answered with JSON or a server-sent event stream. This
+// file is the client's whole HTTP exchange: headers, deadlines, bounded reads, routing of what
+// arrives on a request's stream, and the errors (redacted) a failed exchange becomes. A second
+// protocol era would get its own exchange beside this one; the tool and call layers above only
+// see `request`, `send`, `cancelRequest` and `close`. See `docs/design.md`, "Consuming MCP".
+
+import { cancelledError, raceSignal } from "../../abort.ts";
 import {
+  errorText,
+  isToolError,
+  ToolError,
+  type ToolErrorInput,
+  unreachable,
+} from "../../errors.ts";
+import { credentialsOf, excerpt, redactUrl, scrub } from "../../redaction.ts";
+import { readSseEvents } from "../../sse/sse-parser.ts";
+import {
+  classifyJsonRpc,
+  type JsonRpcErrorObject,
   type JsonRpcMessage,
+  type JsonRpcNotification,
   type JsonRpcParams,
+  type JsonRpcRequest,
   jsonRpcNotification,
   jsonRpcRequest,
 } from "../json-rpc.ts";
-import { type AwaitedResponse, routeMessage, type ServerMessage } from "./route-message.ts";
-import {
-  describeError,
-  httpFailure,
-  parseJsonText,
-  protocolError,
-  rpcFailure,
-  sessionError,
-} from "./session-error.ts";
-import { readSseMessages } from "./sse-reader.ts";
-import { untilAborted } from "./until-aborted.ts";
 
-/** Session request options interface. */
+/** What a server may send on a request's stream besides the response. */
+export type ServerMessage =
+  | { type: "request"; message: JsonRpcRequest }
+  | { type: "notification"; message: JsonRpcNotification };
+
+/** Options of one exchange. */
 export interface SessionRequestOptions {
   /** Aborts the exchange; it rejects with the signal's reason when that is a `ToolError`. */
   signal?: AbortSignal;
@@ -27,20 +41,27 @@ export interface SessionRequestOptions {
   label: string;
 }
 
-// Hint: the session DELETE and the cancellation notice are bounded so shutdown cannot hang.
+/** Default cap of one response body, SSE line or SSE event: 4 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+// The session DELETE is bounded so shutdown cannot hang; a cancellation notice gets a second.
 const CLOSE_TIMEOUT_MS = 5000;
+const CANCEL_TIMEOUT_MS = 1000;
+// The most of an error body that is read: enough for the 200-character excerpt shown.
+const ERROR_BODY_BYTES = 1024;
 
 /**
- * One MCP client session over Streamable HTTP: every JSON-RPC message is its own POST, answered
- * with JSON or an SSE stream; `MCP-Protocol-Version` and `Mcp-Session-Id` (taken only from the
+ * One MCP client session: `MCP-Protocol-Version` and `Mcp-Session-Id` (taken only from the
  * answer to `initialize`) are sent once known, and `close()` ends the session with one DELETE.
- *
- * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
+ * Every failure is a `ToolError` whose text has been scrubbed of the URL's query and
+ * credentials and of every header value the caller passed (design.md M4).
  */
 export class McpSession {
   readonly #url: string;
   readonly #headers: Headers;
   readonly #fetch: typeof fetch | undefined;
+  readonly #maxBytes: number;
+  readonly #secrets: readonly string[];
   readonly #notices = new Set<Promise<void>>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -49,16 +70,23 @@ export class McpSession {
   #closing: Promise<void> | undefined;
 
   /**
-   * Creates a session that has not talked to the server yet.
-   *
-   * @param url The MCP endpoint.
-   * @param headers Caller headers, sent verbatim with every request.
+   * @param url The MCP endpoint; its query and user info count as credentials.
+   * @param headers Caller headers, sent verbatim with every request; their values count as
+   * credentials.
    * @param fetchImpl The `fetch` to use; `globalThis.fetch` at call time when absent.
+   * @param maxMessageBytes Cap of one response body, SSE line or SSE event (default 4 MiB).
    */
-  constructor(url: string, headers: Headers, fetchImpl: typeof fetch | undefined) {
+  constructor(
+    url: string,
+    headers: Headers,
+    fetchImpl: typeof fetch | undefined,
+    maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  ) {
     this.#url = url;
     this.#headers = headers;
     this.#fetch = fetchImpl;
+    this.#maxBytes = maxMessageBytes;
+    this.#secrets = credentialsOf({ url, headers });
   }
 
   /** The server-issued session id, once the server gave one. */
@@ -66,36 +94,54 @@ export class McpSession {
     return this.#sessionId;
   }
 
-  /**
-   * Sets the negotiated protocol version, sent as `MCP-Protocol-Version` from now on.
-   *
-   * @param version The version the server answered `initialize` with.
-   */
+  /** The URL fit to show: no user info, query or fragment. */
+  get origin(): string {
+    return redactUrl(this.#url);
+  }
+
+  /** Returns `text` with every credential the client sends scrubbed out. */
+  scrub(text: string): string {
+    return scrub(text, this.#secrets);
+  }
+
+  /** Sets the negotiated protocol version, sent as `MCP-Protocol-Version` from now on. */
   useProtocolVersion(version: string): void {
     this.#protocolVersion = version;
     this.#requestHeaders = undefined;
   }
 
-  /**
-   * Returns a fresh request id.
-   *
-   * @returns An id no other request of this session uses.
-   */
+  /** Returns a request id no other request of this session uses. */
   newRequestId(): number {
     this.#nextId += 1;
     return this.#nextId;
   }
 
   /**
-   * Sends a request and returns its result, routing other messages of its stream to `onMessage`.
+   * Sends a request with a fresh id under a total deadline (initialize, one tools/list page).
    *
-   * @param id The id from `newRequestId`.
-   * @param method The method.
-   * @param params Its params.
-   * @param options Signal, message listener and label.
-   * @returns The result object.
+   * @throws ToolError `timeout` (`timeoutMs` in milliseconds) or `cancelled` through the
+   * deadline, or what `request` throws.
+   */
+  requestWithin(
+    method: string,
+    params: JsonRpcParams,
+    options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<Record<string, unknown>> {
+    return withDeadline(
+      method,
+      options.timeoutMs,
+      (signal) => this.request(this.newRequestId(), method, params, { signal, label: method }),
+      options.signal,
+    );
+  }
+
+  /**
+   * Sends a request and returns its result, routing other messages of its stream to
+   * `onMessage` (their text scrubbed of the client's credentials).
+   *
    * @throws ToolError `protocol` for a JSON-RPC error or a malformed answer, `transport` for a
-   * network or HTTP failure, or the signal's reason.
+   * network or HTTP failure or a body, SSE line or SSE event over `maxMessageBytes`, or the
+   * signal's reason.
    */
   async request(
     id: number,
@@ -103,78 +149,52 @@ export class McpSession {
     params: JsonRpcParams,
     options: SessionRequestOptions,
   ): Promise<Record<string, unknown>> {
-    const { signal, label } = options;
-    signal?.throwIfAborted();
-    const response = await this.#post(jsonRpcRequest(id, method, params), options);
-    const type = (response.headers.get("content-type") ?? "").toLowerCase();
-    // Hint: `id: null` is the spec's answer to a request the server could not read; when the
-    // awaited response never comes, that error says why better than its absence does.
-    const awaited: AwaitedResponse = { id, method, onMessage: options.onMessage };
-    const stream = type.startsWith("text/event-stream") ? response.body : null;
+    const { signal } = options;
+    let response: Response | undefined;
     try {
-      if (stream) {
-        for await (const event of readSseMessages(stream, signal ? { signal } : {})) {
-          if (event.data === "") continue;
-          const outcome = routeMessage(parseJsonText(event.data), awaited);
-          if (outcome) return outcome;
-        }
-      } else if (type.startsWith("application/json")) {
-        const body = parseJsonText(await untilAborted(response.text(), options));
-        for (const value of Array.isArray(body) ? body : [body]) {
-          const outcome = routeMessage(value, awaited);
-          if (outcome) return outcome;
-        }
-      }
-      if (awaited.stray) throw rpcFailure(method, awaited.stray, " with id null");
-      if (!stream) {
-        throw protocolError(
-          `${method} got no JSON-RPC response (HTTP ${response.status}, ${type})`,
-        );
-      }
-      throw new ToolError({
-        type: "transport",
-        tool: label,
-        message: `the ${method} stream ended before its response`,
-      });
+      signal?.throwIfAborted();
+      response = await this.#post(jsonRpcRequest(id, method, params), options);
+      return await this.#awaitResponse(
+        response,
+        { id, method, onMessage: options.onMessage },
+        options,
+      );
     } catch (error) {
-      throw sessionError(error, options);
+      throw this.#failure(error, options);
     } finally {
-      // Hint: cancelling a body already read fails with a costly TypeError; skip it then.
-      if (!response.bodyUsed) response.body?.cancel().catch(() => {});
+      // Cancelling a body already read fails with a costly TypeError; skip it then.
+      if (response && !response.bodyUsed) response.body?.cancel().catch(() => {});
     }
   }
 
   /**
    * Sends a notification or a response to a server request; the server answers 202.
    *
-   * @param message The message.
-   * @param options Signal and label.
    * @throws ToolError `transport` for a network or HTTP failure, or the signal's reason.
    */
   async send(
     message: JsonRpcMessage,
     options: { signal?: AbortSignal; label: string },
   ): Promise<void> {
-    options.signal?.throwIfAborted();
-    const response = await this.#post(message, options);
-    response.body?.cancel().catch(() => {});
+    try {
+      options.signal?.throwIfAborted();
+      const response = await this.#post(message, options);
+      response.body?.cancel().catch(() => {});
+    } catch (error) {
+      throw this.#failure(error, options);
+    }
   }
 
   /**
-   * Sends `notifications/cancelled` for a request, bounded to one second; `close()` waits for it.
-   *
-   * @param requestId The request to cancel.
-   * @param reason Why, when known.
-   * @param label The tool named in errors.
+   * Sends `notifications/cancelled` for a request, bounded to one second; `close()` waits for
+   * it. A lost notice only leaves server work running: the call has already failed locally.
    */
   cancelRequest(requestId: number, reason: string | undefined, label: string): Promise<void> {
     const params: JsonRpcParams = reason === undefined ? { requestId } : { requestId, reason };
-    const notice = this.send(jsonRpcNotification("notifications/cancelled", params), {
-      signal: AbortSignal.timeout(1000),
-      label,
-    }).catch(() => {
-      // Hint: the call has already failed locally; a lost notice only leaves server work running.
-    });
+    const message = jsonRpcNotification("notifications/cancelled", params);
+    const notice = withTimer(CANCEL_TIMEOUT_MS, (signal) =>
+      this.send(message, { signal, label }),
+    ).catch(() => {});
     this.#notices.add(notice);
     void notice.finally(() => this.#notices.delete(notice));
     return notice;
@@ -191,34 +211,24 @@ export class McpSession {
     this.#closing ??= (async () => {
       await Promise.all(this.#notices);
       if (this.#sessionId === undefined) return;
-      const signal = AbortSignal.timeout(CLOSE_TIMEOUT_MS);
       const fetchImpl = this.#fetch ?? globalThis.fetch;
-      let response: Response;
-      try {
-        response = await untilAborted(
-          fetchImpl(this.#url, {
-            method: "DELETE",
-            headers: this.#headersFor(),
-            redirect: "manual",
-            signal,
-          }),
-          { signal },
-        );
-      } catch (error) {
-        const why = signal.aborted
-          ? `timed out after ${CLOSE_TIMEOUT_MS / 1000} s`
-          : describeError(error);
-        throw new ToolError(
-          { type: "transport", message: `closing the MCP session failed: ${why}` },
-          { cause: error },
-        );
-      }
+      const fail = (why: string) =>
+        new ToolError({
+          type: "transport",
+          message: this.scrub(`closing the MCP session failed: ${why}`),
+        });
+      const headers = this.#headersFor();
+      const response = await withTimer(CLOSE_TIMEOUT_MS, async (signal) => {
+        try {
+          const init: RequestInit = { method: "DELETE", headers, redirect: "manual", signal };
+          return await raceSignal(fetchImpl(this.#url, init), signal);
+        } catch (error) {
+          throw fail(signal.aborted ? `timed out after ${CLOSE_TIMEOUT_MS} ms` : describe(error));
+        }
+      });
       response.body?.cancel().catch(() => {});
       if (!response.ok && response.status !== 404 && response.status !== 405) {
-        throw new ToolError({
-          type: "transport",
-          message: `closing the MCP session failed: HTTP ${response.status}`,
-        });
+        throw fail(`HTTP ${response.status}`);
       }
     })();
     return this.#closing;
@@ -233,22 +243,18 @@ export class McpSession {
       method: "POST",
       headers: this.#headersFor(),
       body: JSON.stringify(message),
-      // Hint: a redirect would resend the body and the caller's headers to a host they did not
-      // name (SSRF, leaked keys); "manual" rather than "error", which Workers do not support.
+      // A redirect would resend the body and the caller's headers to a host they did not name
+      // (SSRF, leaked keys); "manual" rather than "error", which Workers do not support.
       redirect: "manual",
     };
     if (options.signal) init.signal = options.signal;
-    let response: Response;
-    try {
-      response = await untilAborted(fetchImpl(this.#url, init), options);
-    } catch (error) {
-      throw sessionError(error, options);
-    }
+    // A custom `fetch` may ignore the signal; the caller must not hang on it.
+    const response = await raceSignal(fetchImpl(this.#url, init), options.signal);
     if (!response.ok) {
-      throw await httpFailure(response, { ...options, expired: this.#sessionId !== undefined });
+      throw await this.#httpFailure(response, options, this.#sessionId !== undefined);
     }
     const issued = response.headers.get("mcp-session-id");
-    // Hint: only initialize's answer (no version yet) names the session; a later id is ignored.
+    // Only initialize's answer (no version yet) names the session; a later id is ignored.
     if (issued !== null && this.#sessionId === undefined && this.#protocolVersion === undefined) {
       this.#sessionId = issued;
       this.#requestHeaders = undefined;
@@ -256,8 +262,121 @@ export class McpSession {
     return response;
   }
 
-  // Hint: one immutable snapshot per session state; a new one replaces it when the id or the
-  // version is learned, so a request in flight never sees its headers change.
+  async #awaitResponse(
+    response: Response,
+    awaited: AwaitedResponse,
+    options: SessionRequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const { signal } = options;
+    const { method } = awaited;
+    const type = (response.headers.get("content-type") ?? "").toLowerCase();
+    const stream = type.startsWith("text/event-stream") ? response.body : null;
+    if (stream) {
+      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
+      try {
+        for await (const event of readSseEvents(stream, { ...limits, signal })) {
+          if (event.data === "") continue;
+          const outcome = this.#route(parseJsonText(event.data, this.#secrets), awaited);
+          if (outcome) return outcome;
+        }
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        throw new ToolError({
+          type: "transport",
+          tool: options.label,
+          message: `${method}: ${error.message} (maxMessageBytes); the stream was dropped`,
+        });
+      }
+    } else if (type.startsWith("application/json")) {
+      const text = await readBody(
+        response,
+        this.#maxBytes,
+        signal,
+        () =>
+          new ToolError({
+            type: "transport",
+            tool: options.label,
+            message: `the ${method} response body is larger than maxMessageBytes (${this.#maxBytes} bytes)`,
+          }),
+      );
+      const body = parseJsonText(text, this.#secrets);
+      for (const value of Array.isArray(body) ? body : [body]) {
+        const outcome = this.#route(value, awaited);
+        if (outcome) return outcome;
+      }
+    }
+    // `id: null` is the spec's answer to a request the server could not read; when the
+    // awaited response never comes, that error says why better than its absence does.
+    if (awaited.stray) throw rpcFailure(method, awaited.stray, " with id null", this.#secrets);
+    if (!stream) {
+      throw protocolError(`${method} got no JSON-RPC response (HTTP ${response.status}, ${type})`);
+    }
+    throw new ToolError({
+      type: "transport",
+      tool: options.label,
+      message: `the ${method} stream ended before its response`,
+    });
+  }
+
+  // Returns the result when a message is the awaited response; routes the server's requests
+  // and notifications to `onMessage` and notes an `id: null` error in `stray`.
+  #route(value: unknown, awaited: AwaitedResponse): Record<string, unknown> | undefined {
+    const classified = classifyJsonRpc(value);
+    switch (classified.type) {
+      case "response": {
+        const { message } = classified;
+        if (message.id === null && "error" in message) awaited.stray ??= message.error;
+        if (message.id !== awaited.id) return undefined;
+        if ("error" in message) throw rpcFailure(awaited.method, message.error, "", this.#secrets);
+        return message.result;
+      }
+      case "request":
+      case "notification":
+        // What the server shows the caller (a log line, a question) is scrubbed too: a hostile
+        // server may echo the credentials it was sent.
+        awaited.onMessage?.(
+          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets),
+        );
+        return undefined;
+      case "invalid":
+        throw protocolError(`${awaited.method}: the server sent ${classified.error.error.message}`);
+      default:
+        return unreachable(classified);
+    }
+  }
+
+  // A redirect is never followed (a body and headers must not reach a host the caller did not
+  // name); a 404 once the server issued a session means it expired (the client does not start
+  // a new one by itself); any other status shows a short excerpt of the body and, for 401, 403
+  // and 404, what to check.
+  async #httpFailure(
+    response: Response,
+    options: { signal?: AbortSignal; label: string },
+    expired: boolean,
+  ): Promise<ToolError> {
+    const { status } = response;
+    const fail = (message: string) =>
+      new ToolError({ type: "transport", tool: options.label, message });
+    // A browser hides a manual redirect as an opaque answer with status 0.
+    if ((response.type as string) === "opaqueredirect" || (status >= 300 && status < 400)) {
+      response.body?.cancel().catch(() => {});
+      const location = response.headers.get("location");
+      const to = location ? ` to ${this.scrub(redactUrl(safeUrl(location, this.#url)))}` : "";
+      return fail(
+        `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed, so connect to the final URL`,
+      );
+    }
+    if (status === 404 && expired) {
+      response.body?.cancel().catch(() => {});
+      return fail("the MCP session expired (HTTP 404); connect again for a new session");
+    }
+    const detail = await readBody(response, ERROR_BODY_BYTES, options.signal).catch(() => "");
+    const shown = detail.trim() === "" ? "" : `: ${excerpt(detail.trim(), this.#secrets)}`;
+    return fail(`HTTP ${status}${shown}${advice(status)}`);
+  }
+
+  // One immutable snapshot per session state; a new one replaces it when the id or the version
+  // is learned, so a request in flight never sees its headers change.
   #headersFor(): Headers {
     if (this.#requestHeaders) return this.#requestHeaders;
     const headers = new Headers(this.#headers);
@@ -270,4 +389,178 @@ export class McpSession {
     this.#requestHeaders = headers;
     return headers;
   }
+
+  // The error a failed exchange becomes: the signal's reason when it aborted (a `ToolError` as
+  // is, anything else as `cancelled`), a `ToolError` as is, else `transport`; every text in
+  // it scrubbed. The runtime's own error is not kept as `cause`: in Deno its message holds the
+  // full URL, query token included.
+  #failure(error: unknown, options: { signal?: AbortSignal; label: string }): ToolError {
+    const { signal, label } = options;
+    let found: ToolError;
+    if (signal?.aborted) {
+      found = isToolError(signal.reason) ? signal.reason : cancelledError(label, signal);
+    } else if (isToolError(error)) {
+      found = error;
+    } else {
+      found = new ToolError({ type: "transport", tool: label, message: describe(error) });
+    }
+    return scrubError(found, this.#secrets);
+  }
+}
+
+/** The request one stream answers, and what its stream has shown. */
+interface AwaitedResponse {
+  id: number;
+  method: string;
+  onMessage?: ((message: ServerMessage) => void) | undefined;
+  // The first error response with `id: null` seen so far.
+  stray?: JsonRpcErrorObject;
+}
+
+/**
+ * Returns the outcome of `run`, given a signal that aborts with `timeout` after `timeoutMs`
+ * (reported as `timeoutMs`, in milliseconds) or with `cancelled` when the caller's signal
+ * aborts. The timer and listener are removed either way.
+ */
+export async function withDeadline<T>(
+  label: string,
+  timeoutMs: number,
+  run: (signal: AbortSignal) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  if (signal?.aborted) throw cancelledError(label, signal);
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new ToolError({ type: "timeout", tool: label, timeoutMs }));
+  }, timeoutMs);
+  const onAbort = () => controller.abort(cancelledError(label, signal as AbortSignal));
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await run(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+// Runs `run` with a signal that aborts after `ms`, then clears the timer: a plain timer rather
+// than `AbortSignal.timeout`, so it never outlives the work and a test's fake clock drives it.
+async function withTimer<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  try {
+    return await run(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Creates a `protocol` error: the server answered, but not as MCP says it must. */
+export function protocolError(message: string): ToolError {
+  return new ToolError({ type: "protocol", message });
+}
+
+/**
+ * Returns a `ToolError` whose texts (message, reason, nested errors) are scrubbed of the
+ * secrets; the same error when nothing changed, so an abort reason keeps its identity.
+ */
+export function scrubError(error: ToolError, secrets: readonly string[]): ToolError {
+  const data = error.toJSON();
+  const clean = scrubValue(data, secrets);
+  return JSON.stringify(clean) === JSON.stringify(data)
+    ? error
+    : new ToolError(clean as ToolErrorInput);
+}
+
+function scrubValue<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === "string") return scrub(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets)) as T;
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = scrubValue(item, secrets);
+    return out as T;
+  }
+  return value;
+}
+
+function rpcFailure(
+  method: string,
+  error: JsonRpcErrorObject,
+  note: string,
+  secrets: readonly string[],
+): ToolError {
+  const text = excerpt(String(error.message), secrets);
+  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})`);
+}
+
+function parseJsonText(text: string, secrets: readonly string[]): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const shown = text.trim() === "" ? "" : `: ${excerpt(text.trim(), secrets)}`;
+    throw protocolError(`the server sent invalid JSON${shown}`);
+  }
+}
+
+// A thrown value's message, with its cause's when that adds something: `fetch failed` alone
+// hides why (refused, DNS, TLS).
+function describe(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const message = errorText(error);
+  const extra = cause instanceof Error ? cause.message : undefined;
+  return extra && !message.includes(extra) ? `${message} (${extra})` : message;
+}
+
+/**
+ * Reads a body as text, at most `maxBytes` of it. Past the cap the body is cancelled and the
+ * read fails with `tooLarge()`, or, without it, ends with what was read (an error body, of
+ * which only an excerpt is shown).
+ */
+async function readBody(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal | undefined,
+  tooLarge?: () => ToolError,
+): Promise<string> {
+  const declared = Number(response.headers.get("content-length"));
+  if (tooLarge && declared > maxBytes) {
+    response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const body = response.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { value, done } = await raceSignal(reader.read(), signal);
+      if (done) return text + decoder.decode();
+      bytes += value.byteLength;
+      if (bytes > maxBytes) {
+        if (tooLarge) throw tooLarge();
+        return text + decoder.decode(value.subarray(0, value.byteLength - (bytes - maxBytes)));
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+function safeUrl(location: string, base: string): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return "[invalid URL]";
+  }
+}
+
+function advice(status: number): string {
+  if (status === 401 || status === 403) {
+    return " (the server refused the credentials; pass them through `headers`)";
+  }
+  if (status === 404) return " (check the endpoint path in `url`)";
+  return "";
 }

@@ -1,22 +1,36 @@
+// What a server may ask during a call, on the call's stream: `ping` is answered at once; a
+// form `elicitation/create` and a `sampling/createMessage` become questions for the caller
+// (each when enabled), answered through the same `onInteraction` path as a local tool's
+// (design.md M6); the caller's reply goes back in MCP's shape.
+
 import type { ToolName } from "../../declaration/tool-name.ts";
 import { unreachable } from "../../errors.ts";
-import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
+import {
+  newInteractionId,
+  type ToolInteractionRequest,
+} from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
+import { readSamplingRequest, readSamplingResult } from "../../interaction/read-sampling.ts";
+import { samplingPrompt } from "../../interaction/sampling.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import {
   JSON_RPC_ERROR,
   type JsonRpcId,
   type JsonRpcMessage,
+  type JsonRpcParams,
   type JsonRpcRequest,
   jsonRpcError,
   jsonRpcResult,
 } from "../json-rpc.ts";
-import { elicitResultFor, interactionFromElicitation } from "./elicitation.ts";
-import { interactionFromSampling, samplingReplyFor } from "./sampling.ts";
+import type { McpElicitResult } from "../protocol.ts";
 
-/**
- * Server request outcome type: a question for the caller (`ask`), or the answer to send at once
- * (`reply`).
- */
+/** The JSON-RPC error code of a refused sampling request (the MCP specification's own example). */
+export const SAMPLING_REFUSED = -1;
+
+/** The single string field a text question travels as in MCP's form-only elicitation. */
+const TEXT_FIELD = "text";
+
+/** What to do with a server request: ask the caller, or send this reply at once. */
 export type ServerRequestOutcome =
   | { type: "ask"; request: ToolInteractionRequest }
   | { type: "reply"; message: JsonRpcMessage };
@@ -28,11 +42,6 @@ export type ServerRequestOutcome =
  * take is declined, a sampling request it cannot take gets an error (method not found when
  * sampling is off, invalid params when it asks for what toolwire cannot represent), and any
  * other method gets method not found.
- *
- * @param message The server's request.
- * @param flags Which interactions the client enabled.
- * @param context The asking tool's name and the invocation's call id.
- * @returns The outcome.
  */
 export function handleServerRequest(
   message: JsonRpcRequest,
@@ -61,12 +70,8 @@ export function handleServerRequest(
 
 /**
  * Returns the answer to the server's request for the caller's reply to the question it became:
- * an elicitation result for a form, a sampling result or error for sampling.
- *
- * @param request The question.
- * @param id The server's request id.
- * @param response The caller's checked reply (or a decline the client makes itself).
- * @returns The JSON-RPC response to send.
+ * an elicitation result for a form (a text reply, a string, goes back as `{ text }`), a
+ * sampling result or error for sampling.
  */
 export function replyToServer(
   request: ToolInteractionRequest,
@@ -77,10 +82,126 @@ export function replyToServer(
   switch (kind.type) {
     case "text":
     case "form":
-      return jsonRpcResult(id, { ...elicitResultFor(response) });
+      return jsonRpcResult(id, { ...elicitResultFor(response, kind.type === "text") });
     case "sampling":
       return samplingReplyFor(id, response);
     default:
       return unreachable(kind);
   }
+}
+
+/**
+ * Returns the interaction for an `elicitation/create` request, or `undefined` when it is not a
+ * form elicitation (URL mode, or no `requestedSchema`), which the client declines. A form of
+ * exactly one required string field `text` (how a toolwire server sends a tool's text
+ * question) becomes a text question, answered with a string like a local one; any other form
+ * is a form question with `schemaValidation: true`.
+ */
+export function interactionFromElicitation(
+  params: JsonRpcParams,
+  context: { toolName: ToolName; callId: string | undefined },
+): ToolInteractionRequest | undefined {
+  const { mode, message, requestedSchema } = params;
+  if ((mode !== undefined && mode !== "form") || !isJsonObject(requestedSchema)) return undefined;
+  const request: ToolInteractionRequest = {
+    id: newInteractionId(),
+    toolName: context.toolName,
+    prompt: typeof message === "string" ? message : "",
+    kind: isTextQuestion(requestedSchema)
+      ? { type: "text", multiline: false }
+      : { type: "form", schema: requestedSchema, schemaValidation: true },
+  };
+  if (context.callId !== undefined) request.callId = context.callId;
+  return request;
+}
+
+function isTextQuestion(schema: Record<string, unknown>): boolean {
+  const { properties, required } = schema;
+  if (!isJsonObject(properties)) return false;
+  const keys = Object.keys(properties);
+  const field = properties[TEXT_FIELD];
+  return (
+    keys.length === 1 &&
+    isJsonObject(field) &&
+    field.type === "string" &&
+    Array.isArray(required) &&
+    required.length === 1 &&
+    required[0] === TEXT_FIELD
+  );
+}
+
+function elicitResultFor(response: ToolInteractionResponse, text: boolean): McpElicitResult {
+  switch (response.type) {
+    case "submit":
+      return {
+        action: "accept",
+        content: text
+          ? { [TEXT_FIELD]: response.content as string }
+          : (response.content as Record<string, unknown>),
+      };
+    case "decline":
+      return { action: "decline" };
+    case "cancel":
+      return { action: "cancel" };
+    default:
+      return unreachable(response);
+  }
+}
+
+/**
+ * Returns the sampling interaction for a `sampling/createMessage` request, or a phrase saying
+ * why it cannot be one: tool use (`tools`, `toolChoice`) was not declared, and content must be
+ * single text, image or audio blocks. `modelPreferences`, `includeContext` and `metadata` are
+ * hints the caller may ignore, so they are dropped.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-06-18/client/sampling
+ */
+export function interactionFromSampling(
+  params: JsonRpcParams,
+  context: { toolName: ToolName; callId: string | undefined },
+): ToolInteractionRequest | string {
+  if (params.tools !== undefined || params.toolChoice !== undefined) {
+    return "sampling with tools needs the sampling.tools capability, which was not declared";
+  }
+  const read = readSamplingRequest(params);
+  if (typeof read === "string") return read;
+  const request: ToolInteractionRequest = {
+    id: newInteractionId(),
+    toolName: context.toolName,
+    prompt: samplingPrompt(read.messages),
+    kind: { type: "sampling", ...read },
+  };
+  if (context.callId !== undefined) request.callId = context.callId;
+  return request;
+}
+
+/**
+ * Returns the answer to `sampling/createMessage` for the caller's reply: submit → the model's
+ * result, decline → error `-1` "User rejected sampling request", cancel → error `-1` too (the
+ * call itself is cancelled separately).
+ */
+export function samplingReplyFor(id: JsonRpcId, response: ToolInteractionResponse): JsonRpcMessage {
+  switch (response.type) {
+    case "submit": {
+      const result = readSamplingResult(response.content);
+      // the reply was checked already; this strips fields the server should not see.
+      if (typeof result === "string") return refused(id, result);
+      return jsonRpcResult(id, { ...result });
+    }
+    case "decline":
+      return refused(id, response.reason);
+    case "cancel":
+      return jsonRpcError(id, SAMPLING_REFUSED, "User cancelled the tool call");
+    default:
+      return unreachable(response);
+  }
+}
+
+function refused(id: JsonRpcId, reason: string | undefined): JsonRpcMessage {
+  const message = "User rejected sampling request";
+  return jsonRpcError(
+    id,
+    SAMPLING_REFUSED,
+    reason === undefined ? message : `${message}: ${reason}`,
+  );
 }

@@ -1,7 +1,10 @@
-// connectMcp against a hand-written in-memory server: pagination, malformed answers, JSON-RPC
-// and HTTP errors, option validation, deadlines and cleanup of half-open sessions.
+// connectMcp against a hand-written in-memory server: the handshake, pagination, malformed
+// answers, JSON-RPC and HTTP errors, option validation, deadlines, cleanup of half-open
+// sessions, and calls through the returned toolset (design.md "Consuming MCP").
+import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { connectMcp } from "../../../src/mcp/index.ts";
+import { defineTool, InteractionResponse, Toolset } from "../../../src/index.ts";
+import { connectMcp, createMcpHandler } from "../../../src/mcp/index.ts";
 import { caught } from "../../support/caught.ts";
 import { createFakeMcp } from "../../support/fake-mcp-fetch.ts";
 
@@ -48,6 +51,7 @@ describe("connectMcp: discovery", () => {
     expect(error.primary?.type).toBe("protocol");
     expect(error.primary?.message).toContain("2024-11-05");
     expect(error.cleanup?.type).toBe("transport");
+    expect(fake.messages("notifications/initialized")).toEqual([]);
   });
 
   it("skips tools/list when the server has no tools capability", async () => {
@@ -85,8 +89,6 @@ describe("connectMcp: discovery", () => {
     const answers: Record<string, () => Response> = {
       "not JSON": () => new Response("{oops", { headers: { "content-type": "application/json" } }),
       "no tools array": () => Response.json({ jsonrpc: "2.0", id: 2, result: { tools: 3 } }),
-      "a tool without inputSchema": () =>
-        Response.json({ jsonrpc: "2.0", id: 2, result: { tools: [{ name: "x" }] } }),
       "wrong content type": () =>
         new Response("hello", { headers: { "content-type": "text/plain" } }),
     };
@@ -99,13 +101,99 @@ describe("connectMcp: discovery", () => {
     }
   });
 
-  it("rejects a duplicate or non-portable remote name", async () => {
+  it("rejects a server that lists one name twice", async () => {
     const dup = createFakeMcp({ tools: [tool("x"), tool("x")] });
-    expect((await caught(connectMcp({ url: URL_, fetch: dup.fetch }))).type).toBe("duplicate_name");
-    const odd = createFakeMcp({ tools: [tool("has space")] });
-    expect((await caught(connectMcp({ url: URL_, fetch: odd.fetch }))).type).toBe(
-      "invalid_configuration",
+    const error = await caught(connectMcp({ url: URL_, fetch: dup.fetch }));
+    expect(error.toJSON()).toMatchObject({ type: "duplicate_name", name: "x" });
+  });
+
+  it("offers the newest revision, adopts the server's, then sends initialized with it", async () => {
+    const fake = createFakeMcp({ protocolVersion: "2025-06-18", sessionId: "s" });
+    await connectMcp({ url: URL_, fetch: fake.fetch });
+    expect(fake.messages("initialize")[0]?.params).toMatchObject({
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "toolwire" },
+    });
+    const initialized = fake.requests.find(
+      (r) => (r.body as { method?: string } | undefined)?.method === "notifications/initialized",
     );
+    expect(initialized?.headers.get("mcp-protocol-version")).toBe("2025-06-18");
+    expect(initialized?.headers.get("mcp-session-id")).toBe("s");
+    const list = fake.requests.find(
+      (r) => (r.body as { method?: string } | undefined)?.method === "tools/list",
+    );
+    expect(list?.headers.get("mcp-session-id")).toBe("s");
+  });
+
+  it("advertises elicitation only with form interactions, sampling only with sampling ones", async () => {
+    const capabilitiesWith = async (flags: Record<string, boolean>) => {
+      const fake = createFakeMcp();
+      await connectMcp({ url: URL_, fetch: fake.fetch, ...flags });
+      const params = fake.messages("initialize")[0]?.params as { capabilities?: unknown };
+      return params.capabilities;
+    };
+    expect(await capabilitiesWith({})).toEqual({});
+    expect(await capabilitiesWith({ formInteractions: true })).toEqual({ elicitation: {} });
+    expect(await capabilitiesWith({ samplingInteractions: true })).toEqual({ sampling: {} });
+    expect(await capabilitiesWith({ formInteractions: true, samplingInteractions: true })).toEqual({
+      elicitation: {},
+      sampling: {},
+    });
+  });
+
+  it("follows nextCursor across pages, in order, with the namespace applied", async () => {
+    const fake = createFakeMcp({
+      tools: ["a", "b", "c", "d", "e"].map((n) => tool(n)),
+      pageSize: 2,
+    });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch, namespace: "ns" });
+    expect((await toolset.listTools()).map((t) => t.name)).toEqual([
+      "ns__a",
+      "ns__b",
+      "ns__c",
+      "ns__d",
+      "ns__e",
+    ]);
+    expect(fake.messages("tools/list").map((m) => m.params)).toEqual([
+      {},
+      { cursor: "2" },
+      { cursor: "4" },
+    ]);
+    await toolset.call("ns__c", { q: 1 });
+    expect(fake.messages("tools/call")[0]?.params).toMatchObject({ name: "c" });
+  });
+
+  it("treats a null cursor as the last page and refuses a non-string one", async () => {
+    const listing = (result: Record<string, unknown>) =>
+      createFakeMcp({
+        override: (m) =>
+          m.method === "tools/list"
+            ? Response.json({ jsonrpc: "2.0", id: m.id, result })
+            : undefined,
+      });
+    const last = listing({ tools: [tool("a")], nextCursor: null });
+    const toolset = await connectMcp({ url: URL_, fetch: last.fetch });
+    expect((await toolset.listTools()).map((t) => t.name)).toEqual(["a"]);
+    const odd = listing({ tools: [], nextCursor: 5 });
+    expect((await caught(connectMcp({ url: URL_, fetch: odd.fetch }))).type).toBe("protocol");
+  });
+
+  it("lists a copy of the inventory and runs each call on its own", async () => {
+    const fake = createFakeMcp({ tools: [tool("a"), tool("b")] });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const listed = await toolset.listTools();
+    listed.pop();
+    expect((await toolset.listTools()).map((t) => t.name)).toEqual(["a", "b"]);
+    const [one, two] = await Promise.all([
+      toolset.call("a", { n: 1 }),
+      toolset.call("a", { n: 2 }),
+    ]);
+    expect([one.content, two.content]).toEqual([
+      [{ type: "text", text: '{"n":1}' }],
+      [{ type: "text", text: '{"n":2}' }],
+    ]);
+    expect((await caught(toolset.call("c", {}))).type).toBe("unknown_tool");
   });
 });
 
@@ -133,6 +221,9 @@ describe("connectMcp: options, deadlines and cancellation", () => {
       { url: URL_, requestTimeoutMs: Number.NaN },
       { url: URL_, requestTimeoutMs: Number.POSITIVE_INFINITY },
       { url: URL_, headers: { "bad header": "x" } },
+      { url: URL_, maxMessageBytes: 0 },
+      { url: URL_, maxMessageBytes: 1.5e6 + 0.5 },
+      { url: URL_, onLog: "yes" as never },
     ];
     for (const options of bad) {
       const error = await caught(connectMcp({ ...options, fetch: fake.fetch }));
@@ -156,11 +247,14 @@ describe("connectMcp: options, deadlines and cancellation", () => {
     expect(error.type).toBe("invalid_configuration");
     expect(error.message).toContain('"host.test/mcp"');
     expect(error.message).not.toContain("sk-secret");
+    const userInfo = await caught(connectMcp({ url: "//bob:pw-secret@host.test/mcp" }));
+    expect(userInfo.message).toContain('"host.test/mcp"');
+    expect(userInfo.message).not.toContain("pw-secret");
   });
 
   it("fails with timeout{tool: initialize} when the server never answers", async () => {
     const error = await caught(connectMcp({ url: URL_, fetch: hang, requestTimeoutMs: 50 }));
-    expect(error.data).toEqual({ type: "timeout", tool: "initialize", timeoutSecs: 0.05 });
+    expect(error.data).toEqual({ type: "timeout", tool: "initialize", timeoutMs: 50 });
   });
 
   it("honours the connect signal, before and during the handshake", async () => {
@@ -246,5 +340,38 @@ describe("connectMcp: calls", () => {
       second?.status === "rejected" && second.reason,
     );
     expect(broken.requests.filter((r) => r.method === "DELETE")).toHaveLength(1);
+  });
+
+  it("answers a toolwire server's text question with a string, like a local tool's", async () => {
+    const greet = defineTool({
+      name: "greet",
+      description: "Asks for a name",
+      input: v.object({}),
+      interactions: { text: true },
+      call: async (_input, ctx) => `Hello ${await ctx.requestText("Your name?")}`,
+    });
+    const handler = createMcpHandler(Toolset.local([greet]), {
+      name: "greeter",
+      version: "1.0.0",
+      interactionPolicy: "elicit",
+    });
+    const url = "http://localhost/mcp";
+    const toolset = await connectMcp({ url, fetch: handler.fetch, formInteractions: true });
+    const kinds: unknown[] = [];
+    const result = await toolset.call(
+      "greet",
+      {},
+      {
+        onInteraction: async (request) => {
+          kinds.push(request.kind);
+          return InteractionResponse.submit(request.id, "Ada");
+        },
+      },
+    );
+    expect(kinds).toEqual([{ type: "text", multiline: false }]);
+    expect(result.content).toEqual([{ type: "text", text: "Hello Ada" }]);
+    const [local] = await toolset.listTools();
+    expect(local?.interactions.text).toBe(true);
+    await toolset.shutdown();
   });
 });

@@ -16,6 +16,7 @@ import {
   SHUTDOWN_ERRORS,
   SUBMIT_ERRORS,
   settle,
+  useVirtualTime,
   watchUnhandledRejections,
 } from "../../support/hostile-invariants.ts";
 import {
@@ -28,8 +29,10 @@ import { createHostileMcp } from "../../support/hostile-mcp-fetch.ts";
 import type { HostilePlan, Misbehaviour, SseItem } from "../../support/hostile-plan.ts";
 
 const URL_ = "https://hostile.example.test/mcp";
-// Hint: small, so silent servers cost little, yet far above what an in-memory answer needs.
+// Small, so silent servers cost little, yet far above what an in-memory answer needs.
 const TIMEOUT_MS = 200;
+// Below the hostile answers' sizes (1-2 MB, or endless), so each of them crosses the cap.
+const MAX_BYTES = 256 * 1024;
 
 const PLAIN = { name: "plain", inputSchema: { type: "object" } };
 const SHAPED = {
@@ -41,6 +44,7 @@ const SHAPED = {
 const VALID = { type: "valid" } as const;
 
 const expectNoUnhandledRejection = watchUnhandledRejections();
+useVirtualTime();
 
 describe("connectMcp against a hostile server", () => {
   it("settles typed on every initialize, tools/list and DELETE misbehaviour", async () => {
@@ -65,7 +69,12 @@ describe("connectMcp against a hostile server", () => {
           const plan: HostilePlan = { ...rest, calls: [] };
           const fake = createHostileMcp(plan);
           const deletes = () => fake.log.filter((entry) => entry === "DELETE").length;
-          const options = { url: URL_, fetch: fake.fetch, requestTimeoutMs: TIMEOUT_MS };
+          const options = {
+            url: URL_,
+            fetch: fake.fetch,
+            requestTimeoutMs: TIMEOUT_MS,
+            maxMessageBytes: MAX_BYTES,
+          };
           const connected = await settle(
             "connect",
             connectMcp(namespace === undefined ? options : { ...options, namespace }),
@@ -75,15 +84,26 @@ describe("connectMcp against a hostile server", () => {
             if (isToolError(error) && error.type === "build_cleanup") {
               expectTyped(error.primary, CONNECT_ERRORS, "connect (primary)");
               expectTyped(error.cleanup, SHUTDOWN_ERRORS, "connect (cleanup)");
-            } else expectTyped(error, CONNECT_ERRORS, "connect");
-            // Hint: the half-open session is closed exactly once when the server named one.
+            } else {
+              expectTyped(error, CONNECT_ERRORS, "connect");
+              const first =
+                plan.initialize.type !== "valid"
+                  ? plan.initialize
+                  : plan.notices[0]?.type === "valid"
+                    ? plan.list
+                    : undefined;
+              if (first?.type === "huge" && !isToolError(error, "timeout")) {
+                expectOverCap(error, first);
+              }
+            }
+            // The half-open session is closed exactly once when the server named one.
             expect(deletes()).toBeLessThanOrEqual(1);
             if (plan.initialize.type === "valid" && plan.sessionId !== undefined) {
               expect(deletes()).toBe(1);
             }
           } else {
             const tools = await connected.value.listTools();
-            for (const info of tools) expect(info.name).toMatch(/^[A-Za-z0-9_-]+$/);
+            for (const info of tools) expect(info.name).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
             expect(new Set(tools.map((info) => info.name)).size).toBe(tools.length);
             await expectShutdownOnce(connected.value, deletes);
           }
@@ -163,6 +183,16 @@ async function hostileCall(toolset: Toolset, index: number, call: CallCase): Pro
 // Whether the stream must deliver the response: everything before the first own response is
 // something the client ignores or only reports (comments, priming, progress, logs, responses
 // meant for other requests), and the caller does not abort.
+// An answer over the cap fails that exchange as `transport`, saying which cap; an error body
+// is read only as far as its excerpt, so the message stays short.
+function expectOverCap(error: unknown, behaviour: Extract<Misbehaviour, { type: "huge" }>): void {
+  expect(isToolError(error, "transport"), String(error)).toBe(true);
+  const { message } = error as Error;
+  expect(message.length).toBeLessThan(600);
+  if (behaviour.shape === "endless_error_body") expect(message).toContain("HTTP 500");
+  else expect(message).toContain("maxMessageBytes");
+}
+
 function mustSucceed(call: CallCase): boolean {
   if (call.abortOn !== "none" || call.tool === "missing" || call.tool === "bad_args") return false;
   const { behaviour } = call;
@@ -195,7 +225,7 @@ function progressSent(call: CallCase): number[] {
   for (const item of call.behaviour.items) {
     if (item.type === "response" && item.id === "own") break;
     if (item.type !== "progress" || !item.own) continue;
-    // Hint: JSON turns NaN and ±Infinity into null (not a number) and -0 into 0.
+    // JSON turns NaN and ±Infinity into null (not a number) and -0 into 0.
     const wire: unknown = JSON.parse(JSON.stringify(item.progress));
     if (typeof wire === "number") sent.push(wire);
   }
@@ -221,7 +251,7 @@ describe("remote toolset calls against a hostile server", () => {
             list: { type: "valid" },
             tools: [PLAIN, SHAPED],
             calls: scenario.calls.map((call) => call.behaviour),
-            // Hint: the first notice is notifications/initialized, which must pass to connect.
+            // The first notice is notifications/initialized, which must pass to connect.
             notices: [{ type: "valid" }, ...scenario.notices],
             delete: scenario.delete,
           };
@@ -230,6 +260,7 @@ describe("remote toolset calls against a hostile server", () => {
             url: URL_,
             fetch: fake.fetch,
             requestTimeoutMs: TIMEOUT_MS,
+            maxMessageBytes: MAX_BYTES,
             formInteractions: scenario.formInteractions,
             samplingInteractions: scenario.samplingInteractions,
           });
@@ -242,6 +273,14 @@ describe("remote toolset calls against a hostile server", () => {
             if (!observed.result.ok) {
               const allowed = call.answer === "submit" ? SUBMIT_ERRORS : CALL_ERRORS;
               expectTyped(observed.result.error, allowed, `call ${index}`);
+              const { behaviour } = call;
+              if (
+                behaviour.type === "huge" &&
+                call.abortOn === "none" &&
+                call.tool !== "bad_args"
+              ) {
+                if (call.tool !== "missing") expectOverCap(observed.result.error, behaviour);
+              }
             } else {
               expect(Array.isArray(observed.result.value.content)).toBe(true);
             }
@@ -255,7 +294,7 @@ describe("remote toolset calls against a hostile server", () => {
               if (!outcome.ok) throw outcome.error;
               expectGoodResult(outcome.value, "plain");
             }
-            // Hint: no hostile answer is terminal for the session; the next call works.
+            // No hostile answer is terminal for the session; the next call works.
             const next = await settle("next good call", toolset.call("shaped", { case: -1 }));
             if (!next.ok) throw next.error;
             expectGoodResult(next.value, "shaped");

@@ -13,6 +13,7 @@ import {
   expectTyped,
   SUBMIT_ERRORS,
   settle,
+  useVirtualTime,
   watchUnhandledRejections,
 } from "../../support/hostile-invariants.ts";
 import { noticeArb } from "../../support/hostile-mcp-arbitraries.ts";
@@ -33,6 +34,7 @@ const TOOLS = [
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 const expectNoUnhandledRejection = watchUnhandledRejections();
+useVirtualTime();
 
 function planFor(calls: Misbehaviour[], extra: Partial<HostilePlan> = {}): HostilePlan {
   return {
@@ -77,7 +79,7 @@ const noiseArb: fc.Arbitrary<SseItem> = fc.oneof(
   }),
 );
 
-// Hint: JSON turns NaN and ±Infinity into null (not a number) and -0 into 0.
+// JSON turns NaN and ±Infinity into null (not a number) and -0 into 0.
 function wireNumber(value: unknown): number | undefined {
   const wire: unknown = JSON.parse(JSON.stringify(value) ?? "null");
   return typeof wire === "number" ? wire : undefined;
@@ -95,7 +97,7 @@ describe("a call's SSE answer from a hostile server", () => {
           lineEnding: fc.constantFrom("\n" as const, "\r\n" as const, "\r" as const),
           cuts: fc.oneof(
             fc.array(fc.nat(), { maxLength: 24 }),
-            // Hint: a cut every k bytes lands inside every multi-byte character for small k.
+            // A cut every k bytes lands inside every multi-byte character for small k.
             fc.record({ every: fc.integer({ min: 1, max: 5 }) }),
           ),
         }),
@@ -124,7 +126,7 @@ describe("a call's SSE answer from a hostile server", () => {
           const sent = before.flatMap((item) =>
             item.type === "progress" && item.own ? [wireNumber(item.progress)] : [],
           );
-          // Hint: progress is forwarded as sent, even when it goes backwards.
+          // Progress is forwarded as sent, even when it goes backwards.
           expect(progress).toEqual(sent.filter((value) => value !== undefined));
           const logged = before.flatMap((item) =>
             item.type === "log" && LEVELS.includes(item.level as string) ? [item.data] : [],
@@ -181,14 +183,14 @@ describe("the server's requests on a call's stream", () => {
           const outcome = await settle("call", toolset.call("plain", { case: 0 }));
           const wellFormed = requests.every(usable);
           if (!wellFormed) {
-            // Hint: a request with an unusable id or params is a malformed stream.
+            // A request with an unusable id or params is a malformed stream.
             expectTyped(outcome.ok ? undefined : outcome.error, ["protocol"], "call");
           } else {
             if (!outcome.ok) throw outcome.error;
             expectGoodResult(outcome.value, "plain");
-            // Hint: replies go out as the requests arrive, without holding up the call.
+            // Replies go out as the requests arrive, without holding up the call.
             for (let turn = 0; turn < 100 && fake.replies.length < requests.length; turn++) {
-              await new Promise((resolve) => setTimeout(resolve, 0));
+              await new Promise((resolve) => setImmediate(resolve));
             }
             expect(fake.replies).toMatchObject(
               requests.map((item) => ({ id: item.id, ...(expectedReply(item) as object) })),
@@ -248,13 +250,13 @@ describe("the server's requests on a call's stream", () => {
           if (!outcome.ok) expectTyped(outcome.error, SUBMIT_ERRORS, "call");
           if (outcome.ok) expectGoodResult(outcome.value, "plain");
           if (asked.length > 0) {
-            // Hint: the first question decides; a reply the server refuses is `transport`.
+            // The first question decides; a reply the server refuses is `transport`.
             const type = outcome.ok ? "ok" : (outcome.error as { type: string }).type;
-            // Hint: an unreadable request later on the stream fails the call as `protocol`.
+            // An unreadable request later on the stream fails the call as `protocol`.
             const malformed = requests.every(usable) ? [] : ["protocol"];
             expect(type).toBeOneOf([...ANSWERED[answer], ...malformed]);
           }
-          // Hint: one question at a time: a second one is declined while the first is pending.
+          // One question at a time: a second one is declined while the first is pending.
           expect(asked.length).toBeLessThanOrEqual(requests.length);
           const next = await settle("next call", toolset.call("shaped", { case: -1 }));
           if (!next.ok) throw next.error;

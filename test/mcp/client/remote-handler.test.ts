@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { McpSession } from "../../../src/mcp/client/mcp-session.ts";
-import { createRemoteCallPlan } from "../../../src/mcp/client/remote-call-plan.ts";
 import { RemoteHandler } from "../../../src/mcp/client/remote-handler.ts";
-import { toolFromMcp } from "../../../src/mcp/client/tool-from-mcp.ts";
+import {
+  createRemoteCallPlan,
+  type RemoteTool,
+  toolFromMcp,
+} from "../../../src/mcp/client/remote-tool.ts";
 import { caught } from "../../support/caught.ts";
 
 const URL_ = "http://x.test/mcp";
@@ -18,7 +21,9 @@ const handlerOn = (
     posted.push(body);
     return answer(body);
   }) as typeof fetch;
-  const tool = toolFromMcp({ name: "t", inputSchema: schema }, { formInteractions });
+  const origin = "http://x.test/mcp";
+  const options = { origin, trusted: false, formInteractions };
+  const tool = toolFromMcp({ name: "t", inputSchema: schema }, options) as RemoteTool;
   const plan = createRemoteCallPlan(tool, { timeoutMs: 5000, formInteractions });
   return {
     handler: new RemoteHandler(new McpSession(URL_, new Headers(), fetchImpl), plan),
@@ -146,5 +151,47 @@ describe("RemoteHandler", () => {
       handler.step({ type: "interaction", response: { type: "decline", id: "x" } }),
     );
     expect(error.type).toBe("invalid_interaction");
+  });
+  it("drops progress that arrives between steps instead of reaching the last step's listener", async () => {
+    const { handler } = handlerOn((body) => {
+      if (body.method !== "tools/call") return accepted();
+      const token = (body.params as { _meta: { progressToken: number } })._meta.progressToken;
+      const events = [
+        {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1 },
+        },
+        {
+          jsonrpc: "2.0",
+          id: "e",
+          method: "elicitation/create",
+          params: { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+        },
+        {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 2 },
+        },
+      ];
+      // The stream stays open: the call waits on the answer.
+      const body_ = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const encoder = new TextEncoder();
+          for (const event of events)
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
+        },
+      });
+      return new Response(body_, { headers: { "content-type": "text/event-stream" } });
+    }, true);
+    const first: unknown[] = [];
+    const output = await handler.step(
+      { type: "invoke", arguments: {} },
+      { onProgress: (p) => first.push(p) },
+    );
+    expect(output.type).toBe("interaction");
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(first).toEqual([{ progress: 1 }]);
+    await caught(handler.step({ type: "cancel" }));
   });
 });

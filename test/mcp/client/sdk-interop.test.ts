@@ -1,5 +1,5 @@
 // Our connectMcp against the official SDK's McpServer over Streamable HTTP on 127.0.0.1
-// (tools-kit §11 items 24–29).
+// (design.md "Consuming MCP": listing, calls, progress, questions, cancellation, shutdown).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
@@ -99,9 +99,24 @@ afterEach(async () => {
 });
 
 describe("connectMcp against the SDK's McpServer", () => {
-  it("lists the tools with namespaced names, annotations, capabilities and metadata", async () => {
+  it("lists the tools untrusted by default: hints shown, every capability assumed", async () => {
     const sdk = await start();
-    toolset = await connectMcp({ url: sdk.url, namespace: "repo" });
+    toolset = await connectMcp({ url: `${sdk.url}?token=sk-query-secret`, namespace: "repo" });
+    const echo = (await toolset.listTools()).find((t) => t.name === "repo__echo");
+    expect(echo?.annotations.readOnlyHint).toBe(true);
+    expect(echo && isReadOnly(echo)).toBe(false);
+    expect(echo?.source).toEqual({ type: "mcp", origin: sdk.url, trusted: false });
+    expect(echo?.capabilities).toEqual({
+      privateData: true,
+      untrustedInput: true,
+      externalSend: true,
+      destructive: true,
+    });
+  });
+
+  it("lists the tools with namespaced names, trusted annotations, capabilities and metadata", async () => {
+    const sdk = await start();
+    toolset = await connectMcp({ url: sdk.url, namespace: "repo", trustAnnotations: true });
     const tools = await toolset.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       "repo__ask",
@@ -192,11 +207,11 @@ describe("connectMcp against the SDK's McpServer", () => {
     );
   });
 
-  it("times out with timeout{tool, timeoutSecs} and tells the server", async () => {
+  it("times out with timeout{tool, timeoutMs} and tells the server", async () => {
     const sdk = await start();
     toolset = await connectMcp({ url: sdk.url, requestTimeoutMs: 300 });
     const error = await caught(toolset.call("slow", {}));
-    expect(error.data).toEqual({ type: "timeout", tool: "slow", timeoutSecs: 0.3 });
+    expect(error.data).toEqual({ type: "timeout", tool: "slow", timeoutMs: 300 });
     await vi.waitFor(() => expect(log.aborted).toBe(1));
     const [cancel] = sdk.messages("notifications/cancelled");
     const [call] = sdk.messages("tools/call");

@@ -1,0 +1,346 @@
+// What a remote tool is on this side: its declaration from a `tools/list` entry (trust and
+// names, design.md M1-M2), what every call of it shares (argument and output checks, the idle
+// deadline), and how its answers read back (results, log lines). `remote-handler.ts` runs one
+// call with these. See `docs/design.md`, "Consuming MCP".
+
+import { capabilitiesFromAnnotations } from "../../declaration/capabilities.ts";
+import { interactionCapabilities } from "../../declaration/interaction-capabilities.ts";
+import type { ToolAnnotations, ToolIcon } from "../../declaration/tool-annotations.ts";
+import type { ToolInfo } from "../../declaration/tool-info.ts";
+import { NAMESPACE_SEPARATOR, type ToolName } from "../../declaration/tool-name.ts";
+import { ToolError, type ValidationIssue } from "../../errors.ts";
+import type { ToolLog } from "../../execution/handler-io.ts";
+import type { ToolContent } from "../../execution/tool-content.ts";
+import type { ToolResult } from "../../execution/tool-result.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
+import { JsonSchema } from "../../schema/json-schema.ts";
+import { compileJsonSchema, type JsonSchemaCheck } from "../../schema/validate-json-schema.ts";
+import type { JsonRpcParams } from "../json-rpc.ts";
+import { LOGGING_LEVELS } from "../protocol.ts";
+import { protocolError } from "./mcp-session.ts";
+
+/** A remote tool's declaration and the name the server knows it by. */
+export interface RemoteTool {
+  /** The declaration callers see (namespaced when a namespace is set). */
+  info: ToolInfo;
+  /** The server's own name, sent in `tools/call`. */
+  nativeName: string;
+}
+
+/** How `tools/list` entries become declarations: where they come from and what is enabled. */
+export interface RemoteToolOptions {
+  /** Lists the tools as `namespace__name`. */
+  namespace?: string;
+  /** The server's URL as shown (`redactUrl`), for `ToolInfo.source.origin`. */
+  origin: string;
+  /** Believe the server's annotations (`trustAnnotations`). */
+  trusted: boolean;
+  /** Whether `elicitation/create` becomes a form (or text) interaction. */
+  formInteractions: boolean;
+  /** Whether `sampling/createMessage` becomes a sampling interaction. */
+  samplingInteractions?: boolean;
+}
+
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+// What MCP 2025-11-25 allows in a tool name.
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * Returns the declaration of one `tools/list` entry, or a phrase saying why the entry cannot be
+ * a tool here (the caller skips it and logs the reason; one odd tool never fails the
+ * connection). The name is namespaced as `ns__name`; schemas are wrapped as
+ * `JsonSchema.unspecified`; `source` names the server and whether its annotations are trusted:
+ * untrusted, every capability is assumed and the tool is not read-only whatever it says
+ * (design.md M1).
+ */
+export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteTool | string {
+  if (!isJsonObject(value) || typeof value.name !== "string") {
+    return "a tools/list entry has no string `name`";
+  }
+  const nativeName = value.name;
+  const shown = JSON.stringify(nativeName.slice(0, 140));
+  if (!isJsonObject(value.inputSchema)) return `tool ${shown} has no object \`inputSchema\``;
+  if (value.outputSchema !== undefined && !isJsonObject(value.outputSchema)) {
+    return `tool ${shown} has an \`outputSchema\` that is not an object`;
+  }
+  const rendered =
+    options.namespace === undefined
+      ? nativeName
+      : `${options.namespace}${NAMESPACE_SEPARATOR}${nativeName}`;
+  if (!MCP_TOOL_NAME.test(nativeName) || !MCP_TOOL_NAME.test(rendered)) {
+    return `tool ${shown} cannot be named here: a name (with its namespace) must be 1-128 characters of A-Z, a-z, 0-9, _, - or .`;
+  }
+  const annotations = annotationsOf(value.annotations);
+  const form = options.formInteractions;
+  const trusted = options.trusted;
+  const info: ToolInfo = {
+    name: rendered as ToolName,
+    inputSchema: JsonSchema.unspecified(value.inputSchema),
+    annotations,
+    capabilities: capabilitiesFromAnnotations(annotations, { trusted }),
+    interactions: interactionCapabilities({
+      form,
+      formSchemaValidation: form,
+      text: form,
+      sampling: options.samplingInteractions === true,
+    }),
+    source: { type: "mcp", origin: options.origin, trusted },
+  };
+  if (typeof value.title === "string") info.title = value.title;
+  if (typeof value.description === "string") info.description = value.description;
+  if (isJsonObject(value.outputSchema))
+    info.outputSchema = JsonSchema.unspecified(value.outputSchema);
+  const icons = iconsOf(value.icons);
+  if (icons.length > 0) info.icons = icons;
+  if (isJsonObject(value._meta)) info.metadata = value._meta;
+  return { info, nativeName };
+}
+function annotationsOf(value: unknown): ToolAnnotations {
+  const annotations: ToolAnnotations = {};
+  if (!isJsonObject(value)) return annotations;
+  if (typeof value.title === "string") annotations.title = value.title;
+  for (const hint of HINTS) {
+    const flag = value[hint];
+    if (typeof flag === "boolean") annotations[hint] = flag;
+  }
+  return annotations;
+}
+
+function iconsOf(value: unknown): ToolIcon[] {
+  if (!Array.isArray(value)) return [];
+  const icons: ToolIcon[] = [];
+  for (const entry of value) {
+    if (!isJsonObject(entry) || typeof entry.src !== "string") continue;
+    const icon: ToolIcon = { src: entry.src };
+    if (typeof entry.mimeType === "string") icon.mimeType = entry.mimeType;
+    if (Array.isArray(entry.sizes) && entry.sizes.every((size) => typeof size === "string")) {
+      icon.sizes = entry.sizes as string[];
+    }
+    icons.push(icon);
+  }
+  return icons;
+}
+
+/**
+ * What every call of one remote tool shares: its declaration, the input and output checks
+ * (compiled once, on first use), and the client's settings.
+ */
+export interface RemoteCallPlan {
+  /** The tool. */
+  tool: RemoteTool;
+  /** The idle deadline of one call, in milliseconds. */
+  timeoutMs: number;
+  /** Whether `elicitation/create` becomes a form interaction. */
+  formInteractions: boolean;
+  /** Whether `sampling/createMessage` becomes a sampling interaction. */
+  samplingInteractions: boolean;
+  /**
+   * Returns the arguments when they are a JSON object that satisfies the remote input schema.
+   *
+   * @throws ToolError `invalid_arguments` with the issues.
+   */
+  checkArguments(args: unknown): Record<string, unknown>;
+  /**
+   * Returns the result unchanged when it satisfies the declared output schema.
+   *
+   * @throws ToolError `invalid_output`.
+   */
+  checkResult(result: ToolResult): ToolResult;
+}
+
+/** Creates the call plan of one remote tool. */
+export function createRemoteCallPlan(
+  tool: RemoteTool,
+  options: { timeoutMs: number; formInteractions: boolean; samplingInteractions?: boolean },
+): RemoteCallPlan {
+  let input: JsonSchemaCheck | undefined;
+  let output: JsonSchemaCheck | undefined;
+  const name = tool.info.name;
+  return {
+    tool,
+    timeoutMs: options.timeoutMs,
+    formInteractions: options.formInteractions,
+    samplingInteractions: options.samplingInteractions === true,
+    checkArguments(args) {
+      if (!isJsonObject(args)) {
+        throw invalidArguments(name, [
+          { path: "", message: "MCP tool arguments must be a JSON object" },
+        ]);
+      }
+      input ??= lenient(tool.info.inputSchema.schema);
+      const issues = input(args);
+      if (issues.length > 0) throw invalidArguments(name, issues);
+      return args;
+    },
+    checkResult(result) {
+      const schema = tool.info.outputSchema;
+      if (result.isError || !schema) return result;
+      if (result.structuredContent === undefined) {
+        throw new ToolError({
+          type: "invalid_output",
+          message: `${name} declares an output schema but returned no structuredContent`,
+          issues: [],
+        });
+      }
+      output ??= lenient(schema.schema);
+      const issues = output(result.structuredContent);
+      if (issues.length === 0) return result;
+      throw new ToolError({
+        type: "invalid_output",
+        message: `${name} returned structuredContent that does not match its output schema`,
+        issues,
+      });
+    },
+  };
+}
+
+// A remote schema this validator cannot interpret (an unresolvable `$ref`, say) is left
+// to the server, which validates anyway; refusing every call would make the tool unusable.
+function lenient(schema: Record<string, unknown> | boolean): JsonSchemaCheck {
+  let check: JsonSchemaCheck;
+  try {
+    check = compileJsonSchema(schema);
+  } catch {
+    return () => [];
+  }
+  return (value) => {
+    try {
+      return check(value);
+    } catch {
+      return [];
+    }
+  };
+}
+
+function invalidArguments(tool: string, issues: ValidationIssue[]): ToolError {
+  const first = issues[0] as ValidationIssue;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  return new ToolError({
+    type: "invalid_arguments",
+    tool,
+    message: `${first.path || "/"}: ${first.message}${more}`,
+    issues,
+  });
+}
+
+/**
+ * Returns the tool result for a `tools/call` result: content blocks become tool content
+ * (`resource` → `embedded_resource`, `_meta` → `metadata`), `structuredContent`, `isError` and
+ * `_meta` are kept. A remote `isError: true` stays a result. An empty `content` list, which MCP
+ * allows and toolwire does not, gets one item: the structured content as JSON, else empty text.
+ *
+ * @param value The JSON-RPC result.
+ * @param tool The tool, for error messages.
+ * @returns The result.
+ * @throws ToolError `protocol` when the result or one of its blocks is malformed.
+ */
+export function resultFromMcp(value: Record<string, unknown>, tool: string): ToolResult {
+  const { content, structuredContent, isError, _meta } = value;
+  if (!Array.isArray(content)) throw protocolError(`\`${tool}\` returned no \`content\` array`);
+  if (isError !== undefined && typeof isError !== "boolean") {
+    throw protocolError(`\`${tool}\` returned a non-boolean \`isError\``);
+  }
+  const items = content.map((block, index) => contentFromMcp(block, `${tool} content[${index}]`));
+  if (items.length === 0) {
+    items.push(
+      structuredContent === undefined
+        ? { type: "text", text: "" }
+        : { type: "json", value: structuredContent },
+    );
+  }
+  const result: ToolResult = { content: items, isError: isError === true };
+  if (structuredContent !== undefined) result.structuredContent = structuredContent;
+  if (isJsonObject(_meta)) result.metadata = _meta;
+  return result;
+}
+
+function contentFromMcp(block: unknown, where: string): ToolContent {
+  if (!isJsonObject(block) || typeof block.type !== "string") {
+    throw protocolError(`${where} is not a content block`);
+  }
+  const item = itemOf(block, where);
+  if (isJsonObject(block._meta)) item.metadata = block._meta;
+  return item;
+}
+
+function itemOf(block: Record<string, unknown>, where: string): ToolContent {
+  const text = (key: string): string => {
+    const field = block[key];
+    if (typeof field !== "string") throw protocolError(`${where} needs a string \`${key}\``);
+    return field;
+  };
+  const kind: unknown = block.type;
+  switch (kind) {
+    case "text":
+      return { type: "text", text: text("text") };
+    case "image":
+    case "audio":
+      return { type: kind, mimeType: text("mimeType"), data: text("data") };
+    case "resource_link": {
+      const link: ToolContent = { type: "resource_link", uri: text("uri") };
+      // MCP's required `name` is the link's label when it has no `title`.
+      const title = typeof block.title === "string" ? block.title : block.name;
+      if (typeof title === "string") link.title = title;
+      if (typeof block.mimeType === "string") link.mimeType = block.mimeType;
+      return link;
+    }
+    case "resource": {
+      const source = block.resource;
+      if (!isJsonObject(source) || typeof source.uri !== "string") {
+        throw protocolError(`${where} needs a \`resource\` with a string \`uri\``);
+      }
+      const resource: { uri: string; mimeType?: string; text?: string; blob?: string } = {
+        uri: source.uri,
+      };
+      if (typeof source.mimeType === "string") resource.mimeType = source.mimeType;
+      if (typeof source.text === "string") resource.text = source.text;
+      if (typeof source.blob === "string") resource.blob = source.blob;
+      return { type: "embedded_resource", resource };
+    }
+    default:
+      // a block type from a newer revision is kept, as data, rather than failing the call.
+      return { type: "json", value: block };
+  }
+}
+
+/**
+ * Returns the tool log a `notifications/message` carries, or `undefined` when its level is not
+ * one of the MCP logging levels.
+ */
+export function logFromMcp(params: JsonRpcParams): ToolLog | undefined {
+  const { level, data, logger } = params;
+  if (!(LOGGING_LEVELS as readonly unknown[]).includes(level)) return undefined;
+  const log: ToolLog = { level: level as ToolLog["level"], data };
+  if (typeof logger === "string") log.logger = logger;
+  return log;
+}
+
+/** A restartable one-shot deadline. */
+export interface IdleTimer {
+  /** Starts the deadline over from now. */
+  arm(): void;
+  /** Stops the deadline until the next `arm`. */
+  disarm(): void;
+}
+
+/**
+ * Creates an idle timer, initially disarmed: `onExpire` runs once `ms` milliseconds pass
+ * without an `arm` or `disarm`.
+ */
+export function createIdleTimer(ms: number, onExpire: () => void): IdleTimer {
+  let handle: ReturnType<typeof setTimeout> | undefined;
+  const disarm = () => {
+    if (handle !== undefined) clearTimeout(handle);
+    handle = undefined;
+  };
+  return {
+    arm() {
+      disarm();
+      handle = setTimeout(() => {
+        handle = undefined;
+        onExpire();
+      }, ms);
+    },
+    disarm,
+  };
+}
