@@ -6,7 +6,7 @@ import { interactionCapabilities } from "../declaration/interaction-capabilities
 import type { ToolAnnotations } from "../declaration/tool-annotations.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { namespacedName, type ToolName, toolName } from "../declaration/tool-name.ts";
-import { errorText, ToolError } from "../errors.ts";
+import { errorText, ToolError, type ValidationIssue } from "../errors.ts";
 import type { ToolHandlerBackend } from "../execution/backend.ts";
 import { ToolResult } from "../execution/tool-result.ts";
 import { resultFromMcp } from "../mcp/client/remote-tool.ts";
@@ -46,6 +46,8 @@ const DEFAULT_MAX_RESULT_LENGTH = 4 * 1024 * 1024;
 interface PageTool {
   info: ToolInfo;
   native: WebMcpRegisteredTool;
+  /** The compiled input schema, made on the first call. */
+  check?: Promise<(value: unknown) => ValidationIssue[]>;
 }
 
 /**
@@ -55,8 +57,8 @@ interface PageTool {
  * keeps its content and `isError`, other JSON becomes `ToolResult.json`, other text
  * `ToolResult.text`, and a tool that throws gives an `isError: true` result. Each tool's
  * `source` is `{ type: "webmcp", origin, trusted }`. Tools whose names toolwire cannot
- * represent (WebMCP also allows `.`) are left out. Arguments are checked by the page's tool,
- * not here.
+ * represent (WebMCP also allows `.`) are left out. Arguments are checked against the tool's
+ * input schema before anything is sent.
  *
  * @param options Where to read, which frames to include, and whether to trust the hints.
  * @returns The toolset; shutting it down stops listening and cancels live calls.
@@ -217,6 +219,16 @@ function pageHandler(
           issues: [{ path: "", message: "must be an object", keyword: "type" }],
         });
       }
+      tool.check ??= inputCheck(tool.info.inputSchema.schema);
+      const issues = (await tool.check)(args);
+      if (issues.length > 0) {
+        throw new ToolError({
+          type: "invalid_arguments",
+          tool: name,
+          message: "the arguments do not match the tool's input schema",
+          issues,
+        });
+      }
       let answer: unknown;
       try {
         answer = await context.executeTool?.(tool.native, args, { signal: stop.signal });
@@ -234,6 +246,20 @@ function pageHandler(
       return { type: "completed", result: resultOf(answer, name, maxLength) };
     },
   };
+}
+
+// Loaded on the first call, like the core's raw JSON Schema tools, so a page that never calls a
+// WebMCP tool never loads the interpreter. A schema it cannot interpret (an unresolvable `$ref`,
+// say) is left to the page's tool, which sees the arguments anyway.
+async function inputCheck(
+  schema: Record<string, unknown> | boolean,
+): Promise<(value: unknown) => ValidationIssue[]> {
+  const { compileJsonSchema } = await import("../schema/validate-json-schema.ts");
+  try {
+    return compileJsonSchema(schema);
+  } catch {
+    return () => [];
+  }
 }
 
 function resultOf(answer: unknown, name: string, maxLength: number): ToolResult {

@@ -193,18 +193,20 @@ describe("connectWebMcp", () => {
     await registerWebMcpTools(Toolset.local([add]), { signal: stop.signal, modelContext: context });
     const page = await connectWebMcp({ modelContext: context });
     expect((await page.call("add", { a: 2, b: 2 })).content).toEqual([{ type: "text", text: "4" }]);
-    const bad = await page.call("add", { a: "x" });
-    expect(bad.isError).toBe(true);
-    expect(bad.metadata?.["toolwire/error"]).toMatchObject({ type: "invalid_arguments" });
+    // Checked against the listed schema here, before the page is asked (W10).
+    const bad = await caught(page.call("add", { a: "x" }));
+    expect(bad.data).toMatchObject({ type: "invalid_arguments", tool: "add" });
+    expect(bad.issues?.map((issue) => issue.path)).toEqual(expect.arrayContaining(["/a"]));
     stop.abort();
   });
 
-  test("non-object arguments are invalid_arguments and never reach the page (W10)", async () => {
+  test("arguments that are not an object or miss the schema never reach the page (W10)", async () => {
     const context = new FakeModelContext(PAGE);
     let ran = 0;
     await context.registerTool({
       name: "count",
       description: "Counts calls",
+      inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
       execute: async () => {
         ran += 1;
         return "ok";
@@ -212,7 +214,11 @@ describe("connectWebMcp", () => {
     });
     const page = await connectWebMcp({ modelContext: context });
     expect((await caught(page.call("count", [1, 2]))).type).toBe("invalid_arguments");
+    const missing = await caught(page.call("count", { n: 1.5 }));
+    expect(missing.data).toMatchObject({ type: "invalid_arguments", tool: "count" });
     expect(ran).toBe(0);
+    expect((await page.call("count", { n: 2 })).content).toEqual([{ type: "text", text: "ok" }]);
+    expect(ran).toBe(1);
   });
 
   test("shutdown cancels a live call and stops listening to toolchange (W11)", async () => {
