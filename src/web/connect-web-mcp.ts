@@ -89,18 +89,28 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
   let cache: Promise<Map<string, PageTool>> | undefined;
   const load = (): Promise<Map<string, PageTool>> => {
     cache ??= (async () => {
-      const listed = await (context.getTools?.(fromOrigins ? { fromOrigins } : undefined) ?? []);
+      let listed: unknown;
+      try {
+        listed = await context.getTools?.(fromOrigins ? { fromOrigins } : undefined);
+      } catch (error) {
+        throw new ToolError(
+          { type: "transport", message: `WebMCP getTools failed: ${errorText(error)}` },
+          { cause: error },
+        );
+      }
       const tools = new Map<string, PageTool>();
-      for (const native of Array.isArray(listed) ? listed : []) {
+      for (const native of Array.isArray(listed) ? (listed as WebMcpRegisteredTool[]) : []) {
         const info = infoOf(native, { namespace, trustAnnotations, here });
         if (info && !tools.has(info.name)) tools.set(info.name, { info, native });
       }
       return tools;
     })();
-    cache.catch(() => {
-      cache = undefined;
+    const current = cache;
+    // A failed listing is not kept; a newer one started meanwhile is.
+    current.catch(() => {
+      if (cache === current) cache = undefined;
     });
-    return cache;
+    return current;
   };
   const onChange = () => {
     cache = undefined;
@@ -128,13 +138,24 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
 
 function originsOf(value: readonly string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((origin) => typeof origin === "string")) {
+  const origins = Array.isArray(value) ? value.map(originOf) : [];
+  if (!Array.isArray(value) || origins.includes(undefined)) {
     throw new ToolError({
       type: "invalid_configuration",
-      message: "fromOrigins must be an array of origins",
+      message: 'fromOrigins must be an array of origins such as "https://maps.example"',
     });
   }
-  return [...value];
+  return origins as string[];
+}
+
+function originOf(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  try {
+    const { origin } = new URL(value);
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function infoOf(

@@ -242,14 +242,33 @@ describe("connectWebMcp", () => {
     expect(context.listenerCount()).toBe(listening - 1);
   });
 
+  test("a getTools failure is a transport ToolError, and the next listing tries again", async () => {
+    const context = new FakeModelContext(PAGE);
+    await context.registerTool({ name: "ok", description: "Fine", execute: async () => "" });
+    const real = context.getTools.bind(context);
+    let fail = true;
+    context.getTools = async (options) => {
+      if (fail) throw new DOMException("refused", "SecurityError");
+      return real(options);
+    };
+    const page = await connectWebMcp({ modelContext: context });
+    const error = await caught(page.listTools());
+    expect(error.type).toBe("transport");
+    expect(error.message).toContain("refused");
+    fail = false;
+    expect((await page.listTools()).map((t) => t.name)).toEqual(["ok"]);
+  });
+
   test("bad options are invalid_configuration", async () => {
     const modelContext = new FakeModelContext();
     expect((await caught(connectWebMcp({ modelContext, namespace: "a b" }))).type).toBe(
       "invalid_configuration",
     );
-    expect((await caught(connectWebMcp({ modelContext, fromOrigins: "x" as never }))).type).toBe(
-      "invalid_configuration",
-    );
+    for (const fromOrigins of ["x" as never, ["not an origin"], ["data:text/plain,hi"]]) {
+      expect((await caught(connectWebMcp({ modelContext, fromOrigins }))).type).toBe(
+        "invalid_configuration",
+      );
+    }
     expect((await caught(connectWebMcp({ modelContext, maxResultLength: 0 }))).type).toBe(
       "invalid_configuration",
     );
