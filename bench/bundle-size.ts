@@ -143,7 +143,8 @@ export const run = async (signal) => {
   },
   {
     name: "core + agent + scriptedModel",
-    budget: 25 * KB,
+    // 25 KB until reasoning, retry events and finish-reason stops reached the loop (+0.3 KB).
+    budget: 26 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -165,6 +166,22 @@ const add = defineTool({ name: "add", description: "Adds", readOnly: true,
   input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
 export const run = async (url) => new Agent({ model: openAICompatible({ baseURL: url, model: "m" }),
   toolsets: [Toolset.local([add]), await connectMcp({ url })] }).run("add").result;`,
+  },
+  {
+    name: "models: openAICompatible + anthropic",
+    budget: 12 * KB,
+    source: `import { anthropic, openAICompatible } from "./src/models/index.ts";
+export const models = (url) => [openAICompatible({ baseURL: url, model: "m" }), anthropic({ apiKey: "k", model: "c" })];`,
+  },
+  {
+    name: "ai-sdk bridge: aiSdkModel + aiSdkTools + core",
+    budget: 16 * KB,
+    source: `import * as v from "valibot";
+import { defineTool, Toolset } from "./src/index.ts";
+import { aiSdkModel, aiSdkTools } from "./src/ai-sdk/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+export const bridge = async (languageModel) => [aiSdkModel(languageModel), await aiSdkTools(Toolset.local([add]))];`,
   },
 ];
 

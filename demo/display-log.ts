@@ -182,6 +182,13 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
               reason: event.reason,
             }),
           ];
+        case "reasoning_delta":
+          return [];
+        case "model_retry":
+          return notice(
+            "info",
+            `The model is busy; retry ${event.attempt} in ${event.delayMs} ms.`,
+          );
         case "error":
           return notice("error", `The model failed: ${event.message}`);
         case "done":
@@ -243,6 +250,12 @@ function doneNotice(
       return notice("warning", "The model repeated itself after a compaction, so the run stopped.");
     case "no_output":
       return notice("warning", "The model returned nothing, so the run stopped.");
+    case "length":
+      return notice("warning", "The answer was cut off at the token limit.");
+    case "content_filter":
+      return notice("warning", "The provider withheld the answer (content filter).");
+    case "refusal":
+      return notice("warning", "The model declined to answer.");
     case "compaction_stalled":
       return notice(
         "warning",

@@ -218,7 +218,7 @@ test("the demo fits a phone-width screen and works from the keyboard", async ({ 
   expect(errors).toEqual([]);
 });
 
-test("tools from an MCP server join the agent and are approval-gated like local ones", async ({
+test("tools from an MCP server join the agent, and untrusted they all ask for approval", async ({
   page,
 }) => {
   const errors = watchErrors(page);
@@ -232,7 +232,11 @@ test("tools from an MCP server join the agent and are approval-gated like local 
   await page.locator(".sidebar").screenshot({ path: "test-results/demo-mcp.png" });
 
   const cards = page.getByTestId("tool-call");
+  // The server says echo is read-only, but a remote server's hints are not believed unless the
+  // user opts in (docs/design.md, "Trust"): even echo waits for a person.
   await send(page, 'call remote__echo {"text":"stressed"}');
+  await expect(cards.nth(0)).toHaveAttribute("data-status", "awaiting_approval");
+  await page.getByTestId("approve").click();
   await expect(cards.nth(0)).toHaveAttribute("data-status", "done");
   await expect(page.getByTestId("transcript")).toContainText("echo from the MCP server: desserts");
   await idle(page);

@@ -78,7 +78,10 @@ export function describeEvent(event: AgentEvent): string {
     case "turn_start":
       return `turn ${event.turn}${event.final ? " (final answer)" : ""}`;
     case "text_delta":
+    case "reasoning_delta":
       return event.text;
+    case "model_retry":
+      return `retry ${event.attempt} in ${event.delayMs} ms: ${event.message}`;
     case "usage":
       return `turn ${event.turn}: ${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens${event.usage.cacheReadTokens ? ` (${event.usage.cacheReadTokens} cached)` : ""}`;
     case "tool_call":

@@ -25,7 +25,10 @@ export function transcriptText(messages: readonly Message[]): string {
           lines.push(`${tag} ← ${block.isError ? "error: " : ""}${contentText(block.content)}`);
           break;
         case "image":
-          lines.push(`${tag}: [image ${block.mediaType}]`);
+          lines.push(`${tag}: [image ${block.mimeType}]`);
+          break;
+        case "reasoning":
+          lines.push(`${tag} (thinking): ${block.text}`);
           break;
         default:
           unreachable(block);

@@ -21,6 +21,9 @@ export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled";
  *
  * - `turn_start`: a model call begins; `final` marks the tool-less answer turn after a limit.
  * - `text_delta`: streamed assistant text.
+ * - `reasoning_delta`: streamed model thinking, never part of the answer (a UI can fold it).
+ * - `model_retry`: the model request failed before any output and is retried after
+ *   `delayMs` (see the adapters' `retry` option).
  * - `usage`: the tokens a model turn used, as the provider reported them, right after the turn's
  *   stream ends (before its calls are handled); turns whose provider reports none have no such
  *   event. `inputTokens` is the size of the prompt just sent, so a UI can show the context
@@ -45,6 +48,15 @@ export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled";
 export type AgentEvent =
   | { type: "turn_start"; turn: number; final: boolean }
   | { type: "text_delta"; turn: number; text: string }
+  | { type: "reasoning_delta"; turn: number; text: string }
+  | {
+      type: "model_retry";
+      turn: number;
+      attempt: number;
+      delayMs: number;
+      error: unknown;
+      message: string;
+    }
   | { type: "usage"; turn: number; usage: ModelUsage }
   | { type: "tool_call"; turn: number; callId: string; toolName: string; arguments: unknown }
   | {

@@ -7,7 +7,7 @@ import type { Conversation } from "../compaction/conversation.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { byName } from "../declaration/tool-name.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
-import type { Message } from "../models/message.ts";
+import type { Message, ReasoningBlock } from "../models/message.ts";
 import type { FinishReason, Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
 import { isModelError } from "../models/model-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
@@ -77,10 +77,12 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   let blockedSends = 0;
   let text = "";
   let failure: unknown;
+  let finishReason: FinishReason | undefined;
   const finish = (stop: StopCause): RunResult => {
     if (steering.length > 0) appendUserContent(messages, drain(steering));
     const result: RunResult = { text, stop, turns, usage, conversation, blockedSends };
     if (failure !== undefined) result.error = failure;
+    if (finishReason !== undefined) result.finishReason = finishReason;
     emit({ type: "done", result });
     return result;
   };
@@ -175,6 +177,19 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       return fail(turn.error);
     }
     overflowRetried = false;
+    finishReason = turn.finish;
+    // A cut-off, filtered or refused answer ends the run with that cause; it is not re-prompted
+    // as if the model had said nothing (docs/design.md, "Models", P2).
+    const cause = turn.finish;
+    if (
+      turn.toolCalls.length === 0 &&
+      (cause === "length" || cause === "content_filter" || cause === "refusal")
+    ) {
+      if (turn.text !== "" || turn.reasoning.length > 0) {
+        messages.push(assistantMessage(turn.text, [], turn.reasoning));
+      }
+      return finish(cause);
+    }
     if (turn.text === "" && turn.toolCalls.length === 0) {
       empty += 1;
       if (empty > MAX_EMPTY_TURNS) return finish("no_output");
@@ -182,7 +197,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       continue;
     }
     empty = 0;
-    messages.push(assistantMessage(turn.text, turn.toolCalls));
+    messages.push(assistantMessage(turn.text, turn.toolCalls, turn.reasoning));
     // A turn with calls is acted on whatever finish reason the provider reported.
     if (turn.toolCalls.length === 0) {
       if (steering.length > 0) continue;
@@ -256,6 +271,8 @@ interface ModelTurn {
   toolCalls: ModelToolCall[];
   usage?: ModelUsage;
   finish?: FinishReason;
+  /** Complete reasoning blocks, kept in the assistant message before its text. */
+  reasoning: ReasoningBlock[];
   /** The failure, for `failed`. */
   error?: unknown;
 }
@@ -273,7 +290,7 @@ export async function streamModelTurn(
   options: { signal: AbortSignal; emit: EmitEvent; turn: number },
 ): Promise<ModelTurn> {
   const { signal, emit, turn } = options;
-  const result: ModelTurn = { end: "complete", text: "", toolCalls: [] };
+  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], reasoning: [] };
   if (signal.aborted) {
     result.end = "cancelled";
     return result;
@@ -303,9 +320,30 @@ export async function streamModelTurn(
           const taken = (id: string) => result.toolCalls.some((call) => call.id === id);
           let id = event.id;
           for (let n = result.toolCalls.length + 1; !id || taken(id); n++) id = `call_${turn}_${n}`;
-          result.toolCalls.push({ id, name: event.name, arguments: event.arguments });
+          const call: ModelToolCall = { id, name: event.name, arguments: event.arguments };
+          if (event.signature !== undefined) call.signature = event.signature;
+          if (event.providerMetadata) call.providerMetadata = event.providerMetadata;
+          result.toolCalls.push(call);
           break;
         }
+        // Reasoning streams apart from text and is kept whole for the transcript; a retry
+        // before any output is reported as it happens (docs/design.md, "Models", P3, P8).
+        case "reasoning_delta":
+          if (event.text !== "") emit({ type: "reasoning_delta", turn, text: event.text });
+          break;
+        case "reasoning":
+          result.reasoning.push(event.block);
+          break;
+        case "retry":
+          emit({
+            type: "model_retry",
+            turn,
+            attempt: event.attempt,
+            delayMs: event.delayMs,
+            error: event.error,
+            message: errorText(event.error),
+          });
+          break;
         case "usage": {
           const { type: _, ...usage } = event;
           result.usage = usage;

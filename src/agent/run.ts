@@ -3,7 +3,7 @@
 
 import type { Conversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
-import type { ModelUsage } from "../models/model.ts";
+import type { FinishReason, ModelUsage } from "../models/model.ts";
 import type { AgentEvent, EmitEvent } from "./events.ts";
 
 /**
@@ -21,6 +21,9 @@ import type { AgentEvent, EmitEvent } from "./events.ts";
  * - `error`: the provider failed (not a context overflow that compaction could fix), a toolset
  *   could not list its tools or two of them declare the same name (`duplicate_name`), or the
  *   input or conversation was malformed.
+ * - `length`, `content_filter`, `refusal`: the last model turn, without tool calls, ended for
+ *   that reason (cut off by the token bound, withheld by the provider, declined by the model);
+ *   `text` holds what came, and the model is not re-prompted (docs/design.md, "Models", P2).
  */
 export type StopCause =
   | "done"
@@ -29,7 +32,10 @@ export type StopCause =
   | "loop"
   | "compaction_stalled"
   | "no_output"
-  | "error";
+  | "error"
+  | "length"
+  | "content_filter"
+  | "refusal";
 
 /** How a run ended and the conversation to resume from. */
 export interface RunResult {
@@ -47,6 +53,8 @@ export interface RunResult {
   conversation: Conversation;
   /** Sending calls the capability interlock refused in this run. */
   blockedSends: number;
+  /** The last model turn's finish reason, when a turn finished (docs/design.md, "Models", P2). */
+  finishReason?: FinishReason;
   /**
    * The failure, when `stop` is `error`: usually a `ModelError` (its API key redacted), or a
    * `ToolError` (`invalid_configuration` for a malformed input, `duplicate_name`). The loop

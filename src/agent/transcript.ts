@@ -4,7 +4,7 @@
 
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
-import type { Block, Message } from "../models/message.ts";
+import type { Block, Message, ReasoningBlock, ToolUseBlock } from "../models/message.ts";
 
 /** The prefix of the result of a call the run's cancellation stopped or never started. */
 export const CANCELLED_PREFIX = "Cancelled:";
@@ -17,13 +17,33 @@ export interface ModelToolCall {
   name: string;
   /** The arguments, as the model sent them. */
   arguments: unknown;
+  /** The provider's opaque token for this call, sent back with it (docs/design.md, P5). */
+  signature?: string;
+  /** Provider data sent back with this call (`toolwire/ai-sdk`). */
+  providerMetadata?: Record<string, Record<string, unknown>>;
 }
 
-/** The assistant message of a turn: its text (left out when empty), then one `tool_use` per call. */
-export function assistantMessage(text: string, calls: readonly ModelToolCall[]): Message {
-  const content: Block[] = text === "" ? [] : [{ type: "text", text }];
+/**
+ * The assistant message of a turn: its reasoning blocks (first, as Anthropic requires), its text
+ * (left out when empty), then one `tool_use` per call with the provider's signature if any.
+ */
+export function assistantMessage(
+  text: string,
+  calls: readonly ModelToolCall[],
+  reasoning: readonly ReasoningBlock[] = [],
+): Message {
+  const content: Block[] = [...reasoning];
+  if (text !== "") content.push({ type: "text", text });
   for (const call of calls) {
-    content.push({ type: "tool_use", id: call.id, name: call.name, input: call.arguments });
+    const block: ToolUseBlock = {
+      type: "tool_use",
+      id: call.id,
+      name: call.name,
+      input: call.arguments,
+    };
+    if (call.signature !== undefined) block.signature = call.signature;
+    if (call.providerMetadata) block.providerMetadata = call.providerMetadata;
+    content.push(block);
   }
   return { role: "assistant", content };
 }
@@ -165,12 +185,15 @@ function checkBlock(block: unknown, at: string): void {
           b.content.every((item) => typeof (item as { type?: unknown })?.type === "string")
         );
       case "image":
-        return typeof b.mediaType === "string" && typeof b.data === "string";
+        return typeof b.mimeType === "string" && typeof b.data === "string";
+      case "reasoning":
+        return typeof b.text === "string";
       default:
         return false;
     }
   })();
-  if (!ok) throw invalid(at, "a text, tool_use, tool_result or image block with its fields");
+  if (!ok)
+    throw invalid(at, "a text, tool_use, tool_result, image or reasoning block with its fields");
 }
 
 function invalid(where: string, expected: string): ToolError {

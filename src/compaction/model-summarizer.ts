@@ -135,7 +135,7 @@ async function collectText(
         usage = { inputTokens: value.inputTokens, outputTokens: value.outputTokens };
       } else if (value.type === "finish") {
         if (value.reason === "length") truncated = true;
-        if (value.reason === "error") {
+        if (value.reason === "content_filter" || value.reason === "refusal") {
           throw new ModelError({
             type: "invalid_response",
             provider: model.id,

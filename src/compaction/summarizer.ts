@@ -76,7 +76,9 @@ function renderBlock(role: Message["role"], block: Block): string {
     case "tool_result":
       return `[tool ${block.isError ? "error" : "result"}] ${clip(resultText(block))}`;
     case "image":
-      return `[${role}] [image: ${block.mediaType}, ${imageBytes(block.data)} bytes]`;
+      return `[${role}] [image: ${block.mimeType}, ${imageBytes(block.data)} bytes]`;
+    case "reasoning":
+      return `[${role} reasoning] ${clip(block.text)}`;
     default:
       return unreachable(block);
   }

@@ -1,13 +1,13 @@
 /**
  * Models: one `Model` interface, whose `stream()` returns a `ReadableStream<ModelEvent>`, and
- * three implementations of it: `openAICompatible` (Chat Completions: OpenAI, Ollama, LM Studio,
- * vLLM, llama.cpp), `anthropic` (the Messages API, callable straight from a browser) and
- * `scriptedModel` (deterministic, for tests and offline demos). Server-sent events are parsed
- * from `response.body` with Web Streams; failures are `ModelError`s with a `type`.
+ * three implementations of it: `openAICompatible` (Chat Completions: OpenAI, Azure, Groq,
+ * Mistral, DeepSeek, OpenRouter, Ollama, LM Studio, vLLM, llama.cpp), `anthropic` (the Messages
+ * API, callable straight from a browser) and `scriptedModel` (deterministic, for tests and
+ * offline demos). Any AI SDK provider model runs through `toolwire/ai-sdk`.
  *
  * @example
  * ```ts
- * import { isModelError, openAICompatible } from "toolwire/models";
+ * import { openAICompatible } from "toolwire/models";
  *
  * const model = openAICompatible({ baseURL: "http://127.0.0.1:11434/v1", model: "qwen3" });
  * const reader = model.stream({ messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }], tools: [] }).getReader();
@@ -19,18 +19,12 @@
  * @module
  */
 
-export {
-  createSseParser,
-  parseSseStream,
-  type SseEvent,
-  type SseParser,
-  type SseParserOptions,
-} from "../sse/sse-parser.ts";
 export { type AnthropicOptions, anthropic } from "./anthropic.ts";
 export type {
   Block,
   ImageBlock,
   Message,
+  ReasoningBlock,
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
@@ -41,10 +35,10 @@ export {
   type Model,
   type ModelEvent,
   type ModelRequest,
+  type ModelSettings,
   type ModelStreamOptions,
   type ModelTool,
   type ModelUsage,
-  TOOL_CHOICES,
   type ToolChoice,
 } from "./model.ts";
 export {
@@ -55,6 +49,7 @@ export {
   type ModelErrorType,
 } from "./model-error.ts";
 export { type OpenAICompatibleOptions, openAICompatible } from "./openai-compatible.ts";
+export type { RetryOptions } from "./provider.ts";
 export {
   type ScriptedModel,
   type ScriptedModelOptions,

@@ -1,17 +1,12 @@
 import type { ToolContent } from "../execution/tool-content.ts";
 
-/**
- * Text block interface: prose written by the user or the model.
- */
+/** Prose written by the user or the model. */
 export interface TextBlock {
   type: "text";
-  /** The text. */
   text: string;
 }
 
-/**
- * Tool use block interface: one tool call the model made, kept in the assistant message.
- */
+/** One tool call the model made, kept in the assistant message. */
 export interface ToolUseBlock {
   type: "tool_use";
   /** The provider's call id; the matching `tool_result` echoes it. */
@@ -20,11 +15,15 @@ export interface ToolUseBlock {
   name: string;
   /** The arguments, as the model sent them (parsed JSON, or the raw text when it was not JSON). */
   input: unknown;
+  /** An opaque token the provider asked to get back with this call (Gemini's thought
+   * signature); adapters that have no use for it leave it out. */
+  signature?: string;
+  /** Provider data to send back with this block, as an AI SDK provider reported it
+   * (`providerMetadata`, returned as `providerOptions`); only `toolwire/ai-sdk` reads it. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
 }
 
-/**
- * Tool result block interface: the outcome of one tool call, sent back in a user message.
- */
+/** The outcome of one tool call, sent back in a user message. */
 export interface ToolResultBlock {
   type: "tool_result";
   /** The `id` of the `tool_use` block this answers. */
@@ -35,27 +34,40 @@ export interface ToolResultBlock {
   isError: boolean;
 }
 
-/**
- * Image block interface: a base64 image the user attached.
- */
+/** A base64 image the user attached. */
 export interface ImageBlock {
   type: "image";
-  /** The image's media type, such as `image/png`. */
-  mediaType: string;
+  /** The image's media type, such as `image/png` (the same name as `ToolContent`'s). */
+  mimeType: string;
   /** The image bytes, base64-encoded. */
   data: string;
 }
 
 /**
- * Block type: one piece of a message's content, discriminated by `type`.
+ * The model's thinking, kept in the assistant message so it can be sent back: Anthropic
+ * requires its thinking blocks, signatures intact, in the turn that called tools when thinking
+ * is on. It never counts as answer text, and adapters of providers that take no reasoning
+ * input drop it.
  */
-export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
+export interface ReasoningBlock {
+  type: "reasoning";
+  /** The thinking as text (empty for redacted thinking). */
+  text: string;
+  /** The provider's signature over the thinking (Anthropic), sent back unchanged. */
+  signature?: string;
+  /** Encrypted thinking the provider withheld (Anthropic `redacted_thinking`), sent back as is. */
+  redacted?: string;
+  /** Provider data to send back with this block, as an AI SDK provider reported it
+   * (`providerMetadata`, returned as `providerOptions`); only `toolwire/ai-sdk` reads it. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
+}
+
+/** One piece of a message's content, discriminated by `type`. */
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ReasoningBlock;
 
 /**
- * Message interface: one provider-neutral, JSON-serialisable transcript entry.
- *
- * Hint: there is no `system` role; the system prompt travels beside the messages
- * (`ModelRequest.system`), as both the Anthropic and the OpenAI mapping need it apart.
+ * One provider-neutral, JSON-serialisable transcript entry. There is no `system` role: the
+ * system prompt travels beside the messages (`ModelRequest.system`).
  */
 export interface Message {
   /** Who wrote it; tool results travel in `user` messages. */

@@ -3,9 +3,10 @@ import { unreachable } from "../errors.ts";
 /**
  * Model error data type: the JSON shape of every model failure, discriminated by `type`.
  *
- * - `http`: the provider answered with a non-2xx status (or, without `status`, the request
- *   never got an answer: DNS, refused connection, CORS).
- * - `rate_limit`: status 429; `retryAfterMs` comes from `retry-after-ms` or `retry-after`. An
+ * - `http`: the provider answered with a non-2xx status, or with a JSON error body and status
+ *   200 (or, without `status`, the request never got an answer: DNS, refused connection, CORS).
+ * - `rate_limit`: status 429; `retryAfterMs` comes from `retry-after-ms`, `retry-after` or the
+ *   rate-limit reset headers (`x-ratelimit-reset-*`, `anthropic-ratelimit-*-reset`). An
  *   exhausted quota (OpenAI's 429 `insufficient_quota`) is `http` instead: retrying won't help.
  * - `context_overflow`: the prompt does not fit the model's context window (compact and retry).
  * - `stream`: the response stream broke or ended before the provider marked its end.
@@ -43,13 +44,13 @@ export const MODEL_ERROR_TYPES = [
   "invalid_response",
 ] as const satisfies readonly ModelErrorType[];
 
-// Hint: a registry-wide symbol, so an error from a second copy of toolwire is still recognised.
+// A registry-wide symbol, so an error from a second copy of toolwire is still recognised.
 const BRAND = Symbol.for("toolwire.ModelError");
 
 /**
  * The one error a model stream fails with.
  *
- * Hint: `ToolError` does not fit. Its 15 kinds describe tools and handlers (its `cancelled`
+ * `ToolError` does not fit. Its 15 kinds describe tools and handlers (its `cancelled`
  * even names a tool), and it has no room for an HTTP status or a retry delay, which callers
  * need to decide between retrying, compacting and giving up. So the models entry has its own
  * class, built the same way: data in, `type` to switch on, `toJSON()`, a `Symbol.for` brand.
@@ -86,7 +87,7 @@ export class ModelError extends Error {
     this.type = data.type;
     this.data = { ...data };
     this.provider = data.provider;
-    // Hint: optional fields become own properties only when set, so `toJSON()` and a spread
+    // Optional fields become own properties only when set, so `toJSON()` and a spread
     // of the error agree.
     if ("status" in data && data.status !== undefined) this.status = data.status;
     if ("retryAfterMs" in data && data.retryAfterMs !== undefined) {
@@ -119,6 +120,21 @@ export function isModelError<T extends ModelErrorType>(
 ): value is ModelError & { type: T; data: Extract<ModelErrorData, { type: T }> } {
   if (typeof value !== "object" || value === null || !(BRAND in value)) return false;
   return type === undefined || (value as { type?: unknown }).type === type;
+}
+
+/** Creates the `cancelled` error for an aborted signal; the reason's text is kept unless it is
+ * the generic `AbortError`. */
+export function cancelled(provider: string, reason: unknown): ModelError {
+  const text =
+    typeof reason === "string"
+      ? reason
+      : reason instanceof Error && reason.name !== "AbortError"
+        ? reason.message
+        : undefined;
+  return new ModelError(
+    text ? { type: "cancelled", provider, reason: text } : { type: "cancelled", provider },
+    { cause: reason },
+  );
 }
 
 function describe(data: ModelErrorData): string {

@@ -1,3 +1,4 @@
+import { excerpt, scrub } from "../redaction.ts";
 import { ModelError } from "./model-error.ts";
 
 /** At most this much of an error body is read: enough for any provider's JSON error. */
@@ -5,19 +6,19 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** At most this much of a provider's message goes into an error message. */
 const MAX_MESSAGE_CHARS = 500;
 
-// Hint: wording the providers use for "the prompt does not fit": OpenAI and vLLM ("maximum
+// wording the providers use for "the prompt does not fit": OpenAI and vLLM ("maximum
 // context length"; vLLM also "longer than the maximum model length"), Anthropic ("prompt is
 // too long", "exceed context limit"), llama.cpp ("exceeds the available context size"),
 // Ollama ("input exceeds context length"), LM Studio and others ("context window", "context
 // length"), Gemini's compatible endpoint ("exceeds the maximum number of tokens allowed").
 const CONTEXT_OVERFLOW =
   /context[_ ]length|context (window|size|limit)|maximum context|maximum model length|prompt is too long|too many tokens|input is too long|exceeds the maximum number of tokens/i;
-// Hint: machine-readable codes for the same (OpenAI and its imitators, llama.cpp).
+// machine-readable codes for the same (OpenAI and its imitators, llama.cpp).
 const CONTEXT_OVERFLOW_CODES = new Set(["context_length_exceeded", "exceed_context_size_error"]);
-// Hint: OpenAI answers 429 `insufficient_quota` when the account is out of credit or over its
+// OpenAI answers 429 `insufficient_quota` when the account is out of credit or over its
 // spending limit. Retrying after any delay fails the same way, so it is not a rate limit.
 const EXHAUSTED_QUOTA_CODES = new Set(["insufficient_quota"]);
-// Hint: Anthropic's 529 means "overloaded" even when a proxy replaced the JSON body, so the
+// Anthropic's 529 means "overloaded" even when a proxy replaced the JSON body, so the
 // caller can still tell it from other failures by its code.
 const OVERLOADED_STATUS = 529;
 const OVERLOADED_CODE = "overloaded_error";
@@ -37,33 +38,54 @@ export interface ProviderErrorDetails {
 }
 
 /**
- * Returns the text with every secret replaced by `[redacted]`.
- *
- * @param text Text that may echo a secret (an error body, a URL, a network error).
- * @param secrets The values to hide; empty strings are skipped.
- * @returns The redacted text.
- */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret !== "") out = out.split(secret).join("[redacted]");
-  return out;
-}
-
-/**
- * Returns the delay a response asks for before retrying, from `retry-after-ms` (OpenAI) or
- * `retry-after` (delay in seconds or an HTTP date).
- *
- * @param headers The response headers.
- * @param now The current time in milliseconds since the epoch.
- * @returns The delay in milliseconds (never negative), or `undefined` when absent or invalid.
+ * Returns the delay a response asks for before a retry, in milliseconds (never negative), or
+ * `undefined` when it names none. Read in this order: `retry-after-ms` (OpenAI), `retry-after`
+ * (seconds or an HTTP date), then the rate-limit reset headers: OpenAI's
+ * `x-ratelimit-reset-{requests,tokens}` (durations such as `1s`, `6m0s`, `20ms`) and
+ * Anthropic's `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset` (RFC 3339
+ * times). Of the reset headers, those of an exhausted limit (its `remaining` header is `0`)
+ * decide; without that hint the longest wait does.
  */
 export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
   const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
   if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
   const value = headers.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
-  const date = Date.parse(value);
+  if (value) {
+    if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+    const date = Date.parse(value);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const all: number[] = [];
+  const exhausted: number[] = [];
+  for (const [name, raw] of headers) {
+    const openai = /^x-ratelimit-reset-(.+)$/.exec(name);
+    const anthropic = /^anthropic-ratelimit-(.+)-reset$/.exec(name);
+    const kind = openai?.[1] ?? anthropic?.[1];
+    if (kind === undefined) continue;
+    const wait = openai ? durationMs(raw) : timeUntil(raw, now);
+    if (wait === undefined) continue;
+    all.push(wait);
+    const remaining = openai
+      ? headers.get(`x-ratelimit-remaining-${kind}`)
+      : headers.get(`anthropic-ratelimit-${kind}-remaining`);
+    if (remaining?.trim() === "0") exhausted.push(wait);
+  }
+  const decisive = exhausted.length > 0 ? exhausted : all;
+  return decisive.length > 0 ? Math.max(...decisive) : undefined;
+}
+
+// A Go-style duration as OpenAI sends it: `1h2m3.5s`, `6m0s`, `20ms`.
+function durationMs(text: string): number | undefined {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text.trim()) return undefined;
+  return Math.ceil(
+    parts.reduce((sum, [, n, unit]) => sum + Number(n) * (units[unit ?? ""] ?? 0), 0),
+  );
+}
+
+function timeUntil(text: string, now: number): number | undefined {
+  const date = Date.parse(text.trim());
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
@@ -85,9 +107,9 @@ export function providerError(
   secrets: readonly string[],
 ): ModelError {
   const { status, retryAfterMs: wait } = details;
-  const given = details.code === undefined ? undefined : redact(details.code, secrets);
+  const given = details.code === undefined ? undefined : scrub(details.code, secrets);
   const code = given ?? (status === OVERLOADED_STATUS ? OVERLOADED_CODE : undefined);
-  const message = truncate(redact(details.message || "no error message", secrets));
+  const message = excerpt(details.message || "no error message", secrets, MAX_MESSAGE_CHARS);
   const extra = { ...(code === undefined ? {} : { code }) };
   const exhausted = code !== undefined && EXHAUSTED_QUOTA_CODES.has(code);
   const limited = status === 429 || code === "rate_limit_error" || code === "rate_limit_exceeded";
@@ -158,7 +180,8 @@ export function errorFields(body: string): { code?: string; message: string } {
   return code === undefined ? { message } : { code: code as string, message };
 }
 
-async function readBounded(response: Response): Promise<string> {
+/** Returns at most 64 KiB of a response body as text; a body that breaks midway gives what arrived. */
+export async function readBounded(response: Response): Promise<string> {
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -171,7 +194,7 @@ async function readBounded(response: Response): Promise<string> {
       size += value.byteLength;
     }
   } catch {
-    // Hint: a body that breaks while we read an error is still an error; keep what arrived.
+    // a body that breaks while we read an error is still an error; keep what arrived.
   } finally {
     reader.cancel().catch(() => {});
   }
@@ -182,29 +205,4 @@ async function readBounded(response: Response): Promise<string> {
     offset += chunk.byteLength;
   }
   return new TextDecoder().decode(bytes.subarray(0, MAX_ERROR_BODY_BYTES));
-}
-
-function truncate(text: string): string {
-  return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS)}…`;
-}
-
-/**
- * Returns the values to redact for an adapter: the API key, and the value of any header whose
- * name suggests a credential (`authorization`, `api-key`, `x-goog-api-key`, a token…).
- *
- * @param apiKey The adapter's API key, when it has one.
- * @param headers Extra headers the user passed.
- * @returns The secrets, longest first so a key inside a header value is still hidden whole.
- */
-export function secretValues(
-  apiKey: string | undefined,
-  headers: Record<string, string> | undefined,
-): string[] {
-  const values = apiKey ? [apiKey] : [];
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (/auth|key|token|secret|cookie/i.test(name) && value) {
-      values.push(value, value.replace(/^(Bearer|Basic)\s+/i, ""));
-    }
-  }
-  return [...new Set(values)].filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
 }

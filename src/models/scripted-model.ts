@@ -1,6 +1,5 @@
 import type { FinishReason, Model, ModelEvent, ModelRequest, ModelUsage } from "./model.ts";
-import { ModelError, type ModelErrorData } from "./model-error.ts";
-import { cancelled } from "./provider-stream.ts";
+import { cancelled, ModelError, type ModelErrorData } from "./model-error.ts";
 
 const PROVIDER = "scripted";
 
@@ -22,6 +21,8 @@ export interface ScriptedToolCall {
 export interface ScriptedTurn {
   /** Text, streamed in a few `text_delta`s split at word boundaries. */
   text?: string;
+  /** Thinking, streamed before the text as `reasoning_delta`s and then one `reasoning` block. */
+  reasoning?: string;
   /** Tool calls, emitted after the text; none when the request says `toolChoice: "none"`. */
   toolCalls?: ScriptedToolCall[];
   /** Usage to report; none is reported when absent. */
@@ -64,7 +65,7 @@ export interface ScriptedModel extends Model {
  * Creates a deterministic model for tests and the offline demo. Each `stream` call takes the
  * next turn: its text in a few deltas, its tool calls, its usage, then `finish`.
  *
- * Hint: a list that runs out fails the stream with `ModelError` `invalid_response` rather
+ * A list that runs out fails the stream with `ModelError` `invalid_response` rather
  * than inventing an answer, so a test that loops more often than scripted fails loudly.
  *
  * @example
@@ -89,10 +90,12 @@ export function scriptedModel(
   let callCount = 0;
 
   function eventsOf(turn: ScriptedTurn, calls: readonly ScriptedToolCall[]): ModelEvent[] {
-    const events: ModelEvent[] = textDeltas(turn.text ?? "").map((text) => ({
-      type: "text_delta",
-      text,
-    }));
+    const events: ModelEvent[] = [];
+    if (turn.reasoning) {
+      for (const text of textDeltas(turn.reasoning)) events.push({ type: "reasoning_delta", text });
+      events.push({ type: "reasoning", block: { type: "reasoning", text: turn.reasoning } });
+    }
+    for (const text of textDeltas(turn.text ?? "")) events.push({ type: "text_delta", text });
     for (const call of calls) {
       callCount += 1;
       const id = call.id ?? `call_${callCount}`;
@@ -121,7 +124,7 @@ export function scriptedModel(
   ): ReadableStream<ModelEvent> {
     const { signal } = streamOptions;
     const number = turnCount++;
-    // Hint: a shallow copy, not a deep clone: long runs send hundreds of growing requests, and
+    // A shallow copy, not a deep clone: long runs send hundreds of growing requests, and
     // messages are never mutated once sent, so copying the list is enough to keep what was asked.
     requests.push({ ...request, messages: request.messages.slice(), tools: request.tools.slice() });
     let turn: ScriptedTurn | undefined;
@@ -129,12 +132,12 @@ export function scriptedModel(
     let events: ModelEvent[] = [];
     let next = 0;
     let onAbort: (() => void) | undefined;
-    // Hint: a stalled pull waits on this; abort and cancel release it, so nothing is left over.
+    // A stalled pull waits on this; abort and cancel release it, so nothing is left over.
     let release = () => {};
     const cleanup = () => {
       if (onAbort) signal?.removeEventListener("abort", onAbort);
     };
-    // Hint: the abort listener is added only when the stream waits (on a script's promise, or
+    // The abort listener is added only when the stream waits (on a script's promise, or
     // stalled); otherwise every pull checks the signal itself, and with no chunk read ahead
     // nothing is delivered after an abort, so a plain turn costs no listener.
     const listen = (controller: ReadableStreamDefaultController<ModelEvent>) => {
@@ -147,7 +150,7 @@ export function scriptedModel(
     };
     const load = (answer: ScriptedTurn) => {
       turn = answer;
-      // Hint: like a provider, a scripted model makes no calls when the request forbids
+      // Like a provider, a scripted model makes no calls when the request forbids
       // them, so a test of a tool-less turn sees what a real one would.
       calls = request.toolChoice === "none" ? [] : (answer.toolCalls ?? []);
       events = eventsOf(answer, calls);
@@ -156,7 +159,7 @@ export function scriptedModel(
     return new ReadableStream<ModelEvent>(
       {
         start(controller) {
-          // Hint: failures error the stream rather than throw, so `stream()` itself never throws.
+          // Failures error the stream rather than throw, so `stream()` itself never throws.
           try {
             if (signal?.aborted) throw cancelled(PROVIDER, signal.reason);
             const answer = turnFor(request, number);
@@ -197,7 +200,7 @@ export function scriptedModel(
           release();
         },
       },
-      // Hint: no chunk is read ahead, so a pull (and its abort check) happens on every read.
+      // No chunk is read ahead, so a pull (and its abort check) happens on every read.
       { highWaterMark: 0 },
     );
   }
@@ -212,7 +215,7 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
-// Hint: every stream gets its own copy, so a caller that edits the arguments cannot change the
+// Every stream gets its own copy, so a caller that edits the arguments cannot change the
 // script; a flat object of primitives (the usual case) is copied by hand, because
 // `structuredClone` was the costliest step of a scripted turn in profiles.
 function copyArguments(value: unknown): unknown {

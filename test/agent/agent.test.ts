@@ -409,7 +409,12 @@ describe("a run", () => {
           hang: call.signal,
         });
       });
-      const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+      const model = openAICompatible({
+        baseURL: "http://x/v1",
+        model: "m",
+        fetch: fake.fetch,
+        retry: false,
+      });
       const run = new Agent({ model, tools: [echo] }).run("go", { signal: controller.signal });
       const events: AgentEvent[] = [];
       for await (const event of run) {
@@ -452,7 +457,12 @@ describe("a run", () => {
           return sseResponse([...frames, "[DONE]"]);
         });
         const signal = new AbortController().signal;
-        const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+        const model = openAICompatible({
+          baseURL: "http://x/v1",
+          model: "m",
+          fetch: fake.fetch,
+          retry: false,
+        });
         const agent = new Agent({
           model,
           tools: [echo, write, slowAsk(asked)],
@@ -478,6 +488,7 @@ describe("a run", () => {
         apiKey: KEY,
         model: "m",
         fetch: fake.fetch,
+        retry: false,
       });
       const run = new Agent({ model, tools: [echo] }).run("go");
       const events: AgentEvent[] = [];
@@ -552,7 +563,12 @@ describe("a run", () => {
       );
       expect(isModelError(failed.error, "rate_limit") && failed.error.retryAfterMs).toBe(250);
       const fake = createFakeFetch(() => sseResponse([openAIText("hello"), finishChunk, "[DONE]"]));
-      const model = openAICompatible({ baseURL: "http://x/v1", model: "m", fetch: fake.fetch });
+      const model = openAICompatible({
+        baseURL: "http://x/v1",
+        model: "m",
+        fetch: fake.fetch,
+        retry: false,
+      });
       const saved = JSON.parse(JSON.stringify(failed.conversation));
       const retried = await new Agent({ model }).run("", { conversation: saved }).result;
       expect(retried).toMatchObject({ stop: "done", text: "hello" });

@@ -391,7 +391,7 @@ describe("the capability interlock", () => {
       const model = scriptedModel([{ text: "nice" }]);
       const agent = new Agent({ model });
       const result = await agent.run([
-        { role: "user", content: [{ type: "image", mediaType: "image/png", data: "AA==" }] },
+        { role: "user", content: [{ type: "image", mimeType: "image/png", data: "AA==" }] },
       ]).result;
       expect(result.conversation.taint.private).toBe(true);
     });

@@ -154,7 +154,7 @@ describe("checking and copying input", () => {
     test("accepts text and well-formed messages of every block kind", () => {
       expect(checkInput("")).toBe("");
       const messages: Message[] = [
-        { role: "user", content: [{ type: "image", mediaType: "image/png", data: "AA" }] },
+        { role: "user", content: [{ type: "image", mimeType: "image/png", data: "AA" }] },
         { role: "assistant", content: [{ type: "tool_use", id: "a", name: "t", input: {} }] },
         {
           role: "user",

@@ -25,6 +25,7 @@ const ORDER = [
   "mcp",
   "web",
   "models",
+  "ai-sdk",
   "compaction",
   "agent",
   "node",

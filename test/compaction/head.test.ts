@@ -49,7 +49,7 @@ describe("rebuildHead", () => {
       role: "user",
       content: [
         { type: "text", text: "task" },
-        { type: "image", mediaType: "image/png", data: "AA==" },
+        { type: "image", mimeType: "image/png", data: "AA==" },
         { type: "text", text: `${SUMMARY_MARKER}\nold` },
         { type: "text", text: `${CARRIED_STATE_HEADER}\n## todo\nold state` },
       ],
@@ -58,7 +58,7 @@ describe("rebuildHead", () => {
     const next = rebuildHead(head, "new", [{ label: "todo", body: "new state" }], false);
     expect(next.content).toEqual([
       { type: "text", text: "task" },
-      { type: "image", mediaType: "image/png", data: "AA==" },
+      { type: "image", mimeType: "image/png", data: "AA==" },
       { type: "text", text: `${SUMMARY_MARKER}\nold` },
       { type: "text", text: `${SUMMARY_MARKER}\nnew` },
       { type: "text", text: `${CARRIED_STATE_HEADER}\n## todo\nnew state` },

@@ -23,11 +23,11 @@ describe("transcriptBytes", () => {
     const withImage: Message[] = [
       {
         role: "user",
-        content: [{ type: "image", mediaType: "image/png", data: "A".repeat(10_000) }],
+        content: [{ type: "image", mimeType: "image/png", data: "A".repeat(10_000) }],
       },
     ];
     const withoutPayload: Message[] = [
-      { role: "user", content: [{ type: "image", mediaType: "image/png", data: "" }] },
+      { role: "user", content: [{ type: "image", mimeType: "image/png", data: "" }] },
     ];
     expect(transcriptBytes(withImage)).toBe(transcriptBytes(withoutPayload));
   });
@@ -114,7 +114,7 @@ describe("createPressureTracker", () => {
 describe("estimateTokens", () => {
   const image = (data: string): Message => ({
     role: "user",
-    content: [{ type: "image", mediaType: "image/png", data }],
+    content: [{ type: "image", mimeType: "image/png", data }],
   });
 
   test("counts about four characters of English text per token", () => {

@@ -32,7 +32,7 @@ describe("renderTranscript", () => {
 
   test("renders images as a placeholder and non-text result items as text", () => {
     const messages: Message[] = [
-      { role: "user", content: [{ type: "image", mediaType: "image/png", data: "AAAA" }] },
+      { role: "user", content: [{ type: "image", mimeType: "image/png", data: "AAAA" }] },
       {
         role: "user",
         content: [

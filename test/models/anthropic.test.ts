@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { anthropic } from "../../src/models/anthropic.ts";
+import {
+  anthropic,
+  anthropicBody,
+  anthropicDecoder,
+  anthropicMessage,
+} from "../../src/models/anthropic.ts";
 import type { Message } from "../../src/models/message.ts";
 import type { ModelEvent, ModelRequest } from "../../src/models/model.ts";
 import { isModelError } from "../../src/models/model-error.ts";
@@ -32,6 +37,7 @@ async function serve(handler: (exchange: ReplayExchange) => Promise<void> | void
     apiKey: KEY,
     model: "claude-test",
     contextWindow: 200_000,
+    retry: false,
   });
 }
 
@@ -136,7 +142,7 @@ describe("anthropic", () => {
         role: "user",
         content: [
           { type: "text", text: "look" },
-          { type: "image", mediaType: "image/png", data: "AAAA" },
+          { type: "image", mimeType: "image/png", data: "AAAA" },
         ],
       },
       {
@@ -288,7 +294,7 @@ describe("anthropic", () => {
 
   test("gives a 529 whose body is not Anthropic's JSON the overloaded_error code", async () => {
     const model = await serve(async (exchange) => {
-      // Hint: a proxy in front of the API may replace the JSON body with its own page.
+      // A proxy in front of the API may replace the JSON body with its own page.
       exchange.head(529, { "content-type": "text/html" });
       await exchange.write("<html><body>Overloaded</body></html>");
       exchange.end();
@@ -354,5 +360,189 @@ describe("anthropic", () => {
     );
     expect(error).toMatchObject({ type: "cancelled", data: { reason: "user pressed stop" } });
     await gone;
+  });
+});
+
+function run(events: { type: string; [key: string]: unknown }[], end = false) {
+  const decoder = anthropicDecoder([]);
+  const out: ModelEvent[] = [];
+  const emit = (e: ModelEvent) => out.push(e);
+  for (const event of events)
+    decoder.event({ event: event.type, data: JSON.stringify(event), id: "" }, emit);
+  if (end) decoder.end(emit);
+  return out;
+}
+
+const stop = (reason: string) => [
+  { type: "message_delta", delta: { stop_reason: reason }, usage: { output_tokens: 2 } },
+  { type: "message_stop" },
+];
+
+describe("anthropicDecoder", () => {
+  test("maps stop reasons", () => {
+    expect(run(stop("end_turn")).at(-1)).toEqual({ type: "finish", reason: "stop" });
+    expect(run(stop("max_tokens")).at(-1)).toEqual({ type: "finish", reason: "length" });
+    expect(run(stop("refusal")).at(-1)).toEqual({ type: "finish", reason: "refusal" });
+    expect(run(stop("tool_use")).at(-1)).toEqual({ type: "finish", reason: "tool_calls" });
+  });
+
+  test("streams thinking as reasoning and keeps the whole block with its signature; skips pings and unknown events", () => {
+    const out = run([
+      { type: "message_start", message: { usage: { input_tokens: 3, output_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hmm" } },
+      { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "s" } },
+      { type: "content_block_stop", index: 0 },
+      { type: "ping" },
+      { type: "brand_new_event" },
+      { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "ok" } },
+      ...stop("end_turn"),
+    ]);
+    expect(out).toEqual([
+      { type: "reasoning_delta", text: "hmm" },
+      { type: "reasoning", block: { type: "reasoning", text: "hmm", signature: "s" } },
+      { type: "text_delta", text: "ok" },
+      { type: "usage", inputTokens: 3, outputTokens: 2 },
+      { type: "finish", reason: "stop" },
+    ]);
+  });
+
+  test("uses the event name when the data has no type, and finishes at the end of the body after a stop reason", () => {
+    const decoder = anthropicDecoder([]);
+    const out: ModelEvent[] = [];
+    const emit = (e: ModelEvent) => out.push(e);
+    decoder.event(
+      { event: "message_delta", data: '{"delta":{"stop_reason":"end_turn"}}', id: "" },
+      emit,
+    );
+    decoder.end(emit);
+    expect(out).toEqual([{ type: "finish", reason: "stop" }]);
+  });
+
+  test("passes invalid tool JSON on as the raw string", () => {
+    const out = run([
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "t", name: "f", input: {} },
+      },
+      {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '{"a":' },
+      },
+      { type: "content_block_stop", index: 0 },
+    ]);
+    expect(out).toEqual([{ type: "tool_call", id: "t", name: "f", arguments: '{"a":' }]);
+  });
+
+  test("redacts secrets from the excerpt of an event that is not JSON", () => {
+    const decoder = anthropicDecoder(["sk-ant"]);
+    expect(() => decoder.event({ event: "ping", data: "key sk-ant {", id: "" }, () => {})).toThrow(
+      "event ping is not JSON: key [redacted] {",
+    );
+  });
+});
+
+describe("anthropicMessage", () => {
+  test("sends arguments kept as raw text as an empty input object", () => {
+    expect(
+      anthropicMessage({
+        role: "assistant",
+        content: [{ type: "tool_use", id: "t", name: "f", input: "{bad" }],
+      }),
+    ).toEqual({
+      role: "assistant",
+      content: [{ type: "tool_use", id: "t", name: "f", input: {} }],
+    });
+  });
+
+  test("renders non-image tool content as text, drops empty text and omits empty result content", () => {
+    expect(
+      anthropicMessage({
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            toolUseId: "a",
+            content: [
+              { type: "json", value: [1] },
+              { type: "text", text: "" },
+            ],
+            isError: false,
+          },
+          { type: "tool_result", toolUseId: "b", content: [], isError: false },
+        ],
+      }),
+    ).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "a", content: [{ type: "text", text: "[1]" }] },
+        { type: "tool_result", tool_use_id: "b" },
+      ],
+    });
+  });
+
+  test("puts a placeholder in a message left without content", () => {
+    expect(anthropicMessage({ role: "assistant", content: [{ type: "text", text: " " }] })).toEqual(
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "(empty)" }],
+      },
+    );
+  });
+});
+
+describe("anthropicBody", () => {
+  test("always sets max_tokens, the request's bound winning over the adapter's", () => {
+    expect(anthropicBody({ messages: [], tools: [] }, {}, { model: "m" })).toEqual({
+      model: "m",
+      max_tokens: 4096,
+      messages: [],
+      stream: true,
+    });
+    expect(
+      anthropicBody({ messages: [], tools: [] }, {}, { model: "m", maxTokens: 100 }).max_tokens,
+    ).toBe(100);
+    expect(
+      anthropicBody({ messages: [], tools: [], maxTokens: 9 }, {}, { model: "m", maxTokens: 100 })
+        .max_tokens,
+    ).toBe(9);
+  });
+
+  test("forbids tool calls with tool_choice none, sending the tools the transcript refers to", () => {
+    const tools = [{ name: "echo", inputSchema: { type: "object" } }];
+    const body = anthropicBody({ messages: [], tools, toolChoice: "none" }, {}, { model: "m" });
+    expect(body.tool_choice).toEqual({ type: "none" });
+    expect(body.tools).toEqual([{ name: "echo", input_schema: { type: "object" } }]);
+    expect(
+      anthropicBody({ messages: [], tools, toolChoice: "auto" }, {}, { model: "m", maxTokens: 1 }),
+    ).not.toHaveProperty("tool_choice");
+    expect(
+      anthropicBody(
+        { messages: [], tools: [], toolChoice: "none" },
+        {},
+        { model: "m", maxTokens: 1 },
+      ),
+    ).not.toHaveProperty("tool_choice");
+  });
+
+  test("trims trailing whitespace off a final assistant message, which the API rejects", () => {
+    const partial = {
+      role: "assistant" as const,
+      content: [{ type: "text" as const, text: "Half an \n" }],
+    };
+    const user = { role: "user" as const, content: [{ type: "text" as const, text: "go " }] };
+    const body = anthropicBody({ messages: [user, partial], tools: [] }, {}, { model: "m" });
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "go " }] },
+      { role: "assistant", content: [{ type: "text", text: "Half an" }] },
+    ]);
+    expect(partial.content[0]?.text).toBe("Half an \n");
+    const earlier = anthropicBody({ messages: [partial, user], tools: [] }, {}, { model: "m" });
+    expect((earlier.messages as { content: { text: string }[] }[])[0]?.content[0]?.text).toBe(
+      "Half an \n",
+    );
   });
 });

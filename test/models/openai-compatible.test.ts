@@ -2,7 +2,12 @@ import { afterEach, describe, expect, test } from "vitest";
 import type { Message } from "../../src/models/message.ts";
 import type { ModelEvent, ModelRequest } from "../../src/models/model.ts";
 import { isModelError } from "../../src/models/model-error.ts";
-import { openAICompatible } from "../../src/models/openai-compatible.ts";
+import {
+  openAIBody,
+  openAICompatible,
+  openAIDecoder,
+  openAIMessages,
+} from "../../src/models/openai-compatible.ts";
 import { collect, textOf } from "../support/model-collect.ts";
 import {
   type ReplayExchange,
@@ -25,7 +30,12 @@ afterEach(async () => {
 
 async function serve(handler: (exchange: ReplayExchange) => Promise<void> | void) {
   server = await startReplayServer(handler);
-  return openAICompatible({ baseURL: `${server.url}/v1/`, apiKey: KEY, model: "gpt-test" });
+  return openAICompatible({
+    baseURL: `${server.url}/v1/`,
+    apiKey: KEY,
+    model: "gpt-test",
+    retry: false,
+  });
 }
 
 function chunk(delta: object, finish: string | null = null) {
@@ -63,7 +73,7 @@ describe("openAICompatible", () => {
     const cuts = [insideChar(text, "ü"), insideChar(text, "☕"), insideChar(text, "🎉") + 1];
     const pieces = cutAt(utf8(text), cuts).flatMap((piece) => cutEvery(piece, 7));
     const model = await serve((exchange) => replaySse(exchange, pieces));
-    // Hint: record what the client's body delivered, to prove the cuts arrived as cut.
+    // Record what the client's body delivered, to prove the cuts arrived as cut.
     const received: number[] = [];
     const recording = openAICompatible({
       baseURL: `${server?.url}/v1`,
@@ -114,7 +124,7 @@ describe("openAICompatible", () => {
         ],
       }),
     ];
-    // Hint: fragments of 3 characters, alternating between the two calls.
+    // Fragments of 3 characters, alternating between the two calls.
     for (let i = 0; i < Math.max(args0.length, args1.length); i += 3) {
       if (i < args0.length)
         frames.push(
@@ -167,7 +177,7 @@ describe("openAICompatible", () => {
         role: "user",
         content: [
           { type: "text", text: "look" },
-          { type: "image", mediaType: "image/png", data: "AAAA" },
+          { type: "image", mimeType: "image/png", data: "AAAA" },
         ],
       },
       {
@@ -427,5 +437,218 @@ describe("openAICompatible", () => {
     expect(isModelError(error, "cancelled")).toBe(true);
     expect(error).toMatchObject({ data: { reason: "stop" } });
     expect(server?.requests).toEqual([]);
+  });
+});
+
+function run(chunks: unknown[], done = true): { events: ModelEvent[]; error?: unknown } {
+  const decoder = openAIDecoder(["sk-x"]);
+  const events: ModelEvent[] = [];
+  const emit = (e: ModelEvent) => events.push(e);
+  try {
+    for (const chunk of chunks)
+      decoder.event({ event: "message", data: JSON.stringify(chunk), id: "" }, emit);
+    if (done) decoder.event({ event: "message", data: "[DONE]", id: "" }, emit);
+    else decoder.end(emit);
+    return { events };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+const choice = (delta: object, finish_reason: string | null = null) => ({
+  choices: [{ index: 0, delta, finish_reason }],
+});
+
+describe("openAIDecoder", () => {
+  test("numbers calls without an id and accepts arguments sent as one object", () => {
+    const { events } = run([
+      choice({
+        tool_calls: [
+          { index: 0, function: { name: "a", arguments: { x: 1 } } },
+          { index: 1, function: { name: "b" } },
+        ],
+      }),
+      choice({}, "tool_calls"),
+    ]);
+    expect(events).toEqual([
+      { type: "tool_call", id: "call_1", name: "a", arguments: { x: 1 } },
+      { type: "tool_call", id: "call_2", name: "b", arguments: {} },
+      { type: "finish", reason: "tool_calls" },
+    ]);
+  });
+
+  test("reports tool_calls when a server says stop after calling tools", () => {
+    const { events } = run([
+      choice(
+        { tool_calls: [{ index: 0, id: "c", function: { name: "a", arguments: "{}" } }] },
+        "stop",
+      ),
+    ]);
+    expect(events.at(-1)).toEqual({ type: "finish", reason: "tool_calls" });
+  });
+
+  test("maps length and content_filter", () => {
+    expect(run([choice({ content: "a" }, "length")]).events.at(-1)).toEqual({
+      type: "finish",
+      reason: "length",
+    });
+    expect(run([choice({}, "content_filter")]).events.at(-1)).toEqual({
+      type: "finish",
+      reason: "content_filter",
+    });
+  });
+
+  test("accepts a body that ends after the finish reason without [DONE]", () => {
+    const { events, error } = run(
+      [
+        choice({ content: "hi" }, "stop"),
+        { choices: [], usage: { prompt_tokens: 1, completion_tokens: 2 } },
+      ],
+      false,
+    );
+    expect(error).toBeUndefined();
+    expect(events).toEqual([
+      { type: "text_delta", text: "hi" },
+      { type: "usage", inputTokens: 1, outputTokens: 2 },
+      { type: "finish", reason: "stop" },
+    ]);
+  });
+
+  test("fails with invalid_response for a chunk that is not JSON or a call without a name", () => {
+    const decoder = openAIDecoder([]);
+    expect(() => decoder.event({ event: "message", data: "{oops", id: "" }, () => {})).toThrow(
+      /not JSON/,
+    );
+    const { error } = run([
+      choice({ tool_calls: [{ index: 0, id: "c", function: { arguments: "{}" } }] }, "tool_calls"),
+    ]);
+    expect(isModelError(error, "invalid_response")).toBe(true);
+  });
+
+  test("redacts secrets from error chunks", () => {
+    const { error } = run([{ error: { message: "bad key sk-x", type: "auth" } }]);
+    expect((error as Error).message).not.toContain("sk-x");
+  });
+
+  test("redacts secrets from the excerpt of a chunk that is not JSON", () => {
+    const decoder = openAIDecoder(["sk-x"]);
+    expect(() =>
+      decoder.event({ event: "message", data: "echo: key sk-x {", id: "" }, () => {}),
+    ).toThrow("chunk is not JSON: echo: key [redacted] {");
+  });
+});
+
+describe("openAIMessages", () => {
+  test("sends tool results as tool messages, then a user message with tool images and the user's text", () => {
+    const messages = openAIMessages({
+      tools: [],
+      messages: [
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "a", name: "shot", input: "{bad" }],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              toolUseId: "a",
+              content: [
+                { type: "image", mimeType: "image/png", data: "P" },
+                { type: "text", text: "ok" },
+              ],
+              isError: false,
+            },
+            { type: "text", text: "now what?" },
+          ],
+        },
+      ],
+    });
+    expect(messages).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "a", type: "function", function: { name: "shot", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "a", content: "ok" },
+      {
+        role: "user",
+        content: [
+          { type: "image_url", image_url: { url: "data:image/png;base64,P" } },
+          { type: "text", text: "now what?" },
+        ],
+      },
+    ]);
+  });
+
+  test("sends plain text as a string and an empty assistant turn as empty text", () => {
+    expect(
+      openAIMessages({
+        tools: [],
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "a" },
+              { type: "text", text: "b" },
+            ],
+          },
+          { role: "assistant", content: [] },
+        ],
+      }),
+    ).toEqual([
+      { role: "user", content: "a\nb" },
+      { role: "assistant", content: "" },
+    ]);
+  });
+});
+
+describe("openAIBody", () => {
+  test("leaves out empty tools and max_tokens unless set, the request's bound winning", () => {
+    const body = openAIBody({ messages: [], tools: [] }, {}, "m", {
+      field: "max_tokens",
+      maxTokens: undefined,
+    });
+    expect(body).toEqual({
+      model: "m",
+      messages: [],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(
+      openAIBody({ messages: [], tools: [] }, {}, "m", { field: "max_tokens", maxTokens: 100 })
+        .max_tokens,
+    ).toBe(100);
+    expect(
+      openAIBody({ messages: [], tools: [], maxTokens: 7 }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: 100,
+      }).max_tokens,
+    ).toBe(7);
+  });
+
+  test("sends tool_choice none with the tools, and nothing for auto or without tools", () => {
+    const tools = [{ name: "echo", inputSchema: { type: "object" } }];
+    expect(
+      openAIBody({ messages: [], tools, toolChoice: "none" }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: undefined,
+      }),
+    ).toMatchObject({
+      tool_choice: "none",
+      tools: [{ type: "function", function: { name: "echo" } }],
+    });
+    expect(
+      openAIBody({ messages: [], tools, toolChoice: "auto" }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: undefined,
+      }),
+    ).not.toHaveProperty("tool_choice");
+    expect(
+      openAIBody({ messages: [], tools: [], toolChoice: "none" }, {}, "m", {
+        field: "max_tokens",
+        maxTokens: undefined,
+      }),
+    ).not.toHaveProperty("tool_choice");
   });
 });

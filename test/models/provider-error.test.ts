@@ -3,26 +3,9 @@ import { isModelError } from "../../src/models/model-error.ts";
 import {
   errorFields,
   providerError,
-  redact,
   responseError,
   retryAfterMs,
-  secretValues,
 } from "../../src/models/provider-error.ts";
-
-describe("redact", () => {
-  test("replaces every occurrence of every secret and skips empty ones", () => {
-    expect(redact("k=abc and abc again", ["abc", ""])).toBe("k=[redacted] and [redacted] again");
-  });
-});
-
-describe("secretValues", () => {
-  test("collects the key and credential-like header values, longest first", () => {
-    expect(
-      secretValues("key1", { Authorization: "Bearer tok2", "X-Trace": "t", "api-key": "k3" }),
-    ).toEqual(["Bearer tok2", "key1", "tok2", "k3"]);
-    expect(secretValues(undefined, undefined)).toEqual([]);
-  });
-});
 
 describe("retryAfterMs", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");

@@ -190,4 +190,21 @@ describe("textDeltas", () => {
     expect(textDeltas("a b c d e f g")).toEqual(["a b c ", "d e f ", "g"]);
     expect(textDeltas("  lead and\ntrail ").join("")).toBe("  lead and\ntrail ");
   });
+
+  test("streams scripted reasoning before the text, then the whole block", async () => {
+    const model = scriptedModel([{ reasoning: "first think", text: "then answer" }]);
+    const { events } = await collect(model.stream({ messages: [], tools: [] }));
+    expect(events.map((e) => e.type)).toEqual([
+      "reasoning_delta",
+      "reasoning_delta",
+      "reasoning",
+      "text_delta",
+      "text_delta",
+      "finish",
+    ]);
+    expect(events[2]).toEqual({
+      type: "reasoning",
+      block: { type: "reasoning", text: "first think" },
+    });
+  });
 });

@@ -72,7 +72,7 @@ const title = (block: Block) => `"${block.heading}" block ${block.index}`;
  */
 function localise(code: string, runtime: "node" | "workerd" = "node"): string {
   return code.replace(
-    /from "(toolwire(?:\/[a-z]+)?|cloudflare:workers)"/g,
+    /from "(toolwire(?:\/[a-z-]+)?|cloudflare:workers)"/g,
     (match, entry: string) => {
       if (entry === "cloudflare:workers") {
         return runtime === "node" ? `from "./cloudflare-workers.ts"` : match;

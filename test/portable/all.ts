@@ -10,6 +10,7 @@ import type { PortableCase } from "./harness.ts";
 import { cases as mcpClient } from "./mcp-client.cases.ts";
 import { cases as mcpRoundTrip } from "./mcp-round-trip.cases.ts";
 import { cases as mcpServer } from "./mcp-server.cases.ts";
+import { cases as models } from "./models.cases.ts";
 import { cases as smoke } from "./smoke.cases.ts";
 import { cases as web } from "./web.cases.ts";
 
@@ -18,6 +19,7 @@ export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "core.cases.ts", cases: core },
   { file: "mcp-server.cases.ts", cases: mcpServer },
   { file: "mcp-client.cases.ts", cases: mcpClient },
+  { file: "models.cases.ts", cases: models },
   { file: "agent.cases.ts", cases: agent },
   { file: "compaction.cases.ts", cases: compaction },
   { file: "mcp-round-trip.cases.ts", cases: mcpRoundTrip },

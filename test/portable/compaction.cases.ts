@@ -214,7 +214,7 @@ export const cases: PortableCase[] = [
       const text: Message[] = [{ role: "user", content: [{ type: "text", text: "é😀" }] }];
       assertEqual(transcriptBytes(text), new TextEncoder().encode(JSON.stringify(text)).length);
       const image = (data: string): Message[] => [
-        { role: "user", content: [{ type: "image", mediaType: "image/png", data }] },
+        { role: "user", content: [{ type: "image", mimeType: "image/png", data }] },
       ];
       assertEqual(transcriptBytes(image("A".repeat(5000))), transcriptBytes(image("")));
     },

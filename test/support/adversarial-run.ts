@@ -28,6 +28,8 @@ import { type CountingSignal, createCountingSignal } from "./counting-signal.ts"
 const EVENT_TYPES = Object.keys({
   turn_start: true,
   text_delta: true,
+  reasoning_delta: true,
+  model_retry: true,
   usage: true,
   tool_call: true,
   approval_requested: true,

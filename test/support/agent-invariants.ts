@@ -14,6 +14,9 @@ const STOP_CAUSES = Object.keys({
   loop: true,
   compaction_stalled: true,
   no_output: true,
+  length: true,
+  content_filter: true,
+  refusal: true,
   error: true,
 } satisfies Record<StopCause, true>);
 

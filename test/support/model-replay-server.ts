@@ -1,7 +1,7 @@
 // A local HTTP server (127.0.0.1, a free port) that replays model providers' wire formats
 // byte-exactly, for the adapter tests. Node only: the tests that use it run in the node project.
 //
-// Hint: `node:http` is loaded with a dynamic import and typed by the small slice declared
+// `node:http` is loaded with a dynamic import and typed by the small slice declared
 // below, because the root tsconfig has no Node types (so `src/` cannot lean on Node globals).
 
 interface NodeRequest {

@@ -1,0 +1,12 @@
+/**
+ * The AI SDK bridge: `aiSdkModel(languageModel)` runs any AI SDK provider model (the
+ * `LanguageModelV3` spec of `@ai-sdk/provider`) as a toolwire `Model`, and
+ * `aiSdkTools(toolset)` hands a toolwire `Toolset` to `generateText` / `streamText`. The AI
+ * SDK is an optional peer: this entry imports none of it, and its declarations name none of its
+ * types.
+ *
+ * @module
+ */
+
+export { type AiSdkLanguageModel, type AiSdkModelOptions, aiSdkModel } from "./ai-sdk-model.ts";
+export { type AiSdkTool, type AiSdkToolsOptions, aiSdkTools } from "./ai-sdk-tools.ts";

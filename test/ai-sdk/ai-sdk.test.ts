@@ -1,0 +1,319 @@
+// The AI SDK bridge against real AI SDK provider packages pointed at the local replay server,
+// and `generateText` with the AI SDK's mock model (docs/design.md, "Models", the AI SDK bridge).
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import * as v from "valibot";
+import { afterEach, describe, expect, test } from "vitest";
+import { Agent } from "../../src/agent/agent.ts";
+import { aiSdkModel } from "../../src/ai-sdk/ai-sdk-model.ts";
+import { aiSdkTools } from "../../src/ai-sdk/ai-sdk-tools.ts";
+import { defineTool } from "../../src/local/define-tool.ts";
+import type { ModelRequest } from "../../src/models/model.ts";
+import { isModelError } from "../../src/models/model-error.ts";
+import { Toolset } from "../../src/toolset/toolset.ts";
+import { collect } from "../support/model-collect.ts";
+import {
+  type ReplayExchange,
+  type ReplayServer,
+  replayError,
+  replaySse,
+  startReplayServer,
+} from "../support/model-replay-server.ts";
+import { cutEvery, sseFrame, utf8 } from "../support/sse-wire.ts";
+
+let server: ReplayServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const add = defineTool({
+  name: "add",
+  description: "Adds two numbers",
+  readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }),
+  call: ({ a, b }) => String(a + b),
+});
+
+const chat = (delta: object, finish: string | null = null, extra: object = {}) =>
+  sseFrame({
+    id: "c1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "m",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...extra,
+  });
+const done = "data: [DONE]\n\n";
+
+function compatible(url: string) {
+  return createOpenAICompatible({ name: "local", baseURL: `${url}/v1`, includeUsage: true })("m");
+}
+
+const request: ModelRequest = {
+  messages: [{ role: "user", content: [{ type: "text", text: "2+3?" }] }],
+  tools: [{ name: "add", inputSchema: { type: "object" } }],
+};
+
+describe("aiSdkModel over @ai-sdk/openai-compatible", () => {
+  test("an agent run streams reasoning and text, calls the tool and reports usage, cut into 3-byte slices", async () => {
+    const turns = [
+      chat({ role: "assistant", reasoning_content: "use add" }) +
+        chat({
+          tool_calls: [
+            {
+              index: 0,
+              id: "call_1",
+              type: "function",
+              function: { name: "add", arguments: '{"a":2,' },
+            },
+          ],
+        }) +
+        chat({ tool_calls: [{ index: 0, function: { arguments: '"b":3}' } }] }) +
+        chat({}, "tool_calls", { usage: { prompt_tokens: 10, completion_tokens: 5 } }) +
+        done,
+      chat({ content: "It is " }) +
+        chat({ content: "5." }, "stop", { usage: { prompt_tokens: 20, completion_tokens: 2 } }) +
+        done,
+    ];
+    let turn = 0;
+    server = await startReplayServer(
+      (exchange) => replaySse(exchange, cutEvery(utf8(turns[turn++] ?? done), 3)),
+      0,
+    );
+    const run = new Agent({ model: aiSdkModel(compatible(server.url)), tools: [add] }).run("2+3?");
+    const kinds: string[] = [];
+    for await (const event of run) kinds.push(event.type);
+    const result = await run.result;
+    expect(result).toMatchObject({ text: "It is 5.", stop: "done", finishReason: "stop" });
+    expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: 7 });
+    expect(kinds).toContain("reasoning_delta");
+    const second = server.requests[1]?.body as { messages: { role: string; content?: unknown }[] };
+    expect(second.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(second.messages[2]).toMatchObject({
+      role: "tool",
+      tool_call_id: "call_1",
+      content: "5",
+    });
+  });
+
+  test("a 429 becomes rate_limit with the response's retry hint", async () => {
+    server = await startReplayServer((exchange) =>
+      replayError(exchange, 429, { error: { message: "slow down" } }, { "retry-after": "7" }),
+    );
+    const model = createOpenAICompatible({ name: "local", baseURL: `${server.url}/v1` })("m");
+    const { error } = await collect(aiSdkModel(model).stream(request));
+    expect(isModelError(error, "rate_limit")).toBe(true);
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 7000 });
+  });
+
+  test("aborting mid-stream cancels the request: the server sees the client leave", async () => {
+    let gone: Promise<void> | undefined;
+    server = await startReplayServer(async (exchange: ReplayExchange) => {
+      gone = exchange.clientGone;
+      exchange.head(200, { "content-type": "text/event-stream" });
+      await exchange.write(chat({ content: "Hello" }));
+    });
+    const controller = new AbortController();
+    const reader = aiSdkModel(compatible(server.url))
+      .stream(request, { signal: controller.signal })
+      .getReader();
+    expect((await reader.read()).value).toEqual({ type: "text_delta", text: "Hello" });
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ type: "cancelled" });
+    await gone;
+  });
+});
+
+describe("aiSdkModel over @ai-sdk/anthropic", () => {
+  const ev = (data: { type: string } & Record<string, unknown>) => sseFrame(data, data.type);
+
+  test("thinking streams as reasoning, and its signature goes back on the next request", async () => {
+    const body =
+      ev({
+        type: "message_start",
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "claude-test",
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 9, output_tokens: 1 },
+        },
+      }) +
+      ev({
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "thinking", thinking: "" },
+      }) +
+      ev({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "thinking_delta", thinking: "Add them." },
+      }) +
+      ev({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "signature_delta", signature: "SIG==" },
+      }) +
+      ev({ type: "content_block_stop", index: 0 }) +
+      ev({
+        type: "content_block_start",
+        index: 1,
+        content_block: { type: "tool_use", id: "toolu_1", name: "add", input: {} },
+      }) +
+      ev({
+        type: "content_block_delta",
+        index: 1,
+        delta: { type: "input_json_delta", partial_json: '{"a":2,"b":3}' },
+      }) +
+      ev({ type: "content_block_stop", index: 1 }) +
+      ev({
+        type: "message_delta",
+        delta: { stop_reason: "tool_use" },
+        usage: { output_tokens: 12 },
+      }) +
+      ev({ type: "message_stop" });
+    const answer =
+      ev({
+        type: "message_start",
+        message: {
+          id: "msg_2",
+          type: "message",
+          role: "assistant",
+          model: "claude-test",
+          content: [],
+          usage: { input_tokens: 20, output_tokens: 1 },
+        },
+      }) +
+      ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }) +
+      ev({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "5" } }) +
+      ev({ type: "content_block_stop", index: 0 }) +
+      ev({
+        type: "message_delta",
+        delta: { stop_reason: "end_turn" },
+        usage: { output_tokens: 2 },
+      }) +
+      ev({ type: "message_stop" });
+    const bodies = [body, answer];
+    let n = 0;
+    server = await startReplayServer((exchange) =>
+      replaySse(exchange, [utf8(bodies[n++] ?? answer)]),
+    );
+    const model = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: "sk-ant-test" })(
+      "claude-test",
+    );
+    const result = await new Agent({ model: aiSdkModel(model), tools: [add] }).run("2+3?").result;
+    expect(result).toMatchObject({ text: "5", stop: "done" });
+    const assistant = result.conversation.messages[1];
+    expect(assistant?.content[0]).toMatchObject({
+      type: "reasoning",
+      text: "Add them.",
+      providerMetadata: { anthropic: { signature: "SIG==" } },
+    });
+    const sent = server.requests[1]?.body as { messages: { role: string; content: unknown[] }[] };
+    expect(sent.messages[1]?.content[0]).toEqual({
+      type: "thinking",
+      thinking: "Add them.",
+      signature: "SIG==",
+    });
+  });
+});
+
+describe("aiSdkTools with generateText", () => {
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 1, text: 1, reasoning: undefined },
+  };
+  const toolCallTurn = (toolName: string, input: object) => ({
+    content: [
+      { type: "tool-call" as const, toolCallId: "t1", toolName, input: JSON.stringify(input) },
+    ],
+    finishReason: { unified: "tool-calls" as const, raw: undefined },
+    usage,
+    warnings: [],
+  });
+  const textTurn = (text: string) => ({
+    content: [{ type: "text" as const, text }],
+    finishReason: { unified: "stop" as const, raw: undefined },
+    usage,
+    warnings: [],
+  });
+
+  test("a read-only tool runs through the toolset with the abort signal, and the model reads its result", async () => {
+    const seen: (AbortSignal | undefined)[] = [];
+    const spy = defineTool({
+      name: "add",
+      description: "Adds",
+      readOnly: true,
+      input: v.object({ a: v.number(), b: v.number() }),
+      call: ({ a, b }, ctx) => {
+        seen.push(ctx.signal);
+        return String(a + b);
+      },
+    });
+    const tools = await aiSdkTools(Toolset.local([spy]));
+    const model = new MockLanguageModelV3({
+      doGenerate: [toolCallTurn("add", { a: 2, b: 3 }), textTurn("5")],
+    });
+    const controller = new AbortController();
+    const result = await generateText({
+      model,
+      tools,
+      prompt: "2+3?",
+      stopWhen: stepCountIs(3),
+      abortSignal: controller.signal,
+    });
+    expect(result.text).toBe("5");
+    expect(result.steps[0]?.toolResults[0]).toMatchObject({ toolName: "add", output: "5" });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    const second = model.doGenerateCalls[1]?.prompt.at(-1);
+    expect(second).toMatchObject({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "t1" }],
+    });
+  });
+
+  test("a tool that is not read-only needs approval and does not run", async () => {
+    let ran = false;
+    const write = defineTool({
+      name: "write",
+      description: "Writes",
+      input: v.object({ path: v.string() }),
+      call: () => {
+        ran = true;
+        return "ok";
+      },
+    });
+    const tools = await aiSdkTools(Toolset.local([write, add]));
+    expect(tools.write?.needsApproval).toBe(true);
+    expect(tools.add?.needsApproval).toBe(false);
+    const model = new MockLanguageModelV3({ doGenerate: [toolCallTurn("write", { path: "/x" })] });
+    const result = await generateText({ model, tools, prompt: "write", stopWhen: stepCountIs(3) });
+    expect(ran).toBe(false);
+    expect(result.content.some((part) => part.type === "tool-approval-request")).toBe(true);
+  });
+
+  test("a failed tool result reaches the model as an error", async () => {
+    const failing = defineTool({
+      name: "fail",
+      description: "Fails",
+      readOnly: true,
+      input: v.object({}),
+      call: () => {
+        throw new Error("disk on fire");
+      },
+    });
+    const tools = await aiSdkTools(Toolset.local([failing]));
+    const model = new MockLanguageModelV3({
+      doGenerate: [toolCallTurn("fail", {}), textTurn("sorry")],
+    });
+    await generateText({ model, tools, prompt: "go", stopWhen: stepCountIs(3) });
+    const sent = model.doGenerateCalls[1]?.prompt.at(-1);
+    expect(JSON.stringify(sent)).toContain("error");
+  });
+});
