@@ -10,7 +10,7 @@ import {
   Toolset,
 } from "../../src/index.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
-import { type RunPlan, runPlan } from "../support/adversarial-plan.ts";
+import { endable, type RunPlan, runPlan } from "../support/adversarial-plan.ts";
 import {
   executePlan,
   onVirtualTime,
@@ -19,7 +19,13 @@ import {
   RUN_TIMEOUT_MS,
   within,
 } from "../support/adversarial-run.ts";
-import { adversarialTools, sleep } from "../support/adversarial-tools.ts";
+import {
+  APPROVAL_TOOLS,
+  adversarialTools,
+  adversarialToolsets,
+  KNOWN_TOOLS,
+  sleep,
+} from "../support/adversarial-tools.ts";
 import { runProblems, strictTranscriptProblems } from "../support/agent-invariants.ts";
 import { fakeToolInfo } from "../support/fake-backend.ts";
 import { createGate } from "../support/gate.ts";
@@ -73,17 +79,31 @@ async function resumeProblems(conversation: Conversation): Promise<string[]> {
  * same events, so `FC_SEED=<seed>` (printed by a failing run) replays the failure exactly.
  */
 async function planProblems(plan: RunPlan, read: ReadMode): Promise<string[]> {
-  const problems = await onVirtualTime(async () => {
-    const observed = await executePlan(plan, read);
-    const found = runProblems(plan, observed);
-    found.push(...(await resumeProblems(observed.result.conversation)));
-    return found;
-  });
-  if (unhandled.length > 0) {
-    problems.push(`unhandled rejections: ${unhandled.map(String).join("; ")}`);
+  try {
+    const problems = await onVirtualTime(async () => {
+      const observed = await executePlan(plan, read);
+      const found = runProblems(plan, observed);
+      found.push(...(await resumeProblems(observed.result.conversation)));
+      return found;
+    });
+    await nodeReportedRejections();
+    if (unhandled.length > 0) {
+      problems.push(`unhandled rejections: ${unhandled.map(String).join("; ")}`);
+    }
+    return problems;
+  } finally {
+    // A run that threw is reported by its own error; nothing of it may reach the next plan.
     unhandled = [];
   }
-  return problems;
+}
+
+/**
+ * Waits until Node has reported the rejections nobody handled: it does so only once the
+ * current task's microtasks have run, so without this wait a rejection of this plan would be
+ * blamed on the next one (after `onVirtualTime`, timers are real again).
+ */
+function nodeReportedRejections(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 describe("Agent under adversarial input (property)", () => {
@@ -109,6 +129,55 @@ function recordAll(agent: Agent): AgentEvent[] {
 
 // The examples the property shrank to, kept so each bug stays fixed on every seed.
 describe("regressions found by the property", () => {
+  // Seed -2086454928: a `fetch` call whose approver hangs, in a plan without a signal. The plan
+  // generator did not know that `fetch` asks the approver, so nothing aborted the run, which
+  // rightly waited forever (A2); the hang then surfaced as an unhandled rejection that the
+  // property blamed on a later plan, so the shrunk counterexample passed on its own.
+  test("a plan whose approver hangs on an untrusted foreign tool is aborted, and ends", async () => {
+    const plan = endable({
+      task: "go",
+      turns: [{ toolCalls: [{ id: "a", name: "fetch", arguments: { act: "ok" } }] }],
+      afterScript: "answer",
+      approver: ["hang"],
+      concurrency: 1,
+      maxTurns: 1,
+      interlock: "block",
+      markUntrustedOutput: false,
+      useSignal: false,
+    });
+    expect(plan.useSignal).toBe(true);
+    expect(await planProblems(plan, "now")).toEqual([]);
+  });
+
+  test("the plan generator knows every tool whose call can reach the approver", async () => {
+    // The worst case: the batch's `look` and `browse` arm both legs, and `interlock: "ask"`
+    // puts every sending call to the approver.
+    const asked: string[] = [];
+    const model = scriptedModel([
+      { toolCalls: KNOWN_TOOLS.map((name) => ({ name, arguments: { act: "ok" } })) },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools: adversarialTools(),
+      toolsets: adversarialToolsets(),
+      interlock: "ask",
+      approver: async (request) => {
+        asked.push(request.toolName);
+        return { type: "allow" };
+      },
+    });
+    expect((await agent.run("go").result).stop).toBe("done");
+    expect(asked.sort()).toEqual([...APPROVAL_TOOLS].sort());
+  });
+
+  test("a run that fails on virtual time rejects with its own error, never unhandled", async () => {
+    const hung = onVirtualTime(() => within(new Promise(() => {}), RUN_TIMEOUT_MS, "run.result"));
+    await expect(hung).rejects.toThrow(`run.result did not settle in ${RUN_TIMEOUT_MS} ms`);
+    await nodeReportedRejections();
+    expect(unhandled).toEqual([]);
+  });
+
   test("a made-up call id never repeats an id the model sent in the same turn", async () => {
     // Shrunk counterexample: the second call has no id and was named `call_1_2`, the first's.
     const plan: RunPlan = {

@@ -8,6 +8,7 @@ import { validTranscript } from "../compaction/fixtures.ts";
 import {
   ANSWERER_ACTS,
   type AnswererAct,
+  APPROVAL_TOOLS,
   APPROVER_ACTS,
   type ApproverAct,
   KNOWN_TOOLS,
@@ -204,11 +205,30 @@ export function canHang(plan: RunPlan): boolean {
   const acts = calls.map((c) => (c.arguments as { act?: unknown } | null)?.act);
   if (acts.includes("hang")) return true;
   // A hanging approver or answerer matters only when something reaches it; `compact`
-  // (the compaction tool) never asks, and a `ping` is put to the approver by the interlock.
-  const asks = calls.some((c) => ["write", "send", "ping"].includes(c.name));
+  // (the compaction tool) never asks.
+  const asks = calls.some((c) => APPROVAL_TOOLS.includes(c.name));
   if (asks && plan.approver.includes("hang")) return true;
   const questions = acts.includes("ask") || acts.includes("form");
   return questions && plan.answerer?.includes("hang") === true;
+}
+
+/**
+ * Makes a plan one that must end, in place: the abort settings only with a signal, and a plan
+ * that can hang gets a signal that aborts after a few milliseconds (or when it planned to).
+ *
+ * @param plan The plan.
+ * @returns The same plan.
+ */
+export function endable(plan: RunPlan): RunPlan {
+  if (!plan.useSignal) {
+    delete plan.abortAfterEvents;
+    delete plan.abortAfterMs;
+  }
+  if (canHang(plan)) {
+    plan.useSignal = true;
+    plan.abortAfterMs ??= 3;
+  }
+  return plan;
 }
 
 /**
@@ -279,13 +299,5 @@ export const runPlan: fc.Arbitrary<RunPlan> = fc
     const { compaction, ...rest } = generated;
     const plan: RunPlan = rest;
     if (compaction !== undefined) plan.compaction = compaction;
-    if (!plan.useSignal) {
-      delete plan.abortAfterEvents;
-      delete plan.abortAfterMs;
-    }
-    if (canHang(plan)) {
-      plan.useSignal = true;
-      plan.abortAfterMs ??= 3;
-    }
-    return plan;
+    return endable(plan);
   });

@@ -28,6 +28,13 @@ export type ToolAct = (typeof TOOL_ACTS)[number];
 /** The names of the adversarial tools. */
 export const KNOWN_TOOLS = ["look", "browse", "write", "send", "ping", "fetch"] as const;
 
+/**
+ * The tools whose calls can reach the approver, so a hanging approver can hold the run:
+ * `write` and `send` are not read-only (A2), `fetch` is an untrusted foreign tool and so never
+ * read-only (A3), and `ping` sends, so the interlock can put it to the approver (A4).
+ */
+export const APPROVAL_TOOLS: readonly string[] = ["write", "send", "ping", "fetch"];
+
 /** How an approver answers one request, cycled over a run's requests. */
 export const APPROVER_ACTS = [
   "allow",

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { defineTool, Toolset } from "../../../src/index.ts";
-import { createMcpHandler, type McpHandlerOptions } from "../../../src/mcp/index.ts";
+import { connectMcp, createMcpHandler, type McpHandlerOptions } from "../../../src/mcp/index.ts";
 import { CLIENT_HEADERS, post, rpc, streamEvents } from "./fixture.ts";
 
 // Two authorised clients of one handler: each sees only its own sessions, calls and questions
@@ -139,5 +139,52 @@ describe("answers to questions", () => {
       id: 1,
       result: { content: [{ text: "hello Alice" }] },
     });
+  });
+});
+
+describe("the caller reaches the tool", () => {
+  it("what authorize returns is ctx.auth in the tool, end to end through connectMcp", async () => {
+    const whoami = defineTool({
+      name: "whoami",
+      description: "Says who called",
+      readOnly: true,
+      input: v.object({}),
+      call: (_input, ctx) => JSON.stringify(ctx.auth ?? null),
+    });
+    const handler = createMcpHandler(Toolset.local([whoami]), {
+      name: "who",
+      version: "1",
+      authorize: byToken,
+    });
+    const callAs = async (who: string) => {
+      const remote = await connectMcp({
+        url: "http://127.0.0.1/mcp",
+        headers: { authorization: `Bearer ${who}` },
+        fetch: handler.fetch,
+      });
+      try {
+        const result = await remote.call("whoami", {});
+        return result.content[0]?.type === "text" ? result.content[0].text : undefined;
+      } finally {
+        await remote.shutdown();
+      }
+    };
+    expect(JSON.parse((await callAs("alice")) ?? "null")).toEqual({ subject: "alice" });
+    expect(JSON.parse((await callAs("bob")) ?? "null")).toEqual({ subject: "bob" });
+  });
+
+  it("without an authorizer the tool sees no caller", async () => {
+    const whoami = defineTool({
+      name: "whoami",
+      description: "Says who called",
+      readOnly: true,
+      input: v.object({}),
+      call: (_input, ctx) => String(ctx.auth === undefined),
+    });
+    const handler = createMcpHandler(Toolset.local([whoami]), { name: "who", version: "1" });
+    const remote = await connectMcp({ url: "http://127.0.0.1/mcp", fetch: handler.fetch });
+    const result = await remote.call("whoami", {});
+    await remote.shutdown();
+    expect(result.content).toEqual([{ type: "text", text: "true" }]);
   });
 });
