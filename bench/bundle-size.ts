@@ -118,7 +118,9 @@ export const run = async (url) => {
   },
   {
     name: "mcp server: createMcpHandler + core",
-    budget: 20 * KB,
+    // Two protocol eras on one endpoint (issue 13): the 2026-07-28 exchange and its signed
+    // questions add about 4 KB to the 2025 server.
+    budget: 25 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { createMcpHandler } from "./src/mcp/index.ts";
@@ -143,8 +145,7 @@ export const run = async (signal) => {
   },
   {
     name: "core + agent + scriptedModel",
-    // 25 KB until reasoning, retry events and finish-reason stops reached the loop (+0.3 KB).
-    budget: 26 * KB,
+    budget: 25 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";

@@ -1,7 +1,8 @@
 // The server the MCP conformance suite tests: a toolwire Toolset implementing the scenario
-// tools that @modelcontextprotocol/conformance@0.1.13 calls (names and behaviour from its
-// scenario descriptions), served by createMcpHandler. toolwire serves tools only, so the
-// resources, prompts and completion scenarios have nothing here to call.
+// tools that @modelcontextprotocol/conformance calls (0.1.13 at 2025-11-25, 0.2.0-alpha.12 at
+// 2026-07-28; names and behaviour from the scenario descriptions), served by one
+// createMcpHandler for both revisions. toolwire serves tools only, so the resources, prompts and
+// completion scenarios have nothing here to call.
 import * as v from "valibot";
 import { defineTool, isToolError, ToolResult, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler } from "../../src/mcp/index.ts";
@@ -70,13 +71,55 @@ const JSON_SCHEMA_2020_12 = {
   type: "object",
   $defs: {
     address: {
+      $anchor: "addressDef",
       type: "object",
       properties: { street: { type: "string" }, city: { type: "string" } },
     },
   },
-  properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+  properties: {
+    name: { type: "string" },
+    address: { $ref: "#/$defs/address" },
+    contactMethod: { type: "string", enum: ["phone", "email"] },
+    phone: { type: "string" },
+    email: { type: "string" },
+  },
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, never awaited.
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
   additionalProperties: false,
 };
+
+// The 2026 scenarios name the keys of some questions (`inputRequests.user_name`); the handler's
+// `questionKey` maps those prompts, every other question keeps its position key.
+const QUESTION_KEYS: Record<string, string> = {
+  "What is your name?": "user_name",
+  "Step 1: What is your name?": "step1",
+  "Step 2: What is your favorite color?": "step2",
+  "Please confirm": "confirm",
+  "What is the capital of France?": "capital_question",
+};
+
+const nameForm = (field: string) => ({
+  type: "object",
+  properties: { [field]: { type: "string" } },
+  required: [field],
+});
+
+const confirmForm = {
+  type: "object",
+  properties: { ok: { type: "boolean" } },
+  required: ["ok"],
+};
+
+const sample = (prompt: string, maxTokens: number) => ({
+  messages: [{ role: "user" as const, content: { type: "text" as const, text: prompt } }],
+  maxTokens,
+});
+
+const sampledText = (reply: { content: { type: string; text?: string } }) =>
+  reply.content.type === "text" ? (reply.content.text ?? "") : `[${reply.content.type}]`;
 
 // Asks for a form and reports the outcome as text, as the elicitation scenarios ask.
 async function elicit(
@@ -99,7 +142,7 @@ async function elicit(
  *
  * @returns The toolset.
  */
-export function conformanceToolset(): Toolset {
+export function conformanceToolset(onToolsChanged: () => void = () => {}): Toolset {
   return Toolset.local([
     defineTool({
       name: "test_simple_text",
@@ -259,6 +302,134 @@ export function conformanceToolset(): Toolset {
         return `LLM response: ${text}`;
       },
     }),
+    // 2026-07-28 scenarios (input_required, server-stateless).
+    defineTool({
+      name: "test_input_required_result_elicitation",
+      description: "Asks for the user's name, then greets them",
+      readOnly: true,
+      input: none,
+      interactions: { form: true },
+      call: async (_input, ctx) => {
+        const { name } = await ctx.requestForm("What is your name?", nameForm("name"));
+        return `Hello, ${String(name)}!`;
+      },
+    }),
+    defineTool({
+      name: "test_input_required_result_sampling",
+      description: "Asks the client's model for the capital of France",
+      readOnly: true,
+      input: none,
+      interactions: { sampling: true },
+      call: async (_input, ctx) =>
+        `LLM response: ${sampledText(await ctx.requestSampling(sample("What is the capital of France?", 100)))}`,
+    }),
+    defineTool({
+      name: "test_input_required_result_request_state",
+      description: "Asks for a confirmation carried in the signed request state",
+      readOnly: true,
+      input: none,
+      interactions: { form: true },
+      call: async (_input, ctx) => {
+        const { ok } = await ctx.requestForm("Please confirm", confirmForm);
+        return `state-ok: confirmed=${String(ok)}`;
+      },
+    }),
+    defineTool({
+      name: "test_input_required_result_tampered_state",
+      description: "Asks for a confirmation; its request state is signed",
+      readOnly: true,
+      input: none,
+      interactions: { form: true },
+      call: async (_input, ctx) => {
+        const { ok } = await ctx.requestForm("Please confirm", confirmForm);
+        return `confirmed=${String(ok)}`;
+      },
+    }),
+    defineTool({
+      name: "test_input_required_result_multi_round",
+      description: "Asks for a name, then a colour, in two rounds",
+      readOnly: true,
+      input: none,
+      interactions: { form: true },
+      call: async (_input, ctx) => {
+        const { name } = await ctx.requestForm("Step 1: What is your name?", nameForm("name"));
+        const { color } = await ctx.requestForm(
+          "Step 2: What is your favorite color?",
+          nameForm("color"),
+        );
+        return `${String(name)} likes ${String(color)}`;
+      },
+    }),
+    defineTool({
+      name: "test_input_required_result_capabilities",
+      description: "Asks the model first and the user second, each only if the client can answer",
+      readOnly: true,
+      input: none,
+      interactions: { sampling: true, form: true },
+      call: async (_input, ctx) => {
+        const reply = await ctx.requestSampling(sample("Suggest a greeting", 50));
+        const { name } = await ctx.requestForm("Who is it for?", nameForm("name"));
+        return `${sampledText(reply)}, ${String(name)}`;
+      },
+    }),
+    defineTool({
+      name: "test_missing_capability",
+      description: "Needs the client's model (sampling)",
+      readOnly: true,
+      input: none,
+      interactions: { sampling: true },
+      call: async (_input, ctx) =>
+        sampledText(await ctx.requestSampling(sample("Say something", 10))),
+    }),
+    defineTool({
+      name: "test_streaming_elicitation",
+      description: "Asks the user a question while it streams",
+      readOnly: true,
+      input: none,
+      interactions: { form: true },
+      call: async (_input, ctx) => {
+        ctx.log("info", "asking");
+        const { name } = await ctx.requestForm("What should I call you?", nameForm("name"));
+        return `Hi ${String(name)}`;
+      },
+    }),
+    defineTool({
+      name: "test_logging_tool",
+      description: "Logs while it runs",
+      readOnly: true,
+      input: none,
+      call: (_input, ctx) => {
+        ctx.log("info", "Tool execution started");
+        ctx.log("error", "Tool execution noted an error");
+        return "Logging done";
+      },
+    }),
+    defineTool({
+      name: "test_trigger_tool_change",
+      description: "Tells subscribed clients that the tool list changed",
+      input: none,
+      call: () => {
+        onToolsChanged();
+        return "Tool list change announced";
+      },
+    }),
+    defineTool({
+      name: "test_headers",
+      description: "Echoes arguments that clients mirror into Mcp-Param headers",
+      readOnly: true,
+      input: {
+        jsonSchema: {
+          type: "object",
+          properties: {
+            region: { type: "string", "x-mcp-header": "Region" },
+            priority: { type: "integer", "x-mcp-header": "Priority" },
+            query: { type: "string" },
+          },
+          required: ["region"],
+        },
+      },
+      call: (input) => `Received: ${JSON.stringify(input)}`,
+    }),
     defineTool({
       name: "json_schema_2020_12_tool",
       description: "Tool with JSON Schema 2020-12 features",
@@ -276,10 +447,16 @@ export function conformanceToolset(): Toolset {
  * @returns The handler.
  */
 export function conformanceHandler(): McpHandler {
-  return createMcpHandler(conformanceToolset(), {
-    name: "toolwire-conformance",
-    version: "1.0.0",
-    sessions: "memory",
-    interactionPolicy: "elicit",
-  });
+  const handler: McpHandler = createMcpHandler(
+    conformanceToolset(() => handler.toolsChanged()),
+    {
+      name: "toolwire-conformance",
+      version: "1.0.0",
+      sessions: "memory",
+      interactionPolicy: "elicit",
+      stateSecret: "conformance-fixture-secret-not-for-production",
+      questionKey: (question, index) => QUESTION_KEYS[question.prompt] ?? `q${index}`,
+    },
+  );
+  return handler;
 }

@@ -1,21 +1,81 @@
-// `npm test` step: serves the conformance fixture on 127.0.0.1, runs every server scenario of
-// @modelcontextprotocol/conformance against it with the expected-failures baseline, and stops
-// the server. Exits with the suite's code (0: everything passed or failed as the baseline says).
+// `npm test` step: serves the conformance fixture on 127.0.0.1 (a free port) and runs the server
+// scenarios of the MCP conformance suite against it, each run with its expected-failures
+// baseline, then stops the server. Three runs, one endpoint serving both protocol eras:
+//   - @modelcontextprotocol/conformance@0.1.13, every server scenario (expected-failures.yaml);
+//   - 0.2.0-alpha.12 (`conformance-next`, which needs Node >= 22: the `node22` devDependency) at
+//     `--requirements 2025-11-25` (expected-failures-2025-11-25.yaml);
+//   - 0.2.0-alpha.12 at `--requirements 2026-07-28` (expected-failures-2026-07-28.yaml).
+// `--only legacy|2025-11-25|2026-07-28` runs one of them; `--no-baseline` drops the baselines;
+// other arguments (e.g. `--scenario tools-list`) go to the suite. Exits non-zero when any run
+// fails (a scenario outside its baseline failed, or a baseline entry passed).
 import { spawn } from "node:child_process";
 import { serve } from "../../src/node/index.ts";
 import { conformanceHandler } from "./fixture.ts";
 
-const baseline = new URL("expected-failures.yaml", import.meta.url).pathname;
-const cli = new URL("../../node_modules/.bin/conformance", import.meta.url).pathname;
+const here = (path: string) => new URL(path, import.meta.url).pathname;
+const RUNS = {
+  legacy: {
+    // Not `.bin/conformance`: both versions declare that bin, and npm links only one.
+    command: [
+      process.execPath,
+      here("../../node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+      "server",
+      "--suite",
+      "all",
+    ],
+    baseline: here("expected-failures.yaml"),
+  },
+  "2025-11-25": {
+    command: [
+      here("../../node_modules/node22/bin/node"),
+      here("../../node_modules/conformance-next/dist/index.js"),
+      "server",
+      "--requirements",
+      "2025-11-25",
+    ],
+    baseline: here("expected-failures-2025-11-25.yaml"),
+  },
+  "2026-07-28": {
+    command: [
+      here("../../node_modules/node22/bin/node"),
+      here("../../node_modules/conformance-next/dist/index.js"),
+      "server",
+      "--requirements",
+      "2026-07-28",
+    ],
+    baseline: here("expected-failures-2026-07-28.yaml"),
+  },
+} as const;
+
+const argv = process.argv.slice(2);
+const onlyAt = argv.indexOf("--only");
+const only = onlyAt === -1 ? undefined : argv[onlyAt + 1];
+const passThrough = argv.filter(
+  (arg, i) => arg !== "--no-baseline" && i !== onlyAt && i !== onlyAt + 1,
+);
+const runs = Object.entries(RUNS).filter(([name]) => only === undefined || name === only);
+if (runs.length === 0) {
+  console.error(`--only must be one of ${Object.keys(RUNS).join(", ")}`);
+  process.exit(2);
+}
+
 const server = await serve(conformanceHandler(), { port: 0 });
-const args = ["server", "--url", `${server.url}/mcp`, "--suite", "all"];
-if (!process.argv.includes("--no-baseline")) args.push("--expected-failures", baseline);
-const child = spawn(cli, [...args, ...process.argv.slice(2).filter((a) => a !== "--no-baseline")], {
-  stdio: "inherit",
-});
-const code = await new Promise<number>((resolve) => {
-  child.once("close", (exit) => resolve(exit ?? 1));
-  child.once("error", () => resolve(1));
-});
+let failed = false;
+for (const [name, run] of runs) {
+  const [cli = "", ...rest] = run.command;
+  // One scenario is run at the revision's wire (`--spec-version`); `--requirements` runs a set.
+  const command = passThrough.includes("--scenario")
+    ? rest.map((arg) => (arg === "--requirements" ? "--spec-version" : arg))
+    : rest;
+  const args = [...command, "--url", `${server.url}/mcp`];
+  if (!argv.includes("--no-baseline")) args.push("--expected-failures", run.baseline);
+  console.log(`\n== conformance ${name} ==`);
+  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit" });
+  const code = await new Promise<number>((resolve) => {
+    child.once("close", (exit) => resolve(exit ?? 1));
+    child.once("error", () => resolve(1));
+  });
+  if (code !== 0) failed = true;
+}
 await server.close();
-process.exit(code);
+process.exit(failed ? 1 : 0);

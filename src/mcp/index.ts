@@ -1,7 +1,8 @@
 /**
- * toolwire/mcp — serve any `Toolset` as an MCP server, and consume remote MCP servers as
- * `Toolset`s, over Streamable HTTP (protocol revisions 2025-11-25 and 2025-06-18). Web
- * standards only: the same code runs in Workers, Deno, Bun, browsers and Node.
+ * toolwire/mcp — serve any `Toolset` as an MCP server (protocol revisions 2026-07-28,
+ * 2025-11-25 and 2025-06-18 on one endpoint), and consume remote MCP servers as `Toolset`s, over
+ * Streamable HTTP. Web standards only: the same code runs in Workers, Deno, Bun, browsers and
+ * Node.
  *
  * @example
  * ```ts

@@ -11,6 +11,32 @@ export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const
 /** One of `SUPPORTED_PROTOCOL_VERSIONS`. */
 export type McpProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
+/**
+ * The stateless revisions the server serves per request (`params._meta` carries the version
+ * and the client's capabilities; no `initialize`, no session). `server/discover` lists these.
+ */
+export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
+
+/** The `_meta` keys of the 2026-07-28 revision. */
+export const META = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+} as const;
+
+/** The error codes the 2026-07-28 revision defines. */
+export const MCP_ERROR = {
+  /** A standard header is missing, malformed, or disagrees with the body. */
+  headerMismatch: -32020,
+  /** Serving the request needs a client capability this request did not declare. */
+  missingClientCapability: -32021,
+  /** The request names a revision the server does not serve. */
+  unsupportedProtocolVersion: -32022,
+} as const;
+
 /** The newest supported revision, offered when a client asks for one we do not speak. */
 export const LATEST_PROTOCOL_VERSION: McpProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
 

@@ -1,14 +1,18 @@
 // `createMcpHandler`: the options, and what every request goes through before its protocol
 // exchange: the Host and Origin checks, CORS, the endpoint, `authorize` and the caller's
 // identity, and the one place where an unexpected failure becomes a 500 that `onError` sees.
-// The exchange itself (revisions 2025-11-25 and 2025-06-18) is in `rpc-2025.ts`; see
-// `docs/design.md`, "Serving MCP", for the flow and the behaviours S1….
+// The exchange itself is in `rpc-2025.ts` (revisions 2025-11-25 and 2025-06-18) or
+// `rpc-2026.ts` (2026-07-28), chosen per POST; see `docs/design.md`, "Serving MCP", for the flow
+// and the behaviours S1….
 
 import { ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
+import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import { Toolset } from "../../toolset/toolset.ts";
 import { httpError, type IncomingRequest, incomingRequest, NO_HEADERS } from "./http.ts";
-import { handleDelete, handlePost, methodNotAllowed } from "./rpc-2025.ts";
+import { createStateCodec } from "./mrtr.ts";
+import { handleDelete, handlePost, methodNotAllowed, readPost } from "./rpc-2025.ts";
+import { claimsModern, handleModernPost } from "./rpc-2026.ts";
 import {
   createInFlightCalls,
   createPendingRequests,
@@ -111,17 +115,45 @@ export interface McpHandlerOptions {
    */
   sessionIdleTimeoutMs?: number;
   /**
-   * What a tool's question becomes: a tool error (`reject`, default), or a request to the client
-   * (`elicit`): text and form questions as `elicitation/create`, sampling requests as
+   * What a tool's question becomes on the 2025 revisions: a tool error (`reject`, default), or a
+   * request to the client (`elicit`): text and form questions as `elicitation/create`, sampling requests as
    * `sampling/createMessage`, each only when the client declared that capability (in stateless
    * mode the server never saw `initialize`, so `elicit` assumes it did). A text question's
-   * answer reaches the tool as a string, as it does locally.
+   * answer reaches the tool as a string, as it does locally. On 2026-07-28 a question is always
+   * answered `input_required` (see `stateSecret`), since the request itself declares what the
+   * client can answer and nothing waits on the server.
    */
   interactionPolicy?: "reject" | "elicit";
-  /** How long a question may wait for its answer, in ms; default 5 minutes. */
+  /** How long a 2025 question may wait for its answer, in ms; default 5 minutes. */
   interactionTimeoutMs?: number;
   /** Tools per `tools/list` page; default 64. */
   pageSize?: number;
+  /**
+   * The secret that signs `requestState` on the 2026-07-28 path, at least 32 characters. Every
+   * instance that may take a retry (every isolate of a Worker, every replica) must share it; set
+   * it from the environment (`env.MCP_STATE_SECRET`). Without it each handler draws a random
+   * key, so a question's retry must reach the instance that asked.
+   */
+  stateSecret?: string | undefined;
+  /** How long a 2026 `requestState` stays valid after it was issued, in ms; default 10 minutes. */
+  requestStateTtlMs?: number;
+  /**
+   * The caching hints of 2026 `server/discover` and `tools/list` results: how long a client may
+   * reuse one (`ttlMs`, default 0) and whether it is the same for every caller (`public`) or
+   * only for this authorization (`private`, default).
+   */
+  cacheHints?: { ttlMs?: number; cacheScope?: "public" | "private" };
+  /**
+   * The key of a tool's question in a 2026 `input_required` result (the client answers under
+   * it), given the question and its position among the call's questions (0 first). Default
+   * `q<position>`. It must come out the same when the tool runs again for the retry.
+   *
+   * @example
+   * ```ts
+   * questionKey: (question, index) => (question.prompt === "What is your name?" ? "user_name" : `q${index}`)
+   * ```
+   */
+  questionKey?(question: ToolInteractionRequest, index: number): string;
 }
 
 /** The options with every default filled in. */
@@ -134,7 +166,10 @@ type OptionalOption =
   | "allowedOrigins"
   | "allowedHosts"
   | "authorize"
-  | "onError";
+  | "onError"
+  | "stateSecret"
+  | "cacheHints"
+  | "questionKey";
 
 /** A web-standard request handler for one MCP endpoint. */
 export interface McpHandler {
@@ -146,11 +181,22 @@ export interface McpHandler {
    * describes the request as for the global `fetch`.
    */
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * Tells 2026-07-28 clients that the tool list changed: every open `subscriptions/listen`
+   * stream that asked for `toolsListChanged` gets `notifications/tools/list_changed`. Call it
+   * after changing what the served toolset lists.
+   */
+  toolsChanged(): void;
+  /**
+   * Ends every open `subscriptions/listen` stream gracefully (its final result, then close), as
+   * before a shutdown. Requests keep being served.
+   */
+  close(): void;
 }
 
 /**
- * Creates an MCP server (Streamable HTTP, revisions 2025-11-25 and 2025-06-18) for a toolset,
- * as a `fetch` handler: a Worker's default export, `Deno.serve(handler.fetch)`, or Node through
+ * Creates an MCP server (Streamable HTTP; revisions 2026-07-28, 2025-11-25 and 2025-06-18, each
+ * POST served in the one it speaks) for a toolset, as a `fetch` handler: a Worker's default export, `Deno.serve(handler.fetch)`, or Node through
  * `serve` from `toolwire/node`. The server never shuts the toolset down.
  *
  * @example
@@ -181,6 +227,8 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     sessions,
     pending: createPendingRequests(),
     inFlight,
+    stateCodec: createStateCodec(resolved.stateSecret, resolved.requestStateTtlMs),
+    listens: new Set(),
     report(error, phase, request) {
       if (!onError) return;
       try {
@@ -211,7 +259,15 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       );
     }
   };
-  return { fetch };
+  return {
+    fetch,
+    toolsChanged() {
+      for (const listen of [...state.listens]) listen.toolsChanged();
+    },
+    close() {
+      for (const listen of [...state.listens]) listen.close();
+    },
+  };
 }
 
 async function route(state: ServerState, request: IncomingRequest): Promise<Response> {
@@ -234,8 +290,15 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Resp
   }
   const caller = { auth: auth.value, identity: identityOf(auth.value) };
   switch (request.method) {
-    case "POST":
-      return handlePost(state, request, headers, caller);
+    case "POST": {
+      const parsed = await readPost(request, headers, state.options.maxBodyBytes);
+      if (parsed instanceof Response) return parsed;
+      const headerVersion = request.headers.get("mcp-protocol-version");
+      if (parsed.type === "single" && claimsModern(parsed.message, headerVersion)) {
+        return handleModernPost(state, request, headers, caller, parsed.message);
+      }
+      return handlePost(state, request, headers, caller, parsed);
+    }
     case "DELETE":
       return handleDelete(state, request, headers, caller.identity);
     default:
@@ -309,7 +372,31 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     interactionPolicy: options.interactionPolicy ?? "reject",
     interactionTimeoutMs: positive("interactionTimeoutMs", 300_000),
     pageSize: positive("pageSize", 64),
+    requestStateTtlMs: positive("requestStateTtlMs", 600_000),
   };
+  if (
+    options.stateSecret !== undefined &&
+    (typeof options.stateSecret !== "string" || options.stateSecret.length < 32)
+  ) {
+    throw bad("`stateSecret` must be a string of at least 32 characters");
+  }
+  const hints = options.cacheHints;
+  if (
+    hints !== undefined &&
+    (typeof hints !== "object" ||
+      hints === null ||
+      (hints.ttlMs !== undefined && !(Number.isInteger(hints.ttlMs) && hints.ttlMs >= 0)) ||
+      (hints.cacheScope !== undefined &&
+        hints.cacheScope !== "public" &&
+        hints.cacheScope !== "private"))
+  ) {
+    throw bad(
+      "`cacheHints` needs a non-negative integer `ttlMs` and a `cacheScope` of `public` or `private`",
+    );
+  }
+  if (options.questionKey !== undefined && typeof options.questionKey !== "function") {
+    throw bad("`questionKey` must be a function");
+  }
   if (resolved.sessions !== "stateless" && resolved.sessions !== "memory") {
     throw bad("`sessions` must be `stateless` or `memory`");
   }

@@ -235,12 +235,20 @@ export interface ResponseChannel {
   /**
    * Sends the final response and ends the exchange. Without a message, a stream just ends (a
    * cancelled request gets no response) and a not-yet-started answer becomes `fallback`.
+   * `status` applies to a plain JSON answer only (default 200); a stream has already sent 200.
    */
-  finish(message: JsonRpcResponse | undefined, fallback: JsonRpcResponse): void;
+  finish(message: JsonRpcResponse | undefined, fallback: JsonRpcResponse, status?: number): void;
 }
 
-/** Creates a response channel whose every answer carries `headers` (CORS, session id). */
-export function createResponseChannel(headers: Headers): ResponseChannel {
+/**
+ * Creates a response channel whose every answer carries `headers` (CORS, session id).
+ * `onDisconnect` runs when the client stops reading an SSE answer before it ended (2026-07-28
+ * treats that as cancelling the request; 2025 does not, and passes none).
+ */
+export function createResponseChannel(
+  headers: Headers,
+  onDisconnect?: () => void,
+): ResponseChannel {
   let resolve: (response: Response) => void = () => {};
   const response = new Promise<Response>((r) => {
     resolve = r;
@@ -249,7 +257,7 @@ export function createResponseChannel(headers: Headers): ResponseChannel {
   let done = false;
   const start = (): SseWriter => {
     if (stream) return stream;
-    stream = createSseWriter();
+    stream = createSseWriter(undefined, onDisconnect);
     const sseHeaders = new Headers(headers);
     sseHeaders.set("content-type", "text/event-stream");
     sseHeaders.set("cache-control", "no-cache, no-transform");
@@ -261,7 +269,7 @@ export function createResponseChannel(headers: Headers): ResponseChannel {
     send(message) {
       if (!done) start().write(message);
     },
-    finish(message, fallback) {
+    finish(message, fallback, status = 200) {
       if (done) return;
       done = true;
       if (stream) {
@@ -269,7 +277,7 @@ export function createResponseChannel(headers: Headers): ResponseChannel {
         stream.close();
         return;
       }
-      resolve(jsonResponse(message ?? fallback, 200, headers));
+      resolve(jsonResponse(message ?? fallback, status, headers));
     },
   };
 }
@@ -284,6 +292,8 @@ export interface SseWriter {
    * while the client lags more than the buffer limit behind. Returns whether it was queued.
    */
   write(message: JsonRpcMessage): boolean;
+  /** Writes an SSE comment line (a keep-alive that clients ignore); a no-op once closed. */
+  comment(text: string): void;
   /** Ends the stream; idempotent. */
   close(): void;
 }
@@ -299,7 +309,7 @@ const encoder = new TextEncoder();
  * (progress is a hint and the next one supersedes it) while requests and the final response are
  * always queued; there are only ever a few of those.
  */
-export function createSseWriter(bufferBytes = 1024 * 1024): SseWriter {
+export function createSseWriter(bufferBytes = 1024 * 1024, onCancel?: () => void): SseWriter {
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   let open = true;
   const body = new ReadableStream<Uint8Array>(
@@ -308,8 +318,9 @@ export function createSseWriter(bufferBytes = 1024 * 1024): SseWriter {
         controller = c;
       },
       cancel() {
-        // The client disconnected; per the transport spec that is not a cancellation.
+        // The client disconnected; whether that cancels the request is the caller's choice.
         open = false;
+        onCancel?.();
       },
     },
     new ByteLengthQueuingStrategy({ highWaterMark: bufferBytes }),
@@ -328,6 +339,9 @@ export function createSseWriter(bufferBytes = 1024 * 1024): SseWriter {
       // JSON.stringify never emits raw newlines, so one `data:` line is always enough.
       controller.enqueue(encoder.encode(`event: message\ndata: ${text}\n\n`));
       return true;
+    },
+    comment(text) {
+      if (open && controller) controller.enqueue(encoder.encode(`: ${text}\n\n`));
     },
     close() {
       if (!open) return;

@@ -14,6 +14,7 @@ import {
   type JsonRpcRequest,
   jsonRpcError,
   jsonRpcResult,
+  type ParsedJsonRpc,
   parseJsonRpc,
 } from "../json-rpc.ts";
 import {
@@ -40,29 +41,16 @@ export interface Caller {
 }
 
 /**
- * Answers a POST to the endpoint: checks media types, the protocol-version header and the body
- * size, parses one JSON-RPC message, finds its session (bound to the caller), and dispatches it.
- *
- * Batches (JSON arrays) are refused with `-32600`: revision 2025-06-18 removed them and
- * 2025-11-25 did not bring them back.
+ * Answers a POST of revision 2025-11-25 or 2025-06-18 whose body `readPost` has read: checks the
+ * protocol-version header, finds the message's session (bound to the caller), and dispatches it.
  */
-export async function handlePost(
+export function handlePost(
   state: ServerState,
   request: IncomingRequest,
   headers: Headers,
   caller: Caller,
-): Promise<Response> {
-  const contentType = request.headers.get("content-type") ?? "";
-  if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
-    return httpError(415, "Unsupported Media Type: Content-Type must be application/json", headers);
-  }
-  if (!acceptsBoth(request.headers.get("accept"))) {
-    return httpError(
-      406,
-      "Not Acceptable: Accept must list application/json and text/event-stream",
-      headers,
-    );
-  }
+  parsed: ParsedJsonRpc,
+): Promise<Response> | Response {
   const headerVersion = request.headers.get("mcp-protocol-version");
   if (headerVersion !== null && !isSupportedProtocolVersion(headerVersion)) {
     return httpError(
@@ -71,27 +59,6 @@ export async function handlePost(
       headers,
     );
   }
-  const body = await readBody(request, state.options.maxBodyBytes);
-  switch (body.type) {
-    case "too_large":
-      return httpError(
-        413,
-        `Payload Too Large: the limit is ${state.options.maxBodyBytes} bytes`,
-        headers,
-      );
-    case "not_utf8":
-      return failure(
-        jsonRpcError(null, JSON_RPC_ERROR.parseError, "Parse error: the body is not UTF-8"),
-        headers,
-      );
-    case "failed":
-      return httpError(400, "Bad Request: the body could not be read", headers);
-    case "text":
-      break;
-    default:
-      return unreachable(body);
-  }
-  const parsed = parseJsonRpc(body.text);
   if (parsed.type === "parse_error") return failure(parsed.error, headers);
   if (parsed.type === "batch") {
     const error = jsonRpcError(
@@ -127,6 +94,45 @@ export async function handlePost(
       return new Response(null, { status: 202, headers });
     default:
       return unreachable(message);
+  }
+}
+
+/**
+ * Reads a POST's body as one JSON-RPC message, whichever revision it is: checks the media types
+ * and the body size and parses it. Returns the parsed body, or the answer to a POST that is not
+ * one (415, 406, 413, a parse error).
+ */
+export async function readPost(
+  request: IncomingRequest,
+  headers: Headers,
+  maxBodyBytes: number,
+): Promise<ParsedJsonRpc | Response> {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
+    return httpError(415, "Unsupported Media Type: Content-Type must be application/json", headers);
+  }
+  if (!acceptsBoth(request.headers.get("accept"))) {
+    return httpError(
+      406,
+      "Not Acceptable: Accept must list application/json and text/event-stream",
+      headers,
+    );
+  }
+  const body = await readBody(request, maxBodyBytes);
+  switch (body.type) {
+    case "too_large":
+      return httpError(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, headers);
+    case "not_utf8":
+      return failure(
+        jsonRpcError(null, JSON_RPC_ERROR.parseError, "Parse error: the body is not UTF-8"),
+        headers,
+      );
+    case "failed":
+      return httpError(400, "Bad Request: the body could not be read", headers);
+    case "text":
+      return parseJsonRpc(body.text);
+    default:
+      return unreachable(body);
   }
 }
 
@@ -282,7 +288,7 @@ const CURSOR_PREFIX = "toolwire:after:";
 // One `tools/list` page, or `undefined` for a cursor this server did not issue. The cursor names
 // the last tool already listed (`listTools` is sorted by name), so a page never repeats or skips
 // a tool that survived a change to the list in between.
-async function listToolsPage(
+export async function listToolsPage(
   toolset: Toolset,
   cursor: unknown,
   pageSize: number,

@@ -7,6 +7,8 @@ import type { Toolset } from "../../toolset/toolset.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../json-rpc.ts";
 import type { McpLoggingLevel } from "../protocol.ts";
 import type { OriginPolicy, ResolvedOptions } from "./handler.ts";
+import type { StateCodec } from "./mrtr.ts";
+import type { Listen } from "./rpc-2026.ts";
 
 /** What one handler keeps between requests. */
 export interface ServerState {
@@ -21,6 +23,10 @@ export interface ServerState {
   readonly pending: PendingRequests;
   /** Running `tools/call` requests. */
   readonly inFlight: InFlightCalls;
+  /** Signs and verifies the 2026 `requestState`. */
+  readonly stateCodec: StateCodec;
+  /** Open 2026 `subscriptions/listen` streams. */
+  readonly listens: Set<Listen>;
   /** Reports a failure the client only sees as a generic answer; never throws. */
   report(error: unknown, phase: "authorize" | "request" | "tool", request: () => Request): void;
 }

@@ -97,7 +97,7 @@ export function serveToolCall(
   return channel.response;
 }
 
-function progressSender(
+export function progressSender(
   channel: ResponseChannel,
   meta: unknown,
 ): ((progress: ToolProgress) => void) | undefined {
@@ -165,7 +165,7 @@ async function ask(
   }
 }
 
-function cancelled(message: JsonRpcRequest): JsonRpcResponse {
+export function cancelled(message: JsonRpcRequest): JsonRpcResponse {
   return jsonRpcError(message.id, REQUEST_CANCELLED, "Request cancelled");
 }
 
@@ -191,7 +191,7 @@ const SHOWN = new Set([
  * `toolwire/error`. A failure whose detail is withheld carries only its type, and goes to
  * `hide` (the handler's `onError`).
  */
-function failureAnswer(
+export function failureAnswer(
   message: JsonRpcRequest,
   tool: string,
   error: unknown,

@@ -127,6 +127,47 @@ export function fixtureToolset(): { toolset: Toolset; observed: Observed } {
         }
       },
     }),
+    defineTool({
+      name: "two_questions",
+      description: "Asks for a name, then a colour",
+      input: v.object({}),
+      interactions: { form: true },
+      call: async (_, ctx) => {
+        const field = (name: string) => ({
+          type: "object",
+          properties: { [name]: { type: "string" } },
+          required: [name],
+        });
+        const { name } = await ctx.requestForm("Name?", field("name"));
+        const { color } = await ctx.requestForm("Colour?", field("color"));
+        return `${String(name)} likes ${String(color)}`;
+      },
+    }),
+    defineTool({
+      name: "logs",
+      description: "Logs at info and at error",
+      input: v.object({}),
+      call: (_, ctx) => {
+        ctx.log("info", "an info line");
+        ctx.log("error", "an error line");
+        return "logged";
+      },
+    }),
+    defineTool({
+      name: "region",
+      description: "Takes arguments a client mirrors into Mcp-Param headers",
+      input: {
+        jsonSchema: {
+          type: "object",
+          properties: {
+            region: { type: "string", "x-mcp-header": "Region" },
+            priority: { type: "integer", "x-mcp-header": "Priority" },
+            note: { type: "string" },
+          },
+        },
+      },
+      call: (input) => `region call ${JSON.stringify(input)}`,
+    }),
   ];
   return { toolset: Toolset.local(tools), observed };
 }

@@ -292,12 +292,23 @@ class World {
         const body = { jsonrpc: "2.0", id: question.questionId, ...this.#replyBody(step.reply) };
         const response = await this.#post(body, from.who, from.id);
         await response.text();
+        const mine = from === question.session && !question.settled && question.session.open;
         if ("garbage" in (step.reply as object)) {
           expect([202, 400]).toContain(response.status);
+          // Any object `result` is a well-formed response: the asker takes it as a malformed
+          // answer, which cancels the question (S11), and the call then finishes.
+          const { garbage } = step.reply as { garbage: unknown };
+          const wellFormed =
+            typeof garbage === "object" && garbage !== null && !Array.isArray(garbage);
+          if (!wellFormed || !mine) return;
+          expect(response.status).toBe(202);
+          question.settled = true;
+          const last = (await question.events.next()).value as Record<string, unknown>;
+          expect(last).toMatchObject({ id: question.callId });
           return;
         }
         expect(response.status).toBe(202);
-        if (from !== question.session || question.settled || !question.session.open) return;
+        if (!mine) return;
         // Answered from the session that was asked: the call finishes with this request's id.
         question.settled = true;
         const last = (await question.events.next()).value as Record<string, unknown>;

@@ -1,0 +1,548 @@
+// The stateless exchange of revision 2026-07-28 over Streamable HTTP: every request carries its
+// revision and the client's capabilities in `params._meta`, repeats the revision, the method and
+// the name in headers, and is answered on its own (no `initialize`, no session, no GET stream).
+// `handler.ts` picks this exchange per POST (`claimsModern`); `mrtr.ts` turns a tool's questions
+// into `input_required`. See `docs/design.md`, "Serving MCP", "2026-07-28".
+
+import type { ToolInfo } from "../../declaration/tool-info.ts";
+import { errorText } from "../../errors.ts";
+import type { ToolLog } from "../../execution/handler-io.ts";
+import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
+import {
+  type ClassifiedMessage,
+  JSON_RPC_ERROR,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  jsonRpcError,
+  jsonRpcNotification,
+  jsonRpcResult,
+} from "../json-rpc.ts";
+import {
+  LOGGING_LEVELS,
+  MCP_ERROR,
+  type McpLoggingLevel,
+  META,
+  MODERN_PROTOCOL_VERSIONS,
+  toMcpCallToolResult,
+} from "../protocol.ts";
+import {
+  createResponseChannel,
+  createSseWriter,
+  type IncomingRequest,
+  jsonResponse,
+  type ResponseChannel,
+} from "./http.ts";
+import { canonicalJson, inputResponsesProblem, type Round, roundAsker, type Stop } from "./mrtr.ts";
+import { type Caller, listToolsPage } from "./rpc-2025.ts";
+import { readClientCapabilities, type ServerState } from "./state.ts";
+import { cancelled, failureAnswer, progressSender, TOO_MANY_CALLS } from "./tool-call.ts";
+
+/**
+ * Whether a POSTed message is 2026-07-28 traffic: a request or notification whose
+ * `params._meta` names a protocol version (a claim, whatever it names), or, without a claim, an
+ * `MCP-Protocol-Version` header naming a 2026 revision. Everything else (`initialize`, session
+ * traffic, responses, batches) is 2025.
+ */
+export function claimsModern(message: ClassifiedMessage, headerVersion: string | null): boolean {
+  if (message.type !== "request" && message.type !== "notification") return false;
+  const meta = message.message.params?._meta;
+  if (isRecord(meta) && META.protocolVersion in meta) return true;
+  return (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(headerVersion?.trim() ?? "");
+}
+
+/** Methods whose `Mcp-Name` header repeats a param, and which param. */
+const NAMED: Record<string, string> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/** What one 2026 request is served with. */
+interface Scope {
+  readonly state: ServerState;
+  readonly request: IncomingRequest;
+  readonly headers: Headers;
+  readonly caller: Caller;
+  readonly message: JsonRpcRequest;
+  readonly meta: Record<string, unknown>;
+}
+
+/**
+ * Answers a 2026-07-28 POST. A notification is accepted (202). A request is checked in this
+ * order, each failure echoing the request's id: the `_meta` envelope (400 `-32602`), the
+ * `MCP-Protocol-Version` header against it (400 `-32020`), the revision (400 `-32022` with
+ * `supported` and `requested`), `Mcp-Method` and `Mcp-Name` (400 `-32020`), then the method
+ * (404 `-32601` for one this server lacks, the removed ones included).
+ */
+export function handleModernPost(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+  caller: Caller,
+  message: ClassifiedMessage,
+): Promise<Response> | Response {
+  if (message.type === "notification") return new Response(null, { status: 202, headers });
+  if (message.type !== "request")
+    return jsonResponse(jsonRpcError(null, -32600, "Invalid Request"), 400, headers);
+  const rpc = message.message;
+  const fail = (status: number, code: number, why: string, data?: unknown) =>
+    jsonResponse(jsonRpcError(rpc.id, code, why, data), status, headers);
+  const meta = rpc.params?._meta;
+  const envelope = envelopeProblem(meta);
+  if (envelope !== undefined)
+    return fail(400, JSON_RPC_ERROR.invalidParams, `Invalid params: ${envelope}`);
+  const record = meta as Record<string, unknown>;
+  const version = record[META.protocolVersion] as string;
+  const headerVersion = request.headers.get("mcp-protocol-version")?.trim();
+  if (headerVersion === undefined) {
+    return fail(400, MCP_ERROR.headerMismatch, "Header mismatch: MCP-Protocol-Version is required");
+  }
+  if (headerVersion !== version) {
+    return fail(
+      400,
+      MCP_ERROR.headerMismatch,
+      `Header mismatch: MCP-Protocol-Version ${headerVersion} differs from _meta's ${version}`,
+    );
+  }
+  if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+    return fail(
+      400,
+      MCP_ERROR.unsupportedProtocolVersion,
+      `Unsupported protocol version ${version}`,
+      {
+        supported: [...MODERN_PROTOCOL_VERSIONS],
+        requested: version,
+      },
+    );
+  }
+  const methodHeader = headerValue(request.headers, "mcp-method");
+  if (methodHeader !== rpc.method) {
+    return fail(
+      400,
+      MCP_ERROR.headerMismatch,
+      methodHeader === undefined
+        ? "Header mismatch: Mcp-Method is required"
+        : "Header mismatch: Mcp-Method differs from the body's method",
+    );
+  }
+  const named = NAMED[rpc.method];
+  if (named !== undefined) {
+    const name = headerValue(request.headers, "mcp-name");
+    if (name === undefined || name !== rpc.params?.[named]) {
+      return fail(
+        400,
+        MCP_ERROR.headerMismatch,
+        name === undefined
+          ? "Header mismatch: Mcp-Name is required"
+          : `Header mismatch: Mcp-Name differs from the body's ${named}`,
+      );
+    }
+  }
+  const scope: Scope = { state, request, headers, caller, message: rpc, meta: record };
+  switch (rpc.method) {
+    case "server/discover":
+      return jsonResponse(jsonRpcResult(rpc.id, complete(state, discover(state))), 200, headers);
+    case "tools/list":
+      return listTools(scope);
+    case "tools/call":
+      return callTool(scope);
+    case "subscriptions/listen":
+      return listen(scope);
+    default:
+      return fail(404, JSON_RPC_ERROR.methodNotFound, `Method not found: ${rpc.method}`);
+  }
+}
+
+function envelopeProblem(meta: unknown): string | undefined {
+  if (!isRecord(meta)) return "a 2026-07-28 request needs `params._meta`";
+  if (typeof meta[META.protocolVersion] !== "string") {
+    return `\`_meta["${META.protocolVersion}"]\` must be a string`;
+  }
+  if (!isRecord(meta[META.clientCapabilities])) {
+    return `\`_meta["${META.clientCapabilities}"]\` must be an object`;
+  }
+  const info = meta[META.clientInfo];
+  if (
+    info !== undefined &&
+    !(isRecord(info) && typeof info.name === "string" && typeof info.version === "string")
+  ) {
+    return `\`_meta["${META.clientInfo}"]\` needs a string \`name\` and \`version\``;
+  }
+  const level = meta[META.logLevel];
+  if (level !== undefined && !(LOGGING_LEVELS as readonly unknown[]).includes(level)) {
+    return `\`_meta["${META.logLevel}"]\` must be one of ${LOGGING_LEVELS.join(", ")}`;
+  }
+  return undefined;
+}
+
+const SENTINEL = /^=\?base64\?(.*)\?=$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A standard header's value: trimmed, a `=?base64?…?=` value decoded from UTF-8. `undefined`
+ * when absent; `null` when it holds characters a header value may not (not visible ASCII) or a
+ * sentinel that does not decode, which never equals a body value.
+ */
+function headerValue(headers: Headers, name: string): string | null | undefined {
+  const raw = headers.get(name);
+  if (raw === null) return undefined;
+  const value = raw.trim();
+  if (/[^\x20-\x7e\t]/.test(value)) return null;
+  const sentinel = SENTINEL.exec(value);
+  if (!sentinel) return value;
+  if (!BASE64.test(sentinel[1] ?? "")) return null;
+  try {
+    return utf8.decode(Uint8Array.from(atob(sentinel[1] ?? ""), (c) => c.charCodeAt(0)));
+  } catch {
+    return null;
+  }
+}
+
+function serverInfo(state: ServerState): Record<string, unknown> {
+  const { name, version, title } = state.options;
+  return title === undefined ? { name, version } : { name, version, title };
+}
+
+/** A 2026 result: `resultType` (default `complete`) and the server's identity in `_meta`. */
+function complete(state: ServerState, result: Record<string, unknown>): Record<string, unknown> {
+  const meta = isRecord(result._meta) ? result._meta : {};
+  return {
+    ...result,
+    resultType: result.resultType ?? "complete",
+    _meta: { ...meta, [META.serverInfo]: serverInfo(state) },
+  };
+}
+
+function cacheHints(state: ServerState): { ttlMs: number; cacheScope: "public" | "private" } {
+  const hints = state.options.cacheHints;
+  return { ttlMs: hints?.ttlMs ?? 0, cacheScope: hints?.cacheScope ?? "private" };
+}
+
+function discover(state: ServerState): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    ...cacheHints(state),
+  };
+  if (state.options.instructions !== undefined) result.instructions = state.options.instructions;
+  return result;
+}
+
+/**
+ * Answers `tools/list`: the 2025 pages with the caching hints, and each `outputSchema` as the
+ * tool declared it (2026 allows any JSON Schema there, so it is not made an object schema).
+ */
+async function listTools({ state, message, headers }: Scope): Promise<Response> {
+  const page = await listToolsPage(state.toolset, message.params?.cursor, state.options.pageSize);
+  if (page) {
+    const declared = new Map<string, ToolInfo>(
+      (await state.toolset.listTools()).map((info) => [info.name, info]),
+    );
+    for (const tool of page.tools) {
+      const output = declared.get(tool.name)?.outputSchema?.schema;
+      if (output !== undefined) tool.outputSchema = output as Record<string, unknown>;
+    }
+  }
+  if (!page) {
+    return jsonResponse(
+      jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, "Invalid cursor"),
+      200,
+      headers,
+    );
+  }
+  return jsonResponse(
+    jsonRpcResult(message.id, complete(state, { ...page, ...cacheHints(state) })),
+    200,
+    headers,
+  );
+}
+
+/**
+ * Checks the `Mcp-Param-*` headers of a call against the arguments their tool's schema marks
+ * with `x-mcp-header` (top-level properties): a value present needs its header, equal after
+ * decoding (numbers compare as numbers); a value absent or `null` must have none.
+ */
+function paramHeaderProblem(
+  schema: unknown,
+  args: Record<string, unknown>,
+  headers: Headers,
+): string | undefined {
+  const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
+  for (const [property, definition] of Object.entries(properties)) {
+    if (!isRecord(definition) || typeof definition["x-mcp-header"] !== "string") continue;
+    const header = `Mcp-Param-${definition["x-mcp-header"]}`;
+    const sent = headerValue(headers, header);
+    const value = args[property];
+    if (value === undefined || value === null) {
+      if (sent !== undefined) return `${header} is sent for an argument that is absent`;
+      continue;
+    }
+    if (sent === undefined) return `${header} is required`;
+    const equal =
+      typeof value === "number"
+        ? sent !== null && sent.trim() !== "" && Number(sent) === value
+        : typeof value === "boolean"
+          ? sent === String(value)
+          : sent === value;
+    if (!equal) return `${header} differs from the argument \`${property}\``;
+  }
+  return undefined;
+}
+
+/**
+ * Answers a 2026 `tools/call`. The tool runs with the caller's `auth`; progress (with a
+ * `progressToken`) and log messages (at or above the request's `logLevel`; none without one)
+ * stream before the result; closing the response stream, or aborting the request, cancels the
+ * tool. A question becomes `input_required` (see `mrtr.ts`), or `-32021` when the request did not
+ * declare the capability it needs.
+ */
+async function callTool(scope: Scope): Promise<Response> {
+  const { state, message, headers, caller, request, meta } = scope;
+  const params = message.params ?? {};
+  const { name, arguments: args = {} } = params;
+  const fail = (status: number, code: number, why: string, data?: unknown) =>
+    jsonResponse(jsonRpcError(message.id, code, why, data), status, headers);
+  if (typeof name !== "string") {
+    return fail(200, JSON_RPC_ERROR.invalidParams, "tools/call needs a string `name`");
+  }
+  if (!isRecord(args)) {
+    return fail(200, JSON_RPC_ERROR.invalidParams, "tools/call `arguments` must be an object");
+  }
+  const tool = (await state.toolset.listTools()).find((info) => info.name === name);
+  if (tool) {
+    const schema = tool.inputSchema.schema;
+    const problem = paramHeaderProblem(schema, args, request.headers);
+    if (problem !== undefined)
+      return fail(400, MCP_ERROR.headerMismatch, `Header mismatch: ${problem}`);
+  }
+  const inputResponses = params.inputResponses;
+  const inputProblem = inputResponsesProblem(inputResponses);
+  if (inputProblem !== undefined) {
+    return fail(200, JSON_RPC_ERROR.invalidParams, `Invalid params: ${inputProblem}`);
+  }
+  const binding = { identity: caller.identity, tool: name, args: JSON.parse(canonicalJson(args)) };
+  let round: Round = { answers: new Map(), pending: new Map() };
+  if (params.requestState !== undefined) {
+    const verified =
+      typeof params.requestState === "string"
+        ? await state.stateCodec.verify(params.requestState, binding)
+        : undefined;
+    if (!verified) {
+      return fail(
+        200,
+        JSON_RPC_ERROR.invalidParams,
+        "Invalid params: `requestState` is not valid for this call (tampered, expired, or issued for another caller, tool or arguments)",
+      );
+    }
+    round = verified;
+  }
+  const controller = new AbortController();
+  const unregister = state.inFlight.add(caller.identity, message.id, controller, {
+    max: state.options.maxInFlightCalls,
+    perOwner: false,
+  });
+  if (!unregister) {
+    return fail(
+      200,
+      TOO_MANY_CALLS,
+      `Too many calls in flight (the limit is ${state.options.maxInFlightCalls}); retry when one has finished`,
+    );
+  }
+  const disconnect = () => controller.abort("the client closed the response stream");
+  const channel = createResponseChannel(headers, disconnect);
+  const requestSignal = request.toRequest().signal;
+  requestSignal.addEventListener("abort", disconnect, { once: true });
+  let stopped: Stop | undefined;
+  const onProgress = progressSender(channel, meta);
+  const run = async () => {
+    try {
+      const result = await state.toolset.call(name, args, {
+        signal: controller.signal,
+        auth: caller.auth,
+        ...(onProgress ? { onProgress } : {}),
+        onLog: logSender(meta[META.logLevel] as McpLoggingLevel | undefined, channel),
+        onInteraction: roundAsker({
+          round,
+          inputResponses: inputResponses as Record<string, unknown> | undefined,
+          capabilities: readClientCapabilities(meta[META.clientCapabilities]),
+          questionKey: state.options.questionKey ?? defaultQuestionKey,
+          stop: (stop) => {
+            stopped ??= stop;
+          },
+        }),
+      });
+      channel.finish(
+        jsonRpcResult(message.id, complete(state, { ...toMcpCallToolResult(result) })),
+        cancelled(message),
+      );
+    } catch (error) {
+      if (stopped) return finishStopped(scope, channel, stopped, round, binding);
+      if (controller.signal.aborted) return channel.finish(undefined, cancelled(message));
+      const answer = decorate(
+        state,
+        failureAnswer(message, name, error, (hidden) =>
+          state.report(hidden, "tool", () => request.toRequest()),
+        ),
+      );
+      channel.finish(answer, answer);
+    } finally {
+      requestSignal.removeEventListener("abort", disconnect);
+      unregister();
+    }
+  };
+  void run();
+  return channel.response;
+}
+
+function defaultQuestionKey(_question: ToolInteractionRequest, index: number): string {
+  return `q${index}`;
+}
+
+async function finishStopped(
+  scope: Scope,
+  channel: ResponseChannel,
+  stop: Stop,
+  round: Round,
+  binding: { identity: string | undefined; tool: string; args: unknown },
+): Promise<void> {
+  const { state, message } = scope;
+  switch (stop.type) {
+    case "missing_capability": {
+      const error = jsonRpcError(message.id, MCP_ERROR.missingClientCapability, stop.why, {
+        requiredCapabilities: stop.required,
+      });
+      return channel.finish(error, error, 400);
+    }
+    case "invalid_answer": {
+      const error = jsonRpcError(
+        message.id,
+        JSON_RPC_ERROR.invalidParams,
+        `Invalid params: ${stop.why}`,
+      );
+      return channel.finish(error, error);
+    }
+    case "input_required": {
+      try {
+        const requestState = await state.stateCodec.sign(
+          { answers: round.answers, pending: stop.pending },
+          binding,
+        );
+        const result = complete(state, {
+          resultType: "input_required",
+          inputRequests: stop.inputRequests,
+          requestState,
+        });
+        const response = jsonRpcResult(message.id, result);
+        return channel.finish(response, response);
+      } catch (error) {
+        state.report(error, "request", () => scope.request.toRequest());
+        const failure = jsonRpcError(
+          message.id,
+          JSON_RPC_ERROR.internalError,
+          `Internal error: ${errorText(error)}`,
+        );
+        return channel.finish(failure, failure);
+      }
+    }
+  }
+}
+
+function decorate(state: ServerState, response: JsonRpcResponse): JsonRpcResponse {
+  return "result" in response
+    ? jsonRpcResult(response.id, complete(state, response.result))
+    : response;
+}
+
+function logSender(
+  level: McpLoggingLevel | undefined,
+  channel: ResponseChannel,
+): (log: ToolLog) => void {
+  const threshold = level === undefined ? -1 : LOGGING_LEVELS.indexOf(level);
+  return ({ level: severity, data, logger }) => {
+    const rank = LOGGING_LEVELS.indexOf(severity as McpLoggingLevel);
+    // Without `logLevel` the request did not ask for logs at all.
+    if (threshold < 0 || rank < threshold) return;
+    const params: Record<string, unknown> = { level: severity, data };
+    if (typeof logger === "string") params.logger = logger;
+    channel.send(jsonRpcNotification("notifications/message", params));
+  };
+}
+
+/** The most `subscriptions/listen` streams one handler keeps open. */
+const MAX_LISTENS = 1024;
+
+/** How often an idle listen stream gets a keep-alive comment, in ms. */
+const KEEP_ALIVE_MS = 15_000;
+
+/** One open `subscriptions/listen` stream. */
+export interface Listen {
+  /** Sends `notifications/tools/list_changed` if this stream asked for it. */
+  toolsChanged(): void;
+  /** Ends the stream gracefully: the listen request's result, then close. */
+  close(): void;
+}
+
+/**
+ * Answers `subscriptions/listen`: an SSE stream whose first event acknowledges the subscription
+ * (`notifications` is what this server honours: `toolsListChanged` only), then carries
+ * `notifications/tools/list_changed` whenever `McpHandler.toolsChanged` is called, each tagged
+ * with the subscription id (the request's id), keep-alive comments in between, and at
+ * `McpHandler.close` the request's result. The client ends it by closing the stream.
+ */
+function listen({ state, message, headers }: Scope): Response {
+  const asked = message.params?.notifications;
+  if (asked !== undefined && !isRecord(asked)) {
+    return jsonResponse(
+      jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, "`notifications` must be an object"),
+      200,
+      headers,
+    );
+  }
+  if (state.listens.size >= MAX_LISTENS) {
+    return jsonResponse(
+      jsonRpcError(message.id, JSON_RPC_ERROR.internalError, "Subscription limit reached"),
+      200,
+      headers,
+    );
+  }
+  const tools = asked?.toolsListChanged === true;
+  const tag = { [META.subscriptionId]: message.id as JsonRpcId };
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const entry: Listen = {
+    toolsChanged() {
+      if (tools) {
+        writer.write(jsonRpcNotification("notifications/tools/list_changed", { _meta: tag }));
+      }
+    },
+    close() {
+      writer.write(jsonRpcResult(message.id, complete(state, { _meta: tag })));
+      end();
+    },
+  };
+  const end = () => {
+    clearInterval(timer);
+    state.listens.delete(entry);
+    writer.close();
+  };
+  const writer = createSseWriter(undefined, end);
+  state.listens.add(entry);
+  writer.write(
+    jsonRpcNotification("notifications/subscriptions/acknowledged", {
+      notifications: tools ? { toolsListChanged: true } : {},
+      _meta: tag,
+    }),
+  );
+  timer = setInterval(() => writer.comment("keep-alive"), KEEP_ALIVE_MS);
+  (timer as { unref?: () => void }).unref?.();
+  const sseHeaders = new Headers(headers);
+  sseHeaders.set("content-type", "text/event-stream");
+  sseHeaders.set("cache-control", "no-cache, no-transform");
+  sseHeaders.set("x-accel-buffering", "no");
+  return new Response(writer.body, { status: 200, headers: sseHeaders });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
