@@ -3,12 +3,28 @@
 // URL, a few headers and the body once; building undici's `Request`, its `Headers` and a
 // `Readable.toWeb` stream for every request costs more than the handler's own work. So the
 // object below is an `instanceof Request` whose common fields are computed on first read, and
-// any other member (`clone()`, `cache`, `formData()`, …) is answered by a real `Request`,
-// built then from the same fields and body.
+// any other member (`cache`, `redirect`, …) is answered by a real `Request`, built then from
+// the same fields and body.
+//
+// The body has one owner at a time, so every way to read it sees the same bytes once:
+// - until a real Request exists, `body` is our stream and the body methods (`text()`, `json()`,
+//   `formData()`, …) read it through a `Response` with the request's Content-Type, which
+//   applies the same Body rules a Request does;
+// - a real Request made while our stream is still untouched takes that stream over; from then
+//   on `body`, the body methods and `clone()` are the real Request's, so after `clone()` (which
+//   tees the real body) `body` is the real Request's new branch, as it would be on a real one;
+// - a real Request made after the handler locked or read our stream gets a locked stand-in
+//   body, so its `clone()` and body methods refuse with a TypeError, as a used body does.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
 
 const REAL = Symbol("real");
-const OWN = new Set(["method", "url", "headers", "signal", "body", "constructor"]);
+// Node's check that a stream was read or cancelled; its types name only node streams.
+const isDisturbed = (stream: ReadableStream): boolean =>
+  Readable.isDisturbed(stream as unknown as NodeJS.ReadableStream);
+const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text"];
+const OWN = new Set(["method", "url", "headers", "signal", "body", "bodyUsed", "constructor"]);
+for (const name of BODY_METHODS) OWN.add(name);
 
 interface Fields {
   readonly req: IncomingMessage;
@@ -17,9 +33,12 @@ interface Fields {
   url?: string;
   headers?: Headers;
   controller?: AbortController;
+  /** Our stream over the socket (`null` for GET and HEAD), once someone asked for it. */
   body?: ReadableStream<Uint8Array> | null;
   closed: boolean;
   real?: Request;
+  /** The real Request was made after our stream was locked or read: `body` stays ours. */
+  standIn?: boolean;
 }
 
 type Lazy = Request & { [REAL]: Fields };
@@ -28,6 +47,14 @@ const prototype = Object.create(Request.prototype) as Record<PropertyKey, unknow
 
 function fields(self: unknown): Fields {
   return (self as Lazy)[REAL];
+}
+
+function ownBody(state: Fields): ReadableStream<Uint8Array> | null {
+  if (state.body === undefined) {
+    const { method } = state.req;
+    state.body = method === "GET" || method === "HEAD" ? null : bodyStream(state);
+  }
+  return state.body;
 }
 
 // undici's Request keeps its state in private slots, so its own getters refuse our object;
@@ -39,13 +66,21 @@ function real(state: Fields, self: Lazy): Request {
     headers: self.headers,
     signal: self.signal,
   };
-  const body = self.body;
+  const handedOut = state.body !== undefined;
+  const body = ownBody(state);
   if (body) {
-    init.body = body;
+    state.standIn = handedOut && (body.locked || isDisturbed(body));
+    init.body = state.standIn ? new ReadableStream({ start: (c) => c.close() }) : body;
     init.duplex = "half";
   }
   state.real = new Request(self.url, init);
+  if (state.standIn) state.real.body?.getReader();
   return state.real;
+}
+
+// The real Request owns the body once it has taken our stream over.
+function realOwnsBody(state: Fields): state is Fields & { real: Request } {
+  return state.real !== undefined && !state.standIn;
 }
 
 Object.defineProperties(prototype, {
@@ -88,14 +123,32 @@ Object.defineProperties(prototype, {
   body: {
     get(this: Lazy) {
       const state = fields(this);
-      if (state.body === undefined) {
-        const { method } = state.req;
-        state.body = method === "GET" || method === "HEAD" ? null : bodyStream(state);
-      }
-      return state.body;
+      return realOwnsBody(state) ? state.real.body : ownBody(state);
+    },
+  },
+  bodyUsed: {
+    get(this: Lazy) {
+      const body = this.body;
+      return body !== null && isDisturbed(body);
     },
   },
 });
+
+for (const name of BODY_METHODS) {
+  const method = (Request.prototype as unknown as Record<string, unknown>)[name];
+  // `bytes()` is newer than some supported Node versions.
+  if (typeof method !== "function") continue;
+  prototype[name] = async function (this: Lazy) {
+    const state = fields(this);
+    if (realOwnsBody(state)) return method.call(state.real);
+    const type = this.headers.get("content-type");
+    const response = new Response(
+      this.body,
+      type === null ? {} : { headers: { "content-type": type } },
+    );
+    return (response as unknown as Record<string, () => Promise<unknown>>)[name]?.();
+  };
+}
 
 for (const key of Reflect.ownKeys(Request.prototype)) {
   if (typeof key === "string" && OWN.has(key)) continue;

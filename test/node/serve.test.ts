@@ -1,7 +1,10 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createMcpHandler } from "../../src/mcp/index.ts";
 import { type FetchHandler, type Served, serve } from "../../src/node/index.ts";
 import { fixtureToolset } from "../mcp/server/fixture.ts";
@@ -456,6 +459,161 @@ describe("serve", () => {
         used: true,
         mode: "follow",
       });
+    });
+  });
+
+  // Every way a handler can read a body, as text, so the answers compare.
+  const readers: Record<string, (request: Request) => Promise<string>> = {
+    text: (request) => request.text(),
+    json: async (request) => JSON.stringify(await request.json()),
+    arrayBuffer: async (request) => new TextDecoder().decode(await request.arrayBuffer()),
+    blob: async (request) => {
+      const blob = await request.blob();
+      return `${blob.type}|${await blob.text()}`;
+    },
+    body: async (request) => {
+      const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text + decoder.decode();
+        text += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+  if ("bytes" in Request.prototype) {
+    readers.bytes = async (request) =>
+      new TextDecoder().decode(
+        await (request as Request & { bytes(): Promise<Uint8Array> }).bytes(),
+      );
+  }
+
+  it("lets a handler read the body by any Body method, before or after clone(), once", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const url = new URL(request.url);
+        const read = readers[url.searchParams.get("read") as string] as (
+          r: Request,
+        ) => Promise<string>;
+        const cloned = url.searchParams.has("clone");
+        // The log-then-forward pattern: a copy is read first, the original after.
+        const copy = cloned ? await request.clone().text() : null;
+        const before = request.bodyUsed;
+        const text = await read(request);
+        const again = await request.text().then(
+          () => "read twice",
+          (error: unknown) => (error instanceof TypeError ? "TypeError" : String(error)),
+        );
+        return Response.json({ copy, before, text, after: request.bodyUsed, again });
+      },
+    };
+    await serving(handler, async (server) => {
+      const body = JSON.stringify({ note: "héllo" });
+      for (const name of Object.keys(readers)) {
+        for (const clone of [false, true]) {
+          const url = `${server.url}/?read=${name}${clone ? "&clone" : ""}`;
+          const response = await fetch(url, {
+            method: "POST",
+            body,
+            headers: { "content-type": "application/json" },
+          });
+          expect({ name, clone, answer: await response.json() }).toEqual({
+            name,
+            clone,
+            answer: {
+              copy: clone ? body : null,
+              before: false,
+              text: name === "blob" ? `application/json|${body}` : body,
+              after: true,
+              again: "TypeError",
+            },
+          });
+        }
+      }
+    });
+  });
+
+  it("refuses clone() of a read body with a TypeError, and still answers the other fields", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const text = await readers.body?.(request);
+        const clone = (() => {
+          try {
+            request.clone();
+            return "cloned";
+          } catch (error) {
+            return error instanceof TypeError ? "TypeError" : String(error);
+          }
+        })();
+        return Response.json({ text, clone, used: request.bodyUsed, redirect: request.redirect });
+      },
+    };
+    await serving(handler, async (server) => {
+      const response = await fetch(server.url, { method: "POST", body: "once" });
+      expect(await response.json()).toEqual({
+        text: "once",
+        clone: "TypeError",
+        used: true,
+        redirect: "follow",
+      });
+    });
+  });
+
+  it("parses a form body with formData(), before or after clone()", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const copy = new URL(request.url).searchParams.has("clone") ? request.clone() : undefined;
+        const form = await request.formData();
+        const copied = copy ? Object.fromEntries(await copy.formData()) : null;
+        return Response.json({ form: Object.fromEntries(form), copied });
+      },
+    };
+    await serving(handler, async (server) => {
+      for (const clone of [false, true]) {
+        const multipart = new FormData();
+        multipart.set("name", "ada");
+        multipart.set("lang", "en");
+        for (const body of [new URLSearchParams({ name: "ada", lang: "en" }), multipart]) {
+          const response = await fetch(`${server.url}/${clone ? "?clone" : ""}`, {
+            method: "POST",
+            body,
+          });
+          const form = { name: "ada", lang: "en" };
+          expect(await response.json()).toEqual({ form, copied: clone ? form : null });
+        }
+      }
+    });
+  });
+
+  it("serves a third-party fetch handler: the official SDK's web-standard MCP transport", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        // Stateless, as the SDK's own example: a fresh server and transport per request. A
+        // `?log` request is first read through a clone, as a logging wrapper would.
+        if (new URL(request.url).searchParams.has("log")) await request.clone().text();
+        const server = new McpServer({ name: "sdk", version: "1.0.0" });
+        server.registerTool(
+          "shout",
+          { description: "Upper-cases a word", inputSchema: { word: z.string() } },
+          async ({ word }) => ({ content: [{ type: "text", text: word.toUpperCase() }] }),
+        );
+        const transport = new WebStandardStreamableHTTPServerTransport({});
+        await server.connect(transport);
+        return transport.handleRequest(request);
+      },
+    };
+    await serving(handler, async (server) => {
+      for (const path of ["/mcp", "/mcp?log"]) {
+        const client = new Client({ name: "c", version: "1" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${path}`)));
+        try {
+          const result = await client.callTool({ name: "shout", arguments: { word: "hi" } });
+          expect(result.content).toEqual([{ type: "text", text: "HI" }]);
+        } finally {
+          await client.close();
+        }
+      }
     });
   });
 });
