@@ -27,6 +27,8 @@ async function connected(options: Parameters<typeof roundTripServer>[0] = {}) {
   const toolset = await connectMcp({
     url: URL_,
     fetch,
+    // Sessions exist only in the 2025 revisions; otherwise the default (`auto`) finds 2026.
+    ...(options.sessions === "memory" ? { protocol: "2025-11-25" as const } : {}),
     formInteractions: true,
     trustAnnotations: true,
   });
@@ -151,7 +153,13 @@ describe("MCP round trip: sampling", () => {
 
   async function sampling(sessions: "stateless" | "memory", samplingInteractions: boolean) {
     const { handler } = fixtureHandler({ sessions, interactionPolicy: "elicit" });
-    return connectMcp({ url: URL_, fetch: handler.fetch, samplingInteractions });
+    // The 2025 path, where a declined request reaches the tool; 2026 is in protocol-2026.test.ts.
+    return connectMcp({
+      url: URL_,
+      fetch: handler.fetch,
+      samplingInteractions,
+      protocol: "2025-11-25",
+    });
   }
 
   for (const sessions of ["stateless", "memory"] as const) {

@@ -68,15 +68,23 @@ describe("connectMcp: discovery", () => {
           ? Response.json({ jsonrpc: "2.0", id: m.id, error: { code: -32600, message: "nope" } })
           : undefined,
     });
-    const protocol = await caught(connectMcp({ url: URL_, fetch: rpcError.fetch }));
+    const protocol = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: rpcError.fetch }),
+    );
     expect(protocol.type).toBe("protocol");
     expect(protocol.message).toContain("nope");
     const http = createFakeMcp({ override: () => new Response("overloaded", { status: 503 }) });
-    const transport = await caught(connectMcp({ url: URL_, fetch: http.fetch }));
+    const transport = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: http.fetch }),
+    );
     expect(transport.type).toBe("transport");
     expect(transport.message).toContain("HTTP 503");
     const offline = await caught(
-      connectMcp({ url: URL_, fetch: () => Promise.reject(new TypeError("fetch failed")) }),
+      connectMcp({
+        protocol: "2025-11-25",
+        url: URL_,
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+      }),
     );
     expect(offline.data).toEqual({
       type: "transport",
@@ -253,18 +261,24 @@ describe("connectMcp: options, deadlines and cancellation", () => {
   });
 
   it("fails with timeout{tool: initialize} when the server never answers", async () => {
-    const error = await caught(connectMcp({ url: URL_, fetch: hang, requestTimeoutMs: 50 }));
+    const error = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: hang, requestTimeoutMs: 50 }),
+    );
     expect(error.data).toEqual({ type: "timeout", tool: "initialize", timeoutMs: 50 });
   });
 
   it("honours the connect signal, before and during the handshake", async () => {
     const fake = createFakeMcp();
     const aborted = AbortSignal.abort("stop");
-    const before = await caught(connectMcp({ url: URL_, fetch: fake.fetch, signal: aborted }));
+    const before = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: fake.fetch, signal: aborted }),
+    );
     expect(before.type).toBe("cancelled");
     expect(fake.requests).toHaveLength(0);
     const controller = new AbortController();
-    const during = caught(connectMcp({ url: URL_, fetch: hang, signal: controller.signal }));
+    const during = caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: hang, signal: controller.signal }),
+    );
     controller.abort("stop");
     expect((await during).data).toEqual({ type: "cancelled", tool: "initialize", reason: "stop" });
   });
