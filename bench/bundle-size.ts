@@ -145,8 +145,7 @@ export const run = async (signal) => {
   },
   {
     name: "core + agent + scriptedModel",
-    // 25 KB until reasoning, retry events and finish-reason stops reached the loop (+0.3 KB).
-    budget: 26 * KB,
+    budget: 25 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";

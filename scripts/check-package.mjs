@@ -41,6 +41,8 @@ try {
       "--no-fund",
       tarball,
       `valibot@${pkg.dependencies.valibot}`,
+      // toolwire/node's stdio options are typed with node:stream, as any Node program has.
+      `@types/node@${pkg.devDependencies["@types/node"]}`,
     ],
     app,
   );
@@ -55,7 +57,7 @@ try {
         noEmit: true,
         skipLibCheck: false,
         lib: ["ES2022", "DOM"],
-        types: [],
+        types: ["node"],
       },
     }),
   );

@@ -1,4 +1,4 @@
-import { ToolError } from "./errors.ts";
+import { ToolError, type ToolErrorInput } from "./errors.ts";
 
 // The one way toolwire races work against an `AbortSignal` (see `docs/design.md`, "Tools and
 // toolsets", T9): the listener is added once and removed when either side settles, so a
@@ -39,10 +39,19 @@ export function raceSignal<T>(
 export function cancelledError(tool: string, signal: AbortSignal): ToolError {
   const reason = signal.reason;
   if (reason instanceof ToolError && reason.type === "cancelled") return reason;
-  const text =
-    reason instanceof Error ? reason.message : typeof reason === "string" ? reason : undefined;
-  return new ToolError(
-    text === undefined ? { type: "cancelled", tool } : { type: "cancelled", tool, reason: text },
-    { cause: reason },
-  );
+  return cancelledCall(tool, reason instanceof Error ? reason.message : reason, { cause: reason });
+}
+
+/**
+ * Returns the `cancelled` error for a call of `tool`, with `reason` when it is a string (a
+ * handler's `cancel` step passes what its caller sent).
+ */
+export function cancelledCall(
+  tool: string,
+  reason: unknown,
+  options?: { cause?: unknown },
+): ToolError {
+  // The constructor drops an undefined field, so `reason` stays absent unless it is a string.
+  const text = typeof reason === "string" ? reason : undefined;
+  return new ToolError({ type: "cancelled", tool, reason: text } as ToolErrorInput, options);
 }

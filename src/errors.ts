@@ -120,12 +120,14 @@ export class ToolError extends Error {
     this.data = data;
     Object.defineProperty(this, BRAND, { value: true });
     for (const [key, value] of Object.entries(data)) {
-      if (key === "name" || key === "message" || key === "type" || value === undefined) continue;
+      // `toData` left out undefined fields; `name` and `message` belong to `Error`.
+      if (key === "name" || key === "message" || key === "type") continue;
       (this as Record<string, unknown>)[key] = value;
     }
-    if (data.type === "build_cleanup") {
-      this.primary = asError(input.type === "build_cleanup" ? input.primary : data.primary);
-      this.cleanup = asError(input.type === "build_cleanup" ? input.cleanup : data.cleanup);
+    // `toData` kept the type, so the input is a `build_cleanup` too; its instances are kept.
+    if (input.type === "build_cleanup") {
+      this.primary = asError(input.primary);
+      this.cleanup = asError(input.cleanup);
     }
   }
 
@@ -146,7 +148,11 @@ export class ToolError extends Error {
    * @throws ToolError `protocol` when the value is not a tool error's JSON shape.
    */
   static fromJSON(value: unknown): ToolError {
-    return new ToolError(parseData(isToolError(value) ? value.toJSON() : value));
+    const bad = (why: string) =>
+      new ToolError({ type: "protocol", message: `not a ToolError: ${why}` });
+    return new ToolError(
+      toData(isToolError(value) ? value.toJSON() : value, bad) as ToolErrorInput,
+    );
   }
 }
 
@@ -171,27 +177,38 @@ function asError(value: ToolError | ToolErrorData): ToolError {
   return isToolError(value) ? value : new ToolError(value as ToolErrorInput);
 }
 
-function toData(input: ToolErrorInput): ToolErrorData {
-  const type = input?.type;
+// Reads a kind's own fields, so stray keys never reach toJSON(). For the constructor (no `bad`)
+// the input is typed: fields are copied and a joined error's data kept. For `fromJSON` it is
+// untrusted JSON: with `bad` every field is checked and a stray key rejected. (One reader for
+// both rather than a second parser: `fromJSON` is a static member, so every bundle has it.)
+function toData(input: unknown, bad?: (why: string) => ToolError): ToolErrorData {
+  if (bad && (typeof input !== "object" || input === null)) throw bad("expected an object");
+  const source = input as Record<string, unknown>;
+  const type = source?.type;
   if (!isKind(type)) {
+    if (bad) throw bad(`unknown type ${JSON.stringify(type)}`);
     const message = `unknown ToolError type ${JSON.stringify(type)}`;
     throw new ToolError({ type: "invalid_configuration", message });
   }
-  if (input.type === "build_cleanup")
-    return {
-      type: "build_cleanup",
-      primary: dataOf(input.primary),
-      cleanup: dataOf(input.cleanup),
-    };
-  // Copy only the kind's fields, so stray keys from untyped callers never reach toJSON().
+  const fields = KINDS[type][0];
+  for (const key of bad ? Object.keys(source) : []) {
+    if (key !== "type" && !(key in fields)) throw bad?.(`unexpected field \`${key}\` for ${type}`);
+  }
   const data: Record<string, unknown> = { type };
-  const source = input as unknown as Record<string, unknown>;
-  for (const key in FIELDS[type]) if (source[key] !== undefined) data[key] = source[key];
+  for (const [key, kind] of Object.entries(fields)) {
+    const value = source[key];
+    if (value === undefined && (!bad || kind.endsWith("?"))) continue;
+    if (kind === "error") data[key] = bad ? toData(value, bad) : dataOf(value as ToolError);
+    else if (!bad) data[key] = value;
+    else if (kind === "issues") data[key] = parseIssues(value, bad);
+    else if (typeof value !== kind.replace("?", "")) throw bad(`\`${key}\` must be a ${kind}`);
+    else data[key] = value;
+  }
   return data as ToolErrorData;
 }
 
 function isKind(type: unknown): type is ToolErrorType {
-  return typeof type === "string" && Object.hasOwn(FIELDS, type);
+  return typeof type === "string" && Object.hasOwn(KINDS, type);
 }
 
 function dataOf(value: ToolError | ToolErrorData): ToolErrorData {
@@ -199,40 +216,7 @@ function dataOf(value: ToolError | ToolErrorData): ToolErrorData {
 }
 
 function messageOf(data: ToolErrorData): string {
-  switch (data.type) {
-    case "invalid_configuration":
-      return `invalid configuration: ${data.message}`;
-    case "unknown_tool":
-      return `tool \`${data.name}\` was not found`;
-    case "duplicate_name":
-      return `duplicate tool name \`${data.name}\``;
-    case "invalid_arguments":
-      return `invalid tool arguments for \`${data.tool}\`: ${data.message}`;
-    case "invalid_output":
-      return `invalid tool output: ${data.message}`;
-    case "invalid_interaction":
-      return `invalid interaction \`${data.id}\`: ${data.message}`;
-    case "undeclared_interaction":
-      return `tool \`${data.tool}\` requested an undeclared ${data.kind} interaction`;
-    case "interaction_declined":
-      return `interaction for \`${data.tool}\` was declined${data.reason ? `: ${data.reason}` : ""}`;
-    case "cancelled":
-      return `call to \`${data.tool}\` was cancelled${data.reason ? `: ${data.reason}` : ""}`;
-    case "transport":
-      return `transport failure${data.tool ? ` calling \`${data.tool}\`` : ""}: ${data.message}`;
-    case "protocol":
-      return `protocol error: ${data.message}`;
-    case "timeout":
-      return `call to \`${data.tool}\` timed out after ${data.timeoutMs} ms`;
-    case "unsupported":
-      return `unsupported: ${data.operation}`;
-    case "closed":
-      return `closed: ${data.operation} after shutdown`;
-    case "build_cleanup":
-      return `${messageOf(data.primary)}; cleanup also failed: ${messageOf(data.cleanup)}`;
-    default:
-      return unreachable(data);
-  }
+  return (KINDS[data.type][1] as (data: ToolErrorData) => string)(data);
 }
 
 /**
@@ -245,55 +229,64 @@ export function unreachable(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);
 }
 
-// Field name → the JSON type it must have, per kind; `?` marks optional fields.
-const FIELDS: Record<ToolErrorType, Record<string, string>> = {
-  invalid_configuration: { message: "string" },
-  unknown_tool: { name: "string" },
-  duplicate_name: { name: "string" },
-  invalid_arguments: { tool: "string", message: "string", issues: "issues" },
-  invalid_output: { message: "string", issues: "issues" },
-  invalid_interaction: { id: "string", message: "string" },
-  undeclared_interaction: { tool: "string", kind: "string" },
-  interaction_declined: { tool: "string", reason: "string?" },
-  cancelled: { tool: "string", reason: "string?" },
-  transport: { tool: "string?", message: "string" },
-  protocol: { message: "string" },
-  timeout: { tool: "string", timeoutMs: "number" },
-  unsupported: { operation: "string" },
-  closed: { operation: "string" },
-  build_cleanup: { primary: "error", cleanup: "error" },
+// Per kind, in one row: field name → the JSON type it must have (`?` marks optional fields),
+// and the message. One table instead of a field table plus a message switch: 50 bytes gzip.
+const KINDS: {
+  [K in ToolErrorType]: [
+    fields: Record<string, string>,
+    message: (data: Extract<ToolErrorData, { type: K }>) => string,
+  ];
+} = {
+  invalid_configuration: [{ message: "string" }, (d) => `invalid configuration: ${d.message}`],
+  unknown_tool: [{ name: "string" }, (d) => `tool \`${d.name}\` was not found`],
+  duplicate_name: [{ name: "string" }, (d) => `duplicate tool name \`${d.name}\``],
+  invalid_arguments: [
+    { tool: "string", message: "string", issues: "issues" },
+    (d) => `invalid tool arguments for \`${d.tool}\`: ${d.message}`,
+  ],
+  invalid_output: [
+    { message: "string", issues: "issues" },
+    (d) => `invalid tool output: ${d.message}`,
+  ],
+  invalid_interaction: [
+    { id: "string", message: "string" },
+    (d) => `invalid interaction \`${d.id}\`: ${d.message}`,
+  ],
+  undeclared_interaction: [
+    { tool: "string", kind: "string" },
+    (d) => `tool \`${d.tool}\` requested an undeclared ${d.kind} interaction`,
+  ],
+  interaction_declined: [
+    { tool: "string", reason: "string?" },
+    (d) => `interaction for \`${d.tool}\` was declined${d.reason ? `: ${d.reason}` : ""}`,
+  ],
+  cancelled: [
+    { tool: "string", reason: "string?" },
+    (d) => `call to \`${d.tool}\` was cancelled${d.reason ? `: ${d.reason}` : ""}`,
+  ],
+  transport: [
+    { tool: "string?", message: "string" },
+    (d) => `transport failure${d.tool ? ` calling \`${d.tool}\`` : ""}: ${d.message}`,
+  ],
+  protocol: [{ message: "string" }, (d) => `protocol error: ${d.message}`],
+  timeout: [
+    { tool: "string", timeoutMs: "number" },
+    (d) => `call to \`${d.tool}\` timed out after ${d.timeoutMs} ms`,
+  ],
+  unsupported: [{ operation: "string" }, (d) => `unsupported: ${d.operation}`],
+  closed: [{ operation: "string" }, (d) => `closed: ${d.operation} after shutdown`],
+  build_cleanup: [
+    { primary: "error", cleanup: "error" },
+    (d) => `${messageOf(d.primary)}; cleanup also failed: ${messageOf(d.cleanup)}`,
+  ],
 };
 
-function parseData(value: unknown): ToolErrorData {
-  const bad = (why: string) =>
-    new ToolError({ type: "protocol", message: `not a ToolError: ${why}` });
-  if (typeof value !== "object" || value === null) throw bad("expected an object");
-  const record = value as Record<string, unknown>;
-  const type = record.type;
-  if (!isKind(type)) throw bad(`unknown type ${JSON.stringify(type)}`);
-  const fields = FIELDS[type];
-  const out: Record<string, unknown> = { type };
-  for (const key of Object.keys(record)) {
-    if (key !== "type" && !(key in fields)) throw bad(`unexpected field \`${key}\` for ${type}`);
-  }
-  for (const [key, kind] of Object.entries(fields)) {
-    const field = record[key];
-    if (field === undefined && kind.endsWith("?")) continue;
-    if (kind === "error") out[key] = parseData(field);
-    else if (kind === "issues") out[key] = parseIssues(field, bad);
-    else if (typeof field !== kind.replace("?", "")) throw bad(`\`${key}\` must be a ${kind}`);
-    else out[key] = field;
-  }
-  return out as ToolErrorData;
-}
-
 function parseIssues(value: unknown, bad: (why: string) => ToolError): ValidationIssue[] {
-  if (!Array.isArray(value)) throw bad("`issues` must be an array");
+  const expected = "`issues` must be an array of { path: string, message: string }";
+  if (!Array.isArray(value)) throw bad(expected);
   return value.map((issue: unknown) => {
     const { path, message, keyword } = (issue ?? {}) as Record<string, unknown>;
-    if (typeof path !== "string" || typeof message !== "string") {
-      throw bad("each issue needs a string `path` and `message`");
-    }
+    if (typeof path !== "string" || typeof message !== "string") throw bad(expected);
     return typeof keyword === "string" ? { path, message, keyword } : { path, message };
   });
 }

@@ -4,6 +4,7 @@ import { errorText, ToolError } from "../errors.ts";
 import type { Tool } from "../local/define-tool.ts";
 import type { Message } from "../models/message.ts";
 import type { Model } from "../models/model.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { type Concurrency, concurrencyCap, type InteractionAnswerer } from "./calls.ts";
 import { type CompactionSettings, createCompactionStep } from "./compaction-step.ts";
@@ -204,9 +205,9 @@ function reportListenerError(error: unknown, event: AgentEvent): void {
 }
 
 function checkAgentOptions(options: unknown): void {
-  if (!isRecord(options)) fail(`options must be an object, got ${describe(options)}`);
+  if (!isJsonObject(options)) fail(`options must be an object, got ${describe(options)}`);
   const model = options.model;
-  if (!isRecord(model) || typeof model.stream !== "function") {
+  if (!isJsonObject(model) || typeof model.stream !== "function") {
     fail(`model must be a Model (an object with a stream() method), got ${describe(model)}`);
   }
   if (model.contextWindow !== undefined && !isPositive(model.contextWindow)) {
@@ -252,7 +253,7 @@ function checkToolsets(toolsets: unknown): void {
 
 function checkCompaction(compaction: unknown): void {
   if (compaction === undefined || compaction === false) return;
-  if (!isRecord(compaction)) {
+  if (!isJsonObject(compaction)) {
     fail(`compaction must be false or an object of settings, got ${describe(compaction)}`);
   }
   const settings = { compaction };
@@ -282,15 +283,11 @@ function optional(
 function isToolset(value: unknown): boolean {
   if (value instanceof Toolset) return true;
   return (
-    isRecord(value) &&
+    isJsonObject(value) &&
     isFunction(value.listTools) &&
     isFunction(value.call) &&
     isFunction(value.carriedState)
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isFunction(value: unknown): boolean {

@@ -1,3 +1,4 @@
+import { cancelledCall } from "../abort.ts";
 import { errorText, isToolError, ToolError } from "../errors.ts";
 import {
   checkInteractionResponse,
@@ -106,7 +107,8 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
    * work fails with.
    */
   async step(input: ToolHandlerInput, options?: StepOptions): Promise<ToolHandlerOutput> {
-    const type = typeof input === "object" && input !== null ? input.type : undefined;
+    // A primitive has no `type` either, so `?.` covers every non-object.
+    const type = (input as { type?: unknown } | null | undefined)?.type;
     if (type === "cancel") throw await this.#cancel((input as { reason?: unknown }).reason);
     if (type !== "invoke" && type !== "interaction") {
       throw unsupported(
@@ -126,13 +128,16 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     }
   }
 
-  /** Reports work to the listener of the step in flight; a throwing listener is ignored. */
-  protected progress(update: ToolProgress): void {
+  /**
+   * Reports work to the listener of the step in flight; a throwing listener is ignored. Public so
+   * a local tool's context can call it directly (no forwarding method: 40 bytes gzip less).
+   */
+  progress(update: ToolProgress): void {
     notify(this.#listeners?.onProgress, update);
   }
 
   /** Sends a log message to the listener of the step in flight; a throwing listener is ignored. */
-  protected log(entry: ToolLog): void {
+  log(entry: ToolLog): void {
     notify(this.#listeners?.onLog, entry);
   }
 
@@ -181,17 +186,18 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     if (this.#state !== "pending" || !pending) {
       throw this.#stopped ?? noPendingInteraction(response, this.#state);
     }
-    let answer: CallAnswer = { response };
+    let problem: unknown;
     try {
       await checkInteractionResponse(pending.request, response);
     } catch (error) {
-      if (this.#stopped) throw this.#stopped;
-      if (isToolError(error, "invalid_interaction")) throw error;
-      // The request itself is broken (a form schema that cannot be applied): that is the
-      // asker's to handle, so its question fails and the call goes on.
-      answer = { error: asToolError(error) };
+      problem = error;
     }
     if (this.#stopped) throw this.#stopped;
+    if (isToolError(problem, "invalid_interaction")) throw problem;
+    // Any other problem is with the request itself (a form schema that cannot be applied):
+    // that is the asker's to handle, so its question fails and the call goes on.
+    const answer: CallAnswer =
+      problem === undefined ? { response } : { error: asToolError(problem) };
     this.#pending = undefined;
     this.#enter("running");
     try {
@@ -225,14 +231,10 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   }
 
   async #cancel(reason: unknown): Promise<ToolError> {
-    const tool = this.toolName;
-    const text = typeof reason === "string" ? reason : undefined;
-    const error = new ToolError(
-      text === undefined ? { type: "cancelled", tool } : { type: "cancelled", tool, reason: text },
-    );
+    const error = cancelledCall(this.toolName, reason);
     const live = this.#state === "running" || this.#state === "pending";
     this.stop(error);
-    if (live) await this.cancelled(text);
+    if (live) await this.cancelled(error.reason);
     return error;
   }
 

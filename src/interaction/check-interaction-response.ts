@@ -1,4 +1,5 @@
 import { ToolError, unreachable } from "../errors.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import { prepareSchema } from "../schema/schema-input.ts";
 import type { ToolInteractionRequest } from "./interaction-request.ts";
 import type { ToolInteractionResponse } from "./interaction-response.ts";
@@ -42,9 +43,7 @@ export async function checkInteractionResponse(
     default:
       return unreachable(kind);
   }
-  if (typeof content !== "object" || content === null || Array.isArray(content)) {
-    throw invalid("a form reply must be a JSON object");
-  }
+  if (!isJsonObject(content)) throw invalid("a form reply must be a JSON object");
   if (!kind.schemaValidation) return;
   const outcome = await prepareSchema({ jsonSchema: kind.schema }).validate(content);
   if (!outcome.ok) {

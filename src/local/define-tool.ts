@@ -199,8 +199,8 @@ export function defineTool<S extends SchemaInput>(
     call: async (value, ctx) => call(value, ctx),
     "~run": call,
     "~input": input,
-    ...(output ? { "~output": output } : {}),
   };
+  if (output) (tool as { "~output"?: PreparedSchema })["~output"] = output;
   if (options.carriedState) tool.carriedState = options.carriedState.bind(options);
   return tool;
 }

@@ -1,9 +1,8 @@
 import type { CarriedState } from "../declaration/carried-state.ts";
 import { byName, type ToolName } from "../declaration/tool-name.ts";
-import { errorText, isToolError, ToolError } from "../errors.ts";
+import { errorText, isToolError, ToolError, type ToolErrorInput } from "../errors.ts";
 import type { ToolsetBackend } from "../execution/backend.ts";
 import { type CallAnswer, CallMachine, unsupported } from "../execution/call-machine.ts";
-import type { ToolLog, ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
 import { isToolResult, ToolResult } from "../execution/tool-result.ts";
 import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
 import {
@@ -159,13 +158,11 @@ export class LocalHandler extends CallMachine<Question> {
   }
 
   protected deliver(question: Question, answer: CallAnswer): void {
-    if ("error" in answer) {
-      question.reject(answer.error);
-      return;
+    if ("error" in answer) question.reject(answer.error);
+    else if (answer.response.type === "submit") question.resolve(answer.response.content);
+    else if (answer.response.type === "decline") {
+      question.reject(declined(this.toolName, answer.response.reason));
     }
-    const { response } = answer;
-    if (response.type === "submit") question.resolve(response.content);
-    else if (response.type === "decline") question.reject(declined(this.toolName, response.reason));
     // `cancel`: the machine cancels the call next, which rejects the question.
   }
 
@@ -181,16 +178,6 @@ export class LocalHandler extends CallMachine<Question> {
       if (this.stopped) this.#controller.abort(this.stopped);
     }
     return this.#controller.signal;
-  }
-
-  /** Forwards a progress report to the step in flight, if any. */
-  "~progress"(update: ToolProgress): void {
-    this.progress(update);
-  }
-
-  /** Forwards a log message to the step in flight, if any. */
-  "~log"(entry: ToolLog): void {
-    this.log(entry);
   }
 
   /** Suspends the call on a question for the caller. */
@@ -225,11 +212,8 @@ function failure(error: unknown) {
 }
 
 function declined(tool: string, reason: string | undefined): ToolError {
-  return new ToolError(
-    reason === undefined
-      ? { type: "interaction_declined", tool }
-      : { type: "interaction_declined", tool, reason },
-  );
+  // The constructor drops an undefined field, so `reason` stays absent when none was given.
+  return new ToolError({ type: "interaction_declined", tool, reason } as ToolErrorInput);
 }
 
 /**
@@ -305,70 +289,41 @@ async function checkOutput(tool: Tool, result: ToolResult): Promise<void> {
 type SamplingKind = Extract<ToolInteractionKind, { type: "sampling" }>;
 
 /**
- * The context a local tool receives. Its functions work detached, so a tool may destructure
- * them (`call: (input, { progress, signal }) => …`); each is made on first use, since most
- * calls use none of them.
+ * The context a local tool receives. Its functions are own closures over the handler, so a tool
+ * may destructure them (`call: (input, { progress, signal }) => …`); only the signal is made on
+ * first use (an AbortController costs microseconds). Making the five closures up front measured
+ * the same per call as making each on first use, and is 21 bytes gzip smaller.
  */
 class LocalContext implements ToolContext {
   readonly toolName: ToolName;
   declare readonly callId?: string;
   declare readonly auth?: unknown;
   readonly #port: LocalHandler;
-  readonly #formSchemaValidation: boolean;
-  #progress: ToolContext["progress"] | undefined;
-  #log: ToolContext["log"] | undefined;
-  #requestText: ToolContext["requestText"] | undefined;
-  #requestForm: ToolContext["requestForm"] | undefined;
-  #requestSampling: ToolContext["requestSampling"] | undefined;
+  readonly progress: ToolContext["progress"];
+  readonly log: ToolContext["log"];
+  readonly requestText: ToolContext["requestText"];
+  readonly requestForm: ToolContext["requestForm"];
+  readonly requestSampling: ToolContext["requestSampling"];
 
   constructor(port: LocalHandler, tool: Tool, callId: string | undefined, auth: unknown) {
     this.#port = port;
     this.toolName = tool.name;
     if (callId !== undefined) (this as { callId?: string }).callId = callId;
     if (auth !== undefined) (this as { auth?: unknown }).auth = auth;
-    this.#formSchemaValidation = tool.info.interactions.formSchemaValidation;
-  }
-
-  get signal(): AbortSignal {
-    return this.#port["~signal"]();
-  }
-
-  get progress(): ToolContext["progress"] {
-    const port = this.#port;
-    this.#progress ??= (update) => port["~progress"](update);
-    return this.#progress;
-  }
-
-  get log(): ToolContext["log"] {
-    const port = this.#port;
-    this.#log ??= (level: ToolLogLevel, data: unknown, logger?: string) =>
-      port["~log"](logger === undefined ? { level, data } : { level, data, logger });
-    return this.#log;
-  }
-
-  get requestText(): ToolContext["requestText"] {
-    const port = this.#port;
-    this.#requestText ??= (prompt, options) =>
+    const schemaValidation = tool.info.interactions.formSchemaValidation;
+    this.progress = (update) => port.progress(update);
+    this.log = (level, data, logger) =>
+      port.log(logger === undefined ? { level, data } : { level, data, logger });
+    this.requestText = (prompt, options) =>
       port["~ask"](prompt, {
         type: "text",
         multiline: options?.multiline === true,
       }) as Promise<string>;
-    return this.#requestText;
-  }
-
-  get requestForm(): ToolContext["requestForm"] {
-    const port = this.#port;
-    const schemaValidation = this.#formSchemaValidation;
-    this.#requestForm ??= (prompt, schema) =>
+    this.requestForm = (prompt, schema) =>
       port["~ask"](prompt, { type: "form", schema, schemaValidation }) as Promise<
         Record<string, unknown>
       >;
-    return this.#requestForm;
-  }
-
-  get requestSampling(): ToolContext["requestSampling"] {
-    const port = this.#port;
-    this.#requestSampling ??= (request) => {
+    this.requestSampling = (request) => {
       const { messages, maxTokens, systemPrompt, temperature, stopSequences } = request ?? {};
       const kind: SamplingKind = { type: "sampling", messages, maxTokens };
       // Optional fields left undefined stay absent, so the caller sees only what was asked.
@@ -379,6 +334,9 @@ class LocalContext implements ToolContext {
         (reply) => readSamplingResult(reply) as SamplingResult,
       );
     };
-    return this.#requestSampling;
+  }
+
+  get signal(): AbortSignal {
+    return this.#port["~signal"]();
   }
 }

@@ -1,5 +1,5 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
-import * as v from "valibot";
+import type * as v from "valibot";
 import { errorText, ToolError, type ValidationIssue } from "../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
 import type { JsonSchemaCheck } from "./validate-json-schema.ts";
@@ -74,6 +74,10 @@ export function prepareSchema(input: SchemaInput): PreparedSchema {
   return prepareRaw(jsonSchema);
 }
 
+// What valibot's `~standard.validate` returns: its own run's dataset (what `v.safeParse` reads
+// too), so each issue keeps valibot's `type` and its `{ key }` path items.
+type StandardResult = { value?: unknown; issues?: readonly v.BaseIssue<unknown>[] };
+
 function prepareValibot(schema: ValibotSchema): PreparedSchema {
   const jsonSchema = toJsonSchema(schema as v.GenericSchema, { errorMode: "ignore" }) as Record<
     string,
@@ -83,17 +87,18 @@ function prepareValibot(schema: ValibotSchema): PreparedSchema {
   return {
     jsonSchema,
     async validate(value) {
-      let result: v.SafeParseResult<v.GenericSchema>;
+      // Through the schema's Standard Schema interface rather than `v.safeParse` and
+      // `v.safeParseAsync`: the same run with the global config, one path for sync and async
+      // schemas, and neither helper in the bundle (60 bytes gzip).
+      let result: StandardResult;
       try {
-        result = schema.async
-          ? await v.safeParseAsync(schema, value)
-          : v.safeParse(schema as v.GenericSchema, value);
+        result = (await (schema as v.GenericSchema)["~standard"].validate(value)) as StandardResult;
       } catch (error) {
         // A throwing transform (`JSON.parse` of a bad string) is a problem with this value.
         const message = `validation threw: ${errorText(error)}`;
         return { ok: false, issues: [{ path: "", message }] };
       }
-      if (result.success) return { ok: true, value: result.output };
+      if (!result.issues) return { ok: true, value: result.value };
       const issues = result.issues.map((issue) => ({
         path: jsonPointer((issue.path ?? []).map((item) => item.key as string | number)),
         message: issue.message,

@@ -12,10 +12,10 @@ export interface MergeSource {
   carriedState(): Promise<CarriedState[]>;
 }
 
+// A listed name's source and the source's own name for it (the same unless namespaced).
 interface Route {
   source: MergeSource;
   native: string;
-  namespaced: boolean;
 }
 
 /**
@@ -53,7 +53,7 @@ export function createMergedBackend(
       const route = (await load()).routes.get(name);
       if (!route) throw new ToolError({ type: "unknown_tool", name: String(name) });
       const handler = await route.source.toolHandler(route.native);
-      return route.namespaced ? renaming(handler, name) : handler;
+      return route.native === name ? handler : renaming(handler, name);
     },
     shutdown: async () => {
       const outcomes = await Promise.allSettled(sources.map((source) => source.shutdown()));
@@ -78,7 +78,7 @@ async function discover(
     for (const info of list) {
       const name = namespace === undefined ? info.name : namespacedName(namespace, info.name);
       if (routes.has(name)) throw new ToolError({ type: "duplicate_name", name });
-      routes.set(name, { source, native: info.name, namespaced: namespace !== undefined });
+      routes.set(name, { source, native: info.name });
       infos.push(name === info.name ? info : { ...info, name });
     }
   });

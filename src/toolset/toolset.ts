@@ -154,10 +154,6 @@ export class Toolset implements ToolsetBackend {
    * the backend returns something without a `step` function.
    */
   toolHandler(name: string): Promise<ToolHandlerBackend> {
-    return this.#handler(name);
-  }
-
-  #handler(name: string): Promise<LiveHandler> {
     return this.#lifecycle.admit("toolHandler", async () => {
       const handler = await this.#backend.toolHandler(name);
       if (typeof handler?.step !== "function") {
@@ -197,19 +193,20 @@ export class Toolset implements ToolsetBackend {
     if (settings.signal?.aborted) return Promise.reject(cancelledError(name, settings.signal));
     const local = this.#localHandler;
     if (!local) {
-      return this.#handler(name).then((handler) => drive(name, handler, args, settings));
+      return this.toolHandler(name).then((handler) =>
+        drive(name, handler as LiveHandler, args, settings),
+      );
     }
     // Admission and creation happen in one synchronous stretch, so shutdown has nothing
     // admitted to wait for; returning drive's promise as is spares an async layer.
     if (this.#lifecycle.sealed)
       return Promise.reject(new ToolError({ type: "closed", operation: "toolHandler" }));
-    let handler: LiveHandler;
     try {
-      handler = new LiveHandler(local(name), this.#lifecycle);
+      // `drive` is async, so only `local` (an unknown name) can throw here.
+      return drive(name, new LiveHandler(local(name), this.#lifecycle), args, settings);
     } catch (error) {
       return Promise.reject(error);
     }
-    return drive(name, handler, args, settings);
   }
 
   /**
@@ -284,16 +281,14 @@ async function drive(
     }
     return output.result;
   } catch (error) {
-    const reason = signal?.aborted ? cancelled(signal).reason : undefined;
-    const cancel: ToolHandlerInput = signal?.aborted
-      ? reason === undefined
-        ? { type: "cancel" }
-        : { type: "cancel", reason }
-      : {
-          type: "cancel",
-          reason: isToolError(error, "unsupported") ? "nobody can answer" : "the call failed",
-        };
-    handler.step(cancel).catch(() => {});
+    const reason = signal?.aborted
+      ? cancelled(signal).reason
+      : isToolError(error, "unsupported")
+        ? "nobody can answer"
+        : "the call failed";
+    handler
+      .step(reason === undefined ? { type: "cancel" } : { type: "cancel", reason })
+      .catch(() => {});
     throw error;
   } finally {
     dialog?.abort(
@@ -380,18 +375,16 @@ class LiveHandler implements ToolHandlerBackend {
       settled.then(
         (output) => {
           const type = (output as Partial<ToolHandlerOutput> | undefined)?.type;
-          if (type === "completed" || type === "interaction") {
-            this.#settled(reject, type === "interaction");
-            resolve(output);
-            return;
+          this.#settled(reject, type === "interaction");
+          if (type === "completed" || type === "interaction") resolve(output);
+          else {
+            reject(
+              new ToolError({
+                type: "protocol",
+                message: `a tool handler returned ${JSON.stringify(type) ?? "no type"} instead of completed or interaction`,
+              }),
+            );
           }
-          this.#settled(reject, false);
-          reject(
-            new ToolError({
-              type: "protocol",
-              message: `a tool handler returned ${JSON.stringify(type) ?? "no type"} instead of completed or interaction`,
-            }),
-          );
         },
         (error: unknown) => {
           // A rejected reply or a misused step leaves the call where it was.
@@ -481,7 +474,7 @@ function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
   let drained: (() => void) | undefined;
   // An intrusive list: tracking every call through a Set cost more than the rest of admission.
   let head: LiveCall | undefined;
-  return {
+  const lifecycle: Lifecycle = {
     get sealed() {
       return sealed;
     },
@@ -514,15 +507,11 @@ function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
     shutdown() {
       outcome ??= (async () => {
         sealed = true;
-        let call = head;
-        head = undefined;
-        while (call) {
-          const next: LiveCall | undefined = call.next;
-          call.tracked = false;
-          call.prev = undefined;
-          call.next = undefined;
+        // Nothing is tracked once sealed, so this empties the list.
+        while (head) {
+          const call = head;
+          lifecycle.release(call);
           call.close();
-          call = next;
         }
         if (admitted > 0) await new Promise<void>((resolve) => (drained = resolve));
         try {
@@ -538,4 +527,5 @@ function createLifecycle(cleanup: () => Promise<void>): Lifecycle {
       return outcome;
     },
   };
+  return lifecycle;
 }

@@ -178,7 +178,7 @@ function envelopeProblem(meta: unknown): string | undefined {
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
  * A standard header's value: trimmed, a `=?base64?…?=` value decoded from UTF-8. `undefined`
