@@ -289,6 +289,7 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
     (inner) => session.send(jsonRpcNotification(label), { signal: inner, label }),
     signal,
   );
+  session.openStandaloneStream();
   const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
   return isJsonObject(capabilities.tools);
 }

@@ -96,6 +96,10 @@ export class McpSession {
   #requestHeaders: Headers | undefined;
   #nextId = 0;
   #closing: Promise<void> | undefined;
+  // The `onMessage` of each request in flight, oldest first: the standalone stream's messages
+  // go to the oldest call that can take them.
+  readonly #listening = new Set<(message: ServerMessage) => void>();
+  #standalone: AbortController | undefined;
 
   /**
    * @param url The MCP endpoint; its query and user info count as credentials.
@@ -196,6 +200,8 @@ export class McpSession {
   ): Promise<Record<string, unknown>> {
     const { signal } = options;
     let response: Response | undefined;
+    const listener = options.onMessage;
+    if (listener) this.#listening.add(listener);
     try {
       signal?.throwIfAborted();
       const sent = this.#modern ? this.#enveloped(params, this.#modern) : params;
@@ -210,6 +216,7 @@ export class McpSession {
     } catch (error) {
       throw this.#failure(error, options);
     } finally {
+      if (listener) this.#listening.delete(listener);
       // Cancelling a body already read fails with a costly TypeError; skip it then.
       if (response && !response.bodyUsed) response.body?.cancel().catch(() => {});
     }
@@ -259,6 +266,7 @@ export class McpSession {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#standalone?.abort();
       await Promise.all(this.#notices);
       if (this.#sessionId === undefined) return;
       const fetchImpl = this.#fetch ?? globalThis.fetch;
@@ -282,6 +290,70 @@ export class McpSession {
       }
     })();
     return this.#closing;
+  }
+
+  /**
+   * Opens the 2025 standalone GET stream of a session, where a server may send requests and
+   * notifications that belong to no request's stream (a question asked outside a call's
+   * stream, a log line). Each one goes to the oldest call in flight, as if it had come on that
+   * call's stream; with no call in flight a `ping` is answered and any other request refused
+   * (method not found). A server without the stream (405, or no event stream) is fine; the
+   * stream is not reopened once it ends, and `close()` ends it. Each event is capped at
+   * `maxMessageBytes`.
+   */
+  openStandaloneStream(): void {
+    if (this.#modern || this.#sessionId === undefined || this.#standalone) return;
+    const controller = new AbortController();
+    this.#standalone = controller;
+    const { signal } = controller;
+    void (async () => {
+      const fetchImpl = this.#fetch ?? globalThis.fetch;
+      const headers = new Headers(this.#headersFor());
+      headers.set("accept", "text/event-stream");
+      headers.delete("content-type");
+      const init: RequestInit = { method: "GET", headers, redirect: "manual", signal };
+      const response = await raceSignal(fetchImpl(this.#url, init), signal);
+      const type = (response.headers.get("content-type") ?? "").toLowerCase();
+      if (!response.ok || !type.startsWith("text/event-stream") || !response.body) {
+        response.body?.cancel().catch(() => {});
+        return;
+      }
+      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
+      for await (const event of readSseEvents(response.body, { ...limits, signal })) {
+        if (event.data === "") continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch {
+          continue;
+        }
+        const classified = classifyJsonRpc(value);
+        if (classified.type !== "request" && classified.type !== "notification") continue;
+        const message =
+          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets);
+        const [oldest] = this.#listening;
+        if (oldest) oldest(message);
+        else if (message.type === "request") this.#refuseUnasked(message.message);
+      }
+    })().catch(() => {
+      // A lost standalone stream only loses what the server would have sent unasked.
+    });
+  }
+
+  // A request on the standalone stream while no call runs: there is no caller to ask.
+  #refuseUnasked(request: JsonRpcRequest): void {
+    const reply =
+      request.method === "ping"
+        ? { jsonrpc: "2.0" as const, id: request.id, result: {} }
+        : {
+            jsonrpc: "2.0" as const,
+            id: request.id,
+            error: { code: -32601, message: `${request.method}: no call is waiting for it` },
+          };
+    const label = "standalone stream";
+    void withTimer(CANCEL_TIMEOUT_MS, (signal) => this.send(reply, { signal, label })).catch(
+      () => {},
+    );
   }
 
   // Params with the 2026-07-28 envelope in `_meta` (beside what the caller put there, such as

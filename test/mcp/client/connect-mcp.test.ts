@@ -389,3 +389,102 @@ describe("connectMcp: calls", () => {
     await toolset.shutdown();
   });
 });
+
+describe("connectMcp: the 2025 standalone GET stream", () => {
+  // A session server that asks its question on the GET stream, not on the call's stream, and
+  // answers the call once the reply to that question has arrived.
+  function standaloneServer() {
+    const encoder = new TextEncoder();
+    let push: (data: unknown) => void = () => {};
+    let replied: (value: Record<string, unknown>) => void = () => {};
+    const reply = new Promise<Record<string, unknown>>((resolve) => {
+      replied = resolve;
+    });
+    const gets: Headers[] = [];
+    const fetchImpl = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (request.method === "GET") {
+        gets.push(request.headers);
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            push = (data) =>
+              controller.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      }
+      if (request.method === "DELETE") return new Response(null, { status: 200 });
+      const message = (await request.json()) as Record<string, unknown>;
+      const json = (result: unknown) =>
+        Response.json(
+          { jsonrpc: "2.0", id: message.id, result },
+          { headers: { "mcp-session-id": "s-9" } },
+        );
+      if (message.id !== undefined && message.method === undefined) {
+        replied(message);
+        return new Response(null, { status: 202 });
+      }
+      switch (message.method) {
+        case "server/discover":
+          return new Response("no session", { status: 400 });
+        case "initialize":
+          return json({
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {} },
+            serverInfo: { name: "s", version: "1" },
+          });
+        case "tools/list":
+          return json({ tools: [{ name: "ask", inputSchema: { type: "object" } }] });
+        case "tools/call": {
+          push({
+            jsonrpc: "2.0",
+            id: "q-1",
+            method: "elicitation/create",
+            params: {
+              message: "Colour?",
+              requestedSchema: { type: "object", properties: { c: { type: "string" } } },
+            },
+          });
+          const answer = await reply;
+          return json({ content: [{ type: "text", text: JSON.stringify(answer.result) }] });
+        }
+        default:
+          return new Response(null, { status: 202 });
+      }
+    };
+    return { fetch: fetchImpl as typeof fetch, gets, push: (data: unknown) => push(data), reply };
+  }
+
+  it("answers a question the server asks on the GET stream through the running call's onInteraction", async () => {
+    const server = standaloneServer();
+    const toolset = await connectMcp({ url: URL_, fetch: server.fetch, formInteractions: true });
+    const prompts: string[] = [];
+    const result = await toolset.call(
+      "ask",
+      {},
+      {
+        onInteraction: async (request) => {
+          prompts.push(request.prompt);
+          return InteractionResponse.submit(request.id, { c: "teal" });
+        },
+      },
+    );
+    expect(prompts).toEqual(["Colour?"]);
+    expect(result.content).toEqual([
+      { type: "text", text: '{"action":"accept","content":{"c":"teal"}}' },
+    ]);
+    expect(server.gets).toHaveLength(1);
+    expect(server.gets[0]?.get("mcp-session-id")).toBe("s-9");
+    expect(server.gets[0]?.get("accept")).toBe("text/event-stream");
+    await toolset.shutdown();
+  });
+
+  it("answers a ping on the GET stream while no call runs", async () => {
+    const server = standaloneServer();
+    const toolset = await connectMcp({ url: URL_, fetch: server.fetch });
+    await vi.waitFor(() => expect(server.gets).toHaveLength(1));
+    server.push({ jsonrpc: "2.0", id: "p-1", method: "ping" });
+    expect(await server.reply).toEqual({ jsonrpc: "2.0", id: "p-1", result: {} });
+    await toolset.shutdown();
+  });
+});
