@@ -144,8 +144,10 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     settings.maxMessageBytes,
   );
   try {
-    const tools = (await open(session, settings)) ? await listTools(session, settings) : [];
-    return Toolset.fromBackend(remoteBackend(session, tools, settings));
+    const listing = (await open(session, settings))
+      ? await listTools(session, settings)
+      : { tools: [], ttlMs: Number.POSITIVE_INFINITY };
+    return Toolset.fromBackend(remoteBackend(session, listing, settings));
   } catch (error) {
     const primary = asToolError(error, session);
     try {
@@ -294,10 +296,19 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
   return isJsonObject(capabilities.tools);
 }
 
+// The listed tools, and how long the list stays fresh in milliseconds (2026-07-28 `ttlMs`, the
+// least of its pages', at most a day; a 2025 list never goes stale).
+interface Listing {
+  tools: RemoteTool[];
+  ttlMs: number;
+}
+
+const MAX_TTL_MS = 24 * 60 * 60 * 1000;
+
 // Every tool of the server, following `nextCursor` page by page; a repeated cursor is a
 // protocol error rather than an endless loop. Each page has its own deadline. An entry that
 // cannot be a tool here is skipped and logged (design.md M2).
-async function listTools(session: McpSession, settings: Settings): Promise<RemoteTool[]> {
+async function listTools(session: McpSession, settings: Settings): Promise<Listing> {
   const { timeoutMs, signal } = settings;
   const mapping = {
     origin: session.origin,
@@ -309,6 +320,8 @@ async function listTools(session: McpSession, settings: Settings): Promise<Remot
   };
   const tools: RemoteTool[] = [];
   const seen = new Set<string>();
+  // A missing or odd `ttlMs` counts as 0: stale at once.
+  let ttlMs = session.modern ? MAX_TTL_MS : Number.POSITIVE_INFINITY;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const params = cursor === undefined ? {} : { cursor };
@@ -319,8 +332,13 @@ async function listTools(session: McpSession, settings: Settings): Promise<Remot
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);
     }
+    if (session.modern) {
+      const given = result.ttlMs;
+      const page = typeof given === "number" && Number.isFinite(given) && given > 0 ? given : 0;
+      ttlMs = Math.min(ttlMs, page);
+    }
     const next = result.nextCursor;
-    if (next === undefined || next === null) return tools;
+    if (next === undefined || next === null) return { tools, ttlMs };
     if (typeof next !== "string") throw protocolError("tools/list returned a non-string cursor");
     if (seen.has(next)) throw protocolError("tools/list repeated the cursor it sent before");
     seen.add(next);
@@ -342,29 +360,60 @@ function skipped(settings: Settings, session: McpSession, reason: string, entry:
   }
 }
 
-// The backend of a remote toolset: the inventory listed at connect time, one fresh
-// `RemoteHandler` per call, and a shutdown that ends the MCP session.
+// The backend of a remote toolset: the inventory listed at connect time (listed again when a
+// 2026 list's `ttlMs` has passed, on the next `listTools`; the old one is kept when that
+// fails), one fresh `RemoteHandler` per call, and a shutdown that ends the MCP session.
 function remoteBackend(
   session: McpSession,
-  tools: readonly RemoteTool[],
+  listing: Listing,
   settings: Settings,
 ): ToolsetBackend<RemoteHandler> {
+  let inventory = inventoryOf(listing.tools, settings);
+  let staleAt = Date.now() + listing.ttlMs;
+  const refresh = async () => {
+    try {
+      const fresh = await listTools(session, { ...settings, signal: undefined });
+      inventory = inventoryOf(fresh.tools, settings);
+      staleAt = Date.now() + fresh.ttlMs;
+    } catch (error) {
+      const message = session.scrub(
+        `listing the tools again failed; kept the previous list: ${errorText(error)}`,
+      );
+      try {
+        settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data: { message } });
+      } catch {
+        // A faulty listener must not fail the listing.
+      }
+    }
+  };
+  let refreshing: Promise<void> | undefined;
+  return {
+    listTools: async () => {
+      if (Date.now() >= staleAt) {
+        refreshing ??= refresh().finally(() => {
+          refreshing = undefined;
+        });
+        await refreshing;
+      }
+      return inventory.infos.slice();
+    },
+    toolHandler: async (name) => {
+      const plan = inventory.plans.get(name);
+      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
+      return new RemoteHandler(session, plan);
+    },
+    shutdown: () => session.close(),
+  };
+}
+
+function inventoryOf(tools: readonly RemoteTool[], settings: Settings) {
   const plans = new Map<string, RemoteCallPlan>();
   for (const tool of tools) {
     const name = tool.info.name;
     if (plans.has(name)) throw new ToolError({ type: "duplicate_name", name });
     plans.set(name, createRemoteCallPlan(tool, settings));
   }
-  const infos = tools.map((tool) => tool.info);
-  return {
-    listTools: async () => infos.slice(),
-    toolHandler: async (name) => {
-      const plan = plans.get(name);
-      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
-      return new RemoteHandler(session, plan);
-    },
-    shutdown: () => session.close(),
-  };
+  return { plans, infos: tools.map((tool) => tool.info) };
 }
 
 function checkOptions(options: ConnectMcpOptions): Settings {

@@ -57,7 +57,8 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     await toolset.shutdown();
 
     expect(wire.posts("initialize")).toEqual([]);
-    expect(wire.sent.map((entry) => entry.method)).toEqual(["POST", "POST", "POST"]);
+    // discover, tools/list at connect, again in listTools (the handler's ttlMs is 0), the call
+    expect(wire.sent.map((entry) => entry.method)).toEqual(["POST", "POST", "POST", "POST"]);
     for (const { headers, body } of wire.sent) {
       const meta = (body as unknown as Rpc).params._meta;
       expect(meta[META_VERSION]).toBe("2026-07-28");
@@ -221,6 +222,28 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     expect((await caught(other.call("t", {}))).message).toContain('resultType "task"');
   });
 
+  it("lists the tools again once ttlMs has passed, and not while the list is fresh", async () => {
+    let ttlMs = 60_000;
+    let names = ["a"];
+    const fake = modernFake((rpc) =>
+      rpc.method === "tools/list"
+        ? { tools: names.map((name) => ({ name, inputSchema: { type: "object" } })), ttlMs }
+        : undefined,
+    );
+    const toolset = await connectMcp({ url, fetch: fake.fetch, protocol: "2026-07-28" });
+    names = ["a", "b"];
+    expect((await toolset.listTools()).map((tool) => tool.name)).toEqual(["a"]);
+    const lists = () => fake.calls.filter((rpc) => rpc.method === "tools/list").length;
+    expect(lists()).toBe(1);
+
+    ttlMs = 0;
+    const stale = await connectMcp({ url, fetch: fake.fetch, protocol: "2026-07-28" });
+    names = ["a", "b", "c"];
+    expect((await stale.listTools()).map((tool) => tool.name)).toEqual(["a", "b", "c"]);
+    expect((await stale.call("c", {})).isError).toBe(false);
+    expect(lists()).toBe(3);
+  });
+
   it("mirrors x-mcp-header arguments into Mcp-Param headers, encoding what is not plain ASCII", async () => {
     const { handler } = fixtureHandler();
     const wire = recording(handler.fetch);
@@ -240,6 +263,7 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     const fake = modernFake((rpc) =>
       rpc.method === "tools/list"
         ? {
+            ttlMs: 60_000,
             tools: [
               { name: "good", inputSchema: { type: "object" } },
               {
