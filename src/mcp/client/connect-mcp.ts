@@ -209,7 +209,7 @@ async function open(session: McpSession, settings: Settings): Promise<boolean> {
   }
   session.useModernProtocol(envelopeOf(settings));
   try {
-    const offersTools = await discover(session, settings);
+    const offersTools = await discoverOrRetry(session, settings);
     if (settings.protocol === "auto") known.set(key, "modern");
     return offersTools;
   } catch (error) {
@@ -240,6 +240,21 @@ async function discover(session: McpSession, settings: Settings): Promise<boolea
   const result = await session.requestWithin("server/discover", {}, { timeoutMs, signal });
   const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
   return isJsonObject(capabilities.tools);
+}
+
+// `server/discover`, sent once more when the server refused the version (`-32022`) yet lists
+// 2026-07-28 among those it serves: a server may turn a first choice away.
+async function discoverOrRetry(session: McpSession, settings: Settings): Promise<boolean> {
+  try {
+    return await discover(session, settings);
+  } catch (error) {
+    const detail = rpcErrorOf(error);
+    const data = isJsonObject(detail?.data) ? detail.data : {};
+    const supported = Array.isArray(data.supported) ? data.supported : [];
+    const refused = detail?.code === MCP_ERROR.unsupportedProtocolVersion;
+    if (!refused || !supported.includes(MODERN_PROTOCOL_VERSIONS[0])) throw error;
+    return await discover(session, settings);
+  }
 }
 
 // Whether the probe's failure shows a server of the session era: an HTTP 400, 404 or 405

@@ -360,6 +360,23 @@ describe("connectMcp with protocol auto", () => {
     expect(fake.messages("server/discover")).toHaveLength(2);
   });
 
+  it("sends server/discover once more when -32022 still lists 2026-07-28", async () => {
+    let refused = false;
+    const fake = modernFake((rpc) => {
+      if (rpc.method !== "server/discover" || refused) return undefined;
+      refused = true;
+      const error = { code: -32022, message: "try again", data: { supported: ["2026-07-28"] } };
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: rpc.id, error }), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    });
+    const toolset = await connectMcp({ url: `${url}/retry`, fetch: fake.fetch });
+    expect((await toolset.listTools()).map((tool) => tool.name)).toEqual(["other", "t"]);
+    expect(fake.calls.filter((rpc) => rpc.method === "server/discover")).toHaveLength(2);
+    expect(fake.calls.some((rpc) => rpc.method === "initialize")).toBe(false);
+  });
+
   it("does not fall back on a 2026 refusal, an auth failure or a server error", async () => {
     const status = (code: number, body: unknown) => () =>
       new Response(JSON.stringify(body), {
