@@ -1,5 +1,5 @@
 import { defineConfig, devices } from "@playwright/test";
-import { chromiumLaunchOptions } from "./scripts/chromium.ts";
+import { chromiumLaunchOptions, chromiumWebMcpLaunchOptions } from "./scripts/chromium.ts";
 
 export default defineConfig({
   testDir: "e2e",
@@ -12,9 +12,19 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
+      testIgnore: /webmcp\.spec\.ts/,
       use: {
         ...devices["Desktop Chrome"],
         launchOptions: chromiumLaunchOptions,
+      },
+    },
+    {
+      // The demo with WebMCP on (e2e/webmcp.spec.ts).
+      name: "chromium-webmcp",
+      testMatch: /webmcp\.spec\.ts/,
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: chromiumWebMcpLaunchOptions,
       },
     },
   ],

@@ -1,7 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
-import { chromiumLaunchOptions } from "./scripts/chromium.ts";
+import { chromiumWebMcpLaunchOptions } from "./scripts/chromium.ts";
 
 const portable = "test/runtimes/portable.test.ts";
 
@@ -21,12 +21,14 @@ export default defineConfig({
         test: {
           name: "browser",
           include: [portable, "test/browser/**/*.test.ts"],
+          globalSetup: ["scripts/webmcp-frame-server.ts"],
           browser: {
             enabled: true,
             headless: true,
             screenshotFailures: false,
+            // WebMCP on, for test/browser/webmcp.test.ts; nothing else reads document.modelContext.
             provider: playwright({
-              launchOptions: chromiumLaunchOptions,
+              launchOptions: chromiumWebMcpLaunchOptions,
             }),
             instances: [{ browser: "chromium" }],
           },

@@ -25,7 +25,7 @@ export interface BundleSize {
 
 const root = new URL("..", import.meta.url).pathname;
 
-// Hint: a neutral build must not resolve `node:` modules; record them instead of failing so the
+// A neutral build must not resolve `node:` modules; record them instead of failing so the
 // test can name the offender.
 function recordNodeImports(found: Set<string>): Plugin {
   return {
@@ -60,7 +60,7 @@ export async function measure(
     },
     bundle: true,
     write: false,
-    // Hint: split like an application bundler does, so code behind a dynamic import (the JSON
+    // Split like an application bundler does, so code behind a dynamic import (the JSON
     // Schema interpreter) is counted as a lazy chunk, not as what every page load ships.
     splitting: true,
     outdir: "out",

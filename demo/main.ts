@@ -1,4 +1,4 @@
-import type { ToolInfo } from "../src/index.ts";
+import { isReadOnly, type ToolInfo } from "../src/index.ts";
 import { headParts } from "./compaction-record.ts";
 import { DemoSession } from "./demo-session.ts";
 import {
@@ -20,8 +20,9 @@ import { createSettingsPanel } from "./ui/settings-panel.ts";
 import { createTabs } from "./ui/tabs.ts";
 import { createTimelinePanel } from "./ui/timeline-panel.ts";
 import { createToolsPanel } from "./ui/tools-panel.ts";
+import { startWebMcp } from "./web-mcp.ts";
 
-// Hint: the page's wiring only; each piece lives in its own module under demo/.
+// The page's wiring only; each piece lives in its own module under demo/.
 async function start(root: HTMLElement): Promise<void> {
   const { store, persistent } = await openStore();
   const demo = createDemoTools(store);
@@ -37,7 +38,7 @@ async function start(root: HTMLElement): Promise<void> {
   const allTools = () => [...localTools, ...session.remotes.list.flatMap((remote) => remote.tools)];
   const readOnly = (name: string) => {
     const info = allTools().find((tool) => tool.name === name);
-    return info === undefined ? undefined : info.annotations.readOnlyHint === true;
+    return info === undefined ? undefined : isReadOnly(info);
   };
 
   const chat = createChatView({ empty: intro(persistent), readOnly });
@@ -86,7 +87,7 @@ async function start(root: HTMLElement): Promise<void> {
   ]);
   const drawBadge = () => {
     const label = modelLabel(settings);
-    // Hint: on a phone the long label would be cut, and "(no AI)" is the part that matters.
+    // On a phone the long label would be cut, and "(no AI)" is the part that matters.
     const short = settings.provider === "offline" ? "Offline script (no AI)" : label;
     badge.replaceChildren(
       element("span", { className: "wide-only", text: label }),
@@ -165,6 +166,12 @@ async function start(root: HTMLElement): Promise<void> {
     ]),
   );
   tools.update(localTools, session.remotes.list);
+  // Only where the browser has WebMCP; elsewhere this resolves to undefined and nothing changes.
+  const webMcp = await startWebMcp(session).catch((error: unknown) => {
+    report(error);
+    return undefined;
+  });
+  if (webMcp) tools.showWebMcp(webMcp.offered);
   await session.load();
   drawContext();
   composer.setRunning(false);

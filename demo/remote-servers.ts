@@ -1,9 +1,11 @@
 import type { ToolInfo, Toolset } from "../src/index.ts";
 
-/** Remote server interface: one connected MCP server. */
+/** Remote server interface: one connected MCP server, or the page's WebMCP tools. */
 export interface RemoteServer {
-  /** Its MCP endpoint. */
+  /** Its MCP endpoint, or a label for the page's WebMCP tools. */
   url: string;
+  /** `mcp` for a server, `webmcp` for the tools other scripts and frames registered in the page. */
+  kind: "mcp" | "webmcp";
   /** The prefix of its tool names (`namespace__name`), or `""`. */
   namespace: string;
   /** Its tools as a toolset (from `connectMcp`). */
@@ -26,7 +28,12 @@ export interface RemoteServers {
    *
    * @throws ToolError from `connectMcp` (transport, protocol, timeout, …).
    */
-  connect(url: string, namespace: string, connect: ConnectFunction): Promise<void>;
+  connect(
+    url: string,
+    namespace: string,
+    connect: ConnectFunction,
+    kind?: RemoteServer["kind"],
+  ): Promise<void>;
   /** Disconnects a server (its session is closed; a failure to close is ignored). */
   disconnect(remote: RemoteServer): Promise<void>;
 }
@@ -41,10 +48,10 @@ export function createRemoteServers(onChange: () => void): RemoteServers {
   const list: RemoteServer[] = [];
   return {
     list,
-    async connect(url, namespace, connect) {
+    async connect(url, namespace, connect, kind = "mcp") {
       const toolset = await connect(namespace ? { url, namespace } : { url });
       const tools = await toolset.listTools();
-      list.push({ url, namespace, toolset, tools });
+      list.push({ url, kind, namespace, toolset, tools });
       onChange();
     },
     async disconnect(remote) {

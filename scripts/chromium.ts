@@ -26,10 +26,23 @@ export const chromiumArgs: string[] = [
   "--disable-sync",
 ];
 
+/**
+ * Turns on WebMCP (`document.modelContext`) in Chromium 156, where it sits behind a flag. Used by
+ * the browser test project and the WebMCP e2e project; the plain e2e runs without it, as most
+ * users' browsers do.
+ */
+export const webMcpArgs: string[] = ["--enable-features=WebMCP"];
+
 /** Launch options for Playwright's chromium, without `executablePath` when there is none. */
 export const chromiumLaunchOptions = {
   args: chromiumArgs,
   ...(chromiumExecutable === undefined ? {} : { executablePath: chromiumExecutable }),
+};
+
+/** The same launch options with WebMCP turned on. */
+export const chromiumWebMcpLaunchOptions = {
+  ...chromiumLaunchOptions,
+  args: [...chromiumArgs, ...webMcpArgs],
 };
 
 /** The browser the tests would launch and its `--version` line, or why there is none. */

@@ -1,4 +1,4 @@
-import type { ToolInfo } from "../../src/index.ts";
+import { isReadOnly, type ToolInfo } from "../../src/index.ts";
 import type { RemoteServer } from "../remote-servers.ts";
 import { element } from "./element.ts";
 
@@ -22,6 +22,8 @@ export interface ToolsPanel {
   element: HTMLElement;
   /** Redraws the lists. */
   update(local: readonly ToolInfo[], remotes: readonly RemoteServer[]): void;
+  /** Shows the WebMCP section: the demo's tools offered to the browser's agent. */
+  showWebMcp(offered: readonly string[]): void;
 }
 
 /**
@@ -99,29 +101,53 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
   );
   let remoteState: readonly RemoteServer[] = [];
   let localState: readonly ToolInfo[] = [];
+  const webMcpList = element("ul", {
+    className: "tool-list",
+    attrs: { "data-testid": "webmcp-tools" },
+  });
+  const offeredNote = element("p", {
+    className: "help",
+    attrs: { "data-testid": "webmcp-offered" },
+  });
+  const webMcpSection = element("section", { attrs: { hidden: true } }, [
+    element("h3", { text: "Page tools (WebMCP)" }),
+    offeredNote,
+    element("p", {
+      className: "help",
+      text: "Tools other scripts and frames registered with the browser (document.modelContext) join the agent as page__name. A frame's tools from another origin are not trusted: whatever they claim, they ask first.",
+    }),
+    webMcpList,
+  ]);
   const draw = () => {
     localList.replaceChildren(
       ...localState.map((info) => toolRow(info, options.alwaysAllow, draw)),
     );
+    webMcpList.replaceChildren(
+      ...remoteState
+        .filter((remote) => remote.kind === "webmcp")
+        .flatMap((remote) => remote.tools.map((info) => toolRow(info, options.alwaysAllow, draw))),
+    );
     remoteList.replaceChildren(
-      ...remoteState.map((remote) =>
-        element("section", { className: "remote" }, [
-          element("div", { className: "remote-head" }, [
-            element("code", { text: remote.url }),
-            element("button", {
-              className: "button button-small",
-              text: "Disconnect",
-              attrs: { type: "button" },
-              on: { click: () => options.disconnect(remote) },
-            }),
+      ...remoteState
+        .filter((remote) => remote.kind === "mcp")
+        .map((remote) =>
+          element("section", { className: "remote" }, [
+            element("div", { className: "remote-head" }, [
+              element("code", { text: remote.url }),
+              element("button", {
+                className: "button button-small",
+                text: "Disconnect",
+                attrs: { type: "button" },
+                on: { click: () => options.disconnect(remote) },
+              }),
+            ]),
+            element(
+              "ul",
+              { className: "tool-list" },
+              remote.tools.map((info) => toolRow(info, options.alwaysAllow, draw)),
+            ),
           ]),
-          element(
-            "ul",
-            { className: "tool-list" },
-            remote.tools.map((info) => toolRow(info, options.alwaysAllow, draw)),
-          ),
-        ]),
-      ),
+        ),
     );
   };
   return {
@@ -132,6 +158,7 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
         text: "Defined with defineTool and valibot; run in this tab.",
       }),
       localList,
+      webMcpSection,
       element("h3", { text: "Remote tools (MCP)" }),
       remoteList,
       form,
@@ -141,11 +168,16 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
       remoteState = remotes;
       draw();
     },
+    showWebMcp(offered) {
+      offeredNote.textContent = `Offered to the browser's agent through WebMCP: ${offered.join(", ")}.`;
+      webMcpSection.hidden = false;
+    },
   };
 }
 
 function toolRow(info: ToolInfo, alwaysAllow: Set<string>, redraw: () => void): HTMLElement {
-  const readOnly = info.annotations.readOnlyHint === true;
+  // A foreign tool's own readOnlyHint counts only when it is trusted (design.md "Trust").
+  const readOnly = isReadOnly(info);
   const badges = [
     element("span", {
       className: `badge ${readOnly ? "badge-read" : "badge-write"}`,
@@ -156,6 +188,12 @@ function toolRow(info: ToolInfo, alwaysAllow: Set<string>, redraw: () => void): 
       .map(([name]) => element("span", { className: "badge badge-cap", text: name })),
     info.interactions.text || info.interactions.form
       ? element("span", { className: "badge badge-cap", text: "asks you" })
+      : undefined,
+    info.source && !info.source.trusted
+      ? element("span", {
+          className: "badge badge-write",
+          text: `untrusted: ${info.source.origin}`,
+        })
       : undefined,
   ];
   const id = `allow-${info.name}`;

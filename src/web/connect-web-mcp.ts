@@ -6,7 +6,7 @@ import { interactionCapabilities } from "../declaration/interaction-capabilities
 import type { ToolAnnotations } from "../declaration/tool-annotations.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { namespacedName, type ToolName, toolName } from "../declaration/tool-name.ts";
-import { errorText, ToolError } from "../errors.ts";
+import { errorText, ToolError, type ValidationIssue } from "../errors.ts";
 import type { ToolHandlerBackend } from "../execution/backend.ts";
 import { ToolResult } from "../execution/tool-result.ts";
 import { resultFromMcp } from "../mcp/client/remote-tool.ts";
@@ -46,6 +46,8 @@ const DEFAULT_MAX_RESULT_LENGTH = 4 * 1024 * 1024;
 interface PageTool {
   info: ToolInfo;
   native: WebMcpRegisteredTool;
+  /** The compiled input schema, made on the first call. */
+  check?: Promise<(value: unknown) => ValidationIssue[]>;
 }
 
 /**
@@ -55,8 +57,8 @@ interface PageTool {
  * keeps its content and `isError`, other JSON becomes `ToolResult.json`, other text
  * `ToolResult.text`, and a tool that throws gives an `isError: true` result. Each tool's
  * `source` is `{ type: "webmcp", origin, trusted }`. Tools whose names toolwire cannot
- * represent (WebMCP also allows `.`) are left out. Arguments are checked by the page's tool,
- * not here.
+ * represent (WebMCP also allows `.`) are left out. Arguments are checked against the tool's
+ * input schema before anything is sent.
  *
  * @param options Where to read, which frames to include, and whether to trust the hints.
  * @returns The toolset; shutting it down stops listening and cancels live calls.
@@ -87,18 +89,28 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
   let cache: Promise<Map<string, PageTool>> | undefined;
   const load = (): Promise<Map<string, PageTool>> => {
     cache ??= (async () => {
-      const listed = await (context.getTools?.(fromOrigins ? { fromOrigins } : undefined) ?? []);
+      let listed: unknown;
+      try {
+        listed = await context.getTools?.(fromOrigins ? { fromOrigins } : undefined);
+      } catch (error) {
+        throw new ToolError(
+          { type: "transport", message: `WebMCP getTools failed: ${errorText(error)}` },
+          { cause: error },
+        );
+      }
       const tools = new Map<string, PageTool>();
-      for (const native of Array.isArray(listed) ? listed : []) {
+      for (const native of Array.isArray(listed) ? (listed as WebMcpRegisteredTool[]) : []) {
         const info = infoOf(native, { namespace, trustAnnotations, here });
         if (info && !tools.has(info.name)) tools.set(info.name, { info, native });
       }
       return tools;
     })();
-    cache.catch(() => {
-      cache = undefined;
+    const current = cache;
+    // A failed listing is not kept; a newer one started meanwhile is.
+    current.catch(() => {
+      if (cache === current) cache = undefined;
     });
-    return cache;
+    return current;
   };
   const onChange = () => {
     cache = undefined;
@@ -126,13 +138,24 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
 
 function originsOf(value: readonly string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((origin) => typeof origin === "string")) {
+  const origins = Array.isArray(value) ? value.map(originOf) : [];
+  if (!Array.isArray(value) || origins.includes(undefined)) {
     throw new ToolError({
       type: "invalid_configuration",
-      message: "fromOrigins must be an array of origins",
+      message: 'fromOrigins must be an array of origins such as "https://maps.example"',
     });
   }
-  return [...value];
+  return origins as string[];
+}
+
+function originOf(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  try {
+    const { origin } = new URL(value);
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function infoOf(
@@ -160,10 +183,13 @@ function infoOf(
   const annotations: ToolAnnotations = {};
   if (typeof native.title === "string" && native.title !== "") annotations.title = native.title;
   if (typeof hints.readOnlyHint === "boolean") annotations.readOnlyHint = hints.readOnlyHint;
-  // WebMCP has no destructive or open-world hint: a consequential tool is destructive, untrusted
-  // content means an open world, and otherwise MCP's defaults (both true) apply.
+  // WebMCP has no destructive or open-world hint. Its untrustedContentHint says whether the
+  // output carries content from outside the page, which is what MCP's openWorldHint means to
+  // the interlock; a consequential tool is destructive. Without hints MCP's defaults apply.
+  if (typeof hints.untrustedContentHint === "boolean") {
+    annotations.openWorldHint = hints.untrustedContentHint;
+  }
   if (hints.consequentialHint === true) annotations.destructiveHint = true;
-  if (hints.untrustedContentHint === true) annotations.openWorldHint = true;
   const info: ToolInfo = {
     name,
     inputSchema: JsonSchema.unspecified(
@@ -214,6 +240,16 @@ function pageHandler(
           issues: [{ path: "", message: "must be an object", keyword: "type" }],
         });
       }
+      tool.check ??= inputCheck(tool.info.inputSchema.schema);
+      const issues = (await tool.check)(args);
+      if (issues.length > 0) {
+        throw new ToolError({
+          type: "invalid_arguments",
+          tool: name,
+          message: "the arguments do not match the tool's input schema",
+          issues,
+        });
+      }
       let answer: unknown;
       try {
         answer = await context.executeTool?.(tool.native, args, { signal: stop.signal });
@@ -231,6 +267,20 @@ function pageHandler(
       return { type: "completed", result: resultOf(answer, name, maxLength) };
     },
   };
+}
+
+// Loaded on the first call, like the core's raw JSON Schema tools, so a page that never calls a
+// WebMCP tool never loads the interpreter. A schema it cannot interpret (an unresolvable `$ref`,
+// say) is left to the page's tool, which sees the arguments anyway.
+async function inputCheck(
+  schema: Record<string, unknown> | boolean,
+): Promise<(value: unknown) => ValidationIssue[]> {
+  const { compileJsonSchema } = await import("../schema/validate-json-schema.ts");
+  try {
+    return compileJsonSchema(schema);
+  } catch {
+    return () => [];
+  }
 }
 
 function resultOf(answer: unknown, name: string, maxLength: number): ToolResult {

@@ -115,9 +115,8 @@ export async function registerWebMcpTools(
       const definition = definitionOf(info, (input, client) =>
         execute(toolset, info.name, input, client, options.onInteraction, refresh),
       );
-      const registration = { signal: AbortSignal.any([signal, stop.signal]) } as {
-        signal: AbortSignal;
-        exposedTo?: string[];
+      const registration: { signal: AbortSignal; exposedTo?: string[] } = {
+        signal: AbortSignal.any([signal, stop.signal]),
       };
       if (exposedTo) registration.exposedTo = exposedTo;
       try {
@@ -153,7 +152,7 @@ export async function registerWebMcpTools(
   };
 }
 
-/** The WebMCP definition of one toolwire tool, without its `execute`. */
+/** The WebMCP definition of one toolwire tool (see design.md "WebMCP", Mapping). */
 function definitionOf(
   info: ToolInfo,
   execute: WebMcpToolDefinition["execute"],

@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import { describe, expect, test } from "vitest";
 
-// Hint: the demo is the package's showcase; it must only use what an app installing toolwire
+// The demo is the package's showcase; it must only use what an app installing toolwire
 // can import, so it reaches src/ through the public entries alone. Read through Vite's glob
 // import, so this test needs no `node:` module.
 const demo = import.meta.glob<string>("../../demo/**/*.ts", {

@@ -7,14 +7,16 @@ import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { apiEntries } from "../../scripts/api-report.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
+import { FakeModelContext } from "../support/fake-model-context.ts";
 
 // README.md is documentation users copy, so every ```ts / ```js block in it is complete and is
 // checked three ways: all blocks type-check together against the sources, each block runs as
 // written and prints what its `// …` comments say, and a block that exports a fetch handler
 // (a Worker) is served in-process and must answer MCP on the host it names and refuse others.
 // Blocks that need a peer get one in-process: `fetch` to https://calc.example.workers.dev
-// reaches the README's own Worker, `cloudflare:workers` gives `env.MCP_TOKEN`, and
-// `sessionStorage` holds the token a user would have typed. Tests are named by the heading the
+// reaches the README's own Worker, `cloudflare:workers` gives `env.MCP_TOKEN`,
+// `sessionStorage` holds the token a user would have typed, and `document.modelContext` is a
+// WebMCP page (test/support/fake-model-context.ts). Tests are named by the heading the
 // block sits under, so a block that breaks names its section.
 
 const root = join(import.meta.dirname, "../..");
@@ -23,6 +25,7 @@ const readme = readFileSync(join(root, "README.md"), "utf8");
 
 const ENTRIES = Object.fromEntries(apiEntries().map((entry) => [entry.name, entry.source]));
 const HOST = "calc.example.workers.dev";
+const PAGE_ORIGIN = "https://app.example";
 const TOKEN = "readme-token";
 
 interface Block {
@@ -118,6 +121,21 @@ beforeAll(async () => {
   vi.stubGlobal("sessionStorage", {
     getItem: (key: string) => (key === "calc-token" ? TOKEN : null),
   });
+  // The WebMCP blocks' page: a Chromium-like model context holding a tool of the page's own
+  // origin and one a cross-origin frame exposes to it.
+  const modelContext = new FakeModelContext(PAGE_ORIGIN);
+  await modelContext.registerTool({
+    name: "weather",
+    description: "Today's weather in a city",
+    annotations: { readOnlyHint: true },
+    execute: async ({ city }) => `sunny in ${String(city)}`,
+  });
+  await modelContext.registerForeign(
+    { name: "route", description: "Plans a route", execute: async () => "turn left" },
+    "https://maps.example",
+  );
+  vi.stubGlobal("document", { modelContext });
+  vi.stubGlobal("location", { origin: PAGE_ORIGIN });
 });
 
 afterAll(() => vi.unstubAllGlobals());

@@ -60,7 +60,10 @@ export const cases: PortableCase[] = [
       await registerWebMcpTools(echo, { signal: stop.signal, modelContext: context });
       const page = await connectWebMcp({ modelContext: context });
       assertEqual((await page.call("echo", { x: 1 })).structuredContent, { x: 1 });
-      assertEqual((await page.call("echo", { x: "one" })).isError, true);
+      await assertRejects(
+        () => page.call("echo", { x: "one" }),
+        (e) => (e as { type?: string }).type === "invalid_arguments",
+      );
       stop.abort();
       assertEqual(await page.listTools(), []);
     },

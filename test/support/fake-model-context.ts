@@ -22,6 +22,23 @@ export class FakeModelContext extends EventTarget implements WebMcpModelContext 
     this.origin = origin;
   }
 
+  #listeners = 0;
+
+  override addEventListener(...args: Parameters<EventTarget["addEventListener"]>): void {
+    if (args[0] === "toolchange") this.#listeners += 1;
+    super.addEventListener(...args);
+  }
+
+  override removeEventListener(...args: Parameters<EventTarget["removeEventListener"]>): void {
+    if (args[0] === "toolchange") this.#listeners -= 1;
+    super.removeEventListener(...args);
+  }
+
+  /** How many `toolchange` listeners are attached. */
+  listenerCount(): number {
+    return this.#listeners;
+  }
+
   registerTool(
     definition: WebMcpToolDefinition,
     options: { signal?: AbortSignal; exposedTo?: string[] } = {},

@@ -193,10 +193,70 @@ describe("connectWebMcp", () => {
     await registerWebMcpTools(Toolset.local([add]), { signal: stop.signal, modelContext: context });
     const page = await connectWebMcp({ modelContext: context });
     expect((await page.call("add", { a: 2, b: 2 })).content).toEqual([{ type: "text", text: "4" }]);
-    const bad = await page.call("add", { a: "x" });
-    expect(bad.isError).toBe(true);
-    expect(bad.metadata?.["toolwire/error"]).toMatchObject({ type: "invalid_arguments" });
+    // Checked against the listed schema here, before the page is asked (W10).
+    const bad = await caught(page.call("add", { a: "x" }));
+    expect(bad.data).toMatchObject({ type: "invalid_arguments", tool: "add" });
+    expect(bad.issues?.map((issue) => issue.path)).toEqual(expect.arrayContaining(["/a"]));
     stop.abort();
+  });
+
+  test("arguments that are not an object or miss the schema never reach the page (W10)", async () => {
+    const context = new FakeModelContext(PAGE);
+    let ran = 0;
+    await context.registerTool({
+      name: "count",
+      description: "Counts calls",
+      inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      execute: async () => {
+        ran += 1;
+        return "ok";
+      },
+    });
+    const page = await connectWebMcp({ modelContext: context });
+    expect((await caught(page.call("count", [1, 2]))).type).toBe("invalid_arguments");
+    const missing = await caught(page.call("count", { n: 1.5 }));
+    expect(missing.data).toMatchObject({ type: "invalid_arguments", tool: "count" });
+    expect(ran).toBe(0);
+    expect((await page.call("count", { n: 2 })).content).toEqual([{ type: "text", text: "ok" }]);
+    expect(ran).toBe(1);
+  });
+
+  test("shutdown cancels a live call and stops listening to toolchange (W11)", async () => {
+    const context = new FakeModelContext(PAGE);
+    let seen: AbortSignal | undefined;
+    await context.registerTool({
+      name: "slow",
+      description: "Never ends by itself",
+      execute: (_input, client) => {
+        seen = client?.signal;
+        return new Promise(() => {});
+      },
+    });
+    const page = await connectWebMcp({ modelContext: context });
+    const call = page.call("slow", {});
+    await expect.poll(() => seen).toBeDefined();
+    const listening = context.listenerCount();
+    await page.shutdown();
+    expect((await caught(call)).type).toBe("closed");
+    expect(seen?.aborted).toBe(true);
+    expect(context.listenerCount()).toBe(listening - 1);
+  });
+
+  test("a getTools failure is a transport ToolError, and the next listing tries again", async () => {
+    const context = new FakeModelContext(PAGE);
+    await context.registerTool({ name: "ok", description: "Fine", execute: async () => "" });
+    const real = context.getTools.bind(context);
+    let fail = true;
+    context.getTools = async (options) => {
+      if (fail) throw new DOMException("refused", "SecurityError");
+      return real(options);
+    };
+    const page = await connectWebMcp({ modelContext: context });
+    const error = await caught(page.listTools());
+    expect(error.type).toBe("transport");
+    expect(error.message).toContain("refused");
+    fail = false;
+    expect((await page.listTools()).map((t) => t.name)).toEqual(["ok"]);
   });
 
   test("bad options are invalid_configuration", async () => {
@@ -204,9 +264,11 @@ describe("connectWebMcp", () => {
     expect((await caught(connectWebMcp({ modelContext, namespace: "a b" }))).type).toBe(
       "invalid_configuration",
     );
-    expect((await caught(connectWebMcp({ modelContext, fromOrigins: "x" as never }))).type).toBe(
-      "invalid_configuration",
-    );
+    for (const fromOrigins of ["x" as never, ["not an origin"], ["data:text/plain,hi"]]) {
+      expect((await caught(connectWebMcp({ modelContext, fromOrigins }))).type).toBe(
+        "invalid_configuration",
+      );
+    }
     expect((await caught(connectWebMcp({ modelContext, maxResultLength: 0 }))).type).toBe(
       "invalid_configuration",
     );
