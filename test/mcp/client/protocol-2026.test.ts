@@ -207,6 +207,42 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     expect(refused.message).toContain("-32021");
   });
 
+  it("fails a call typed when input_required is malformed or asks what the client cannot answer", async () => {
+    const answers: Record<string, Record<string, unknown>> = {
+      array: { resultType: "input_required", inputRequests: [] },
+      empty: { resultType: "input_required" },
+      state: { resultType: "input_required", requestState: 7 },
+      unknown: { resultType: "input_required", inputRequests: { k: { method: "files/read" } } },
+      sampling: {
+        resultType: "input_required",
+        inputRequests: {
+          k: { method: "sampling/createMessage", params: { messages: [], maxTokens: 1 } },
+        },
+      },
+    };
+    const fake = modernFake((rpc) =>
+      rpc.method === "tools/list"
+        ? {
+            ttlMs: 60_000,
+            tools: Object.keys(answers).map((name) => ({ name, inputSchema: { type: "object" } })),
+          }
+        : rpc.method === "tools/call"
+          ? answers[String(rpc.params.name)]
+          : undefined,
+    );
+    const toolset = await connectMcp({ url, fetch: fake.fetch, protocol: "2026-07-28" });
+    const types: Record<string, string> = {};
+    for (const name of Object.keys(answers))
+      types[name] = (await caught(toolset.call(name, {}))).type;
+    expect(types).toEqual({
+      array: "protocol",
+      empty: "protocol",
+      state: "protocol",
+      unknown: "protocol",
+      sampling: "interaction_declined",
+    });
+  });
+
   it("stops after ten input_required rounds and rejects an unknown resultType", async () => {
     const endless = modernFake((rpc) =>
       rpc.method === "tools/call" ? { resultType: "input_required", requestState: "x" } : undefined,
