@@ -239,7 +239,9 @@ async function discover(session: McpSession, settings: Settings): Promise<boolea
   const { timeoutMs, signal } = settings;
   const result = await session.requestWithin("server/discover", {}, { timeoutMs, signal });
   const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
-  return isJsonObject(capabilities.tools);
+  const tools = capabilities.tools;
+  if (isJsonObject(tools) && tools.listChanged === true) session.announcesToolChanges = true;
+  return isJsonObject(tools);
 }
 
 // `server/discover`, sent once more when the server refused the version (`-32022`) yet lists
@@ -385,11 +387,21 @@ function remoteBackend(
 ): ToolsetBackend<RemoteHandler> {
   let inventory = inventoryOf(listing.tools, settings);
   let staleAt = Date.now() + listing.ttlMs;
+  // A list that stays fresh a while is worth a listen stream that says when it changed.
+  const listen = (ttlMs: number) => {
+    if (ttlMs > 0 && Number.isFinite(ttlMs) && session.announcesToolChanges) {
+      session.listenForToolChanges(() => {
+        staleAt = 0;
+      });
+    }
+  };
+  listen(listing.ttlMs);
   const refresh = async () => {
     try {
       const fresh = await listTools(session, { ...settings, signal: undefined });
       inventory = inventoryOf(fresh.tools, settings);
       staleAt = Date.now() + fresh.ttlMs;
+      listen(fresh.ttlMs);
     } catch (error) {
       const message = session.scrub(
         `listing the tools again failed; kept the previous list: ${errorText(error)}`,

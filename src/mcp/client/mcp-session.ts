@@ -100,6 +100,7 @@ export class McpSession {
   // go to the oldest call that can take them.
   readonly #listening = new Set<(message: ServerMessage) => void>();
   #standalone: AbortController | undefined;
+  #listen: AbortController | undefined;
 
   /**
    * @param url The MCP endpoint; its query and user info count as credentials.
@@ -153,6 +154,9 @@ export class McpSession {
     this.#protocolVersion = envelope?.version;
     this.#requestHeaders = undefined;
   }
+
+  /** Whether the 2026 server said it announces tool list changes (`tools.listChanged`). */
+  announcesToolChanges = false;
 
   /** Whether requests use the 2026-07-28 envelope. */
   get modern(): boolean {
@@ -267,6 +271,7 @@ export class McpSession {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#standalone?.abort();
+      this.#listen?.abort();
       await Promise.all(this.#notices);
       if (this.#sessionId === undefined) return;
       const fetchImpl = this.#fetch ?? globalThis.fetch;
@@ -337,6 +342,48 @@ export class McpSession {
       }
     })().catch(() => {
       // A lost standalone stream only loses what the server would have sent unasked.
+    });
+  }
+
+  /**
+   * Opens one 2026-07-28 `subscriptions/listen` stream for the tool list and calls `onChange`
+   * for each `notifications/tools/list_changed` on it. Once it ends or fails it is not
+   * reopened (the caller's freshness deadline still applies); `close()` ends it.
+   */
+  listenForToolChanges(onChange: () => void): void {
+    if (!this.#modern || this.#listen || this.#closing) return;
+    const controller = new AbortController();
+    this.#listen = controller;
+    const { signal } = controller;
+    const method = "subscriptions/listen";
+    const params = { notifications: { toolsListChanged: true } };
+    const message = jsonRpcRequest(
+      this.newRequestId(),
+      method,
+      this.#enveloped(params, this.#modern),
+    );
+    void (async () => {
+      const response = await this.#post(message, { signal, label: method, method, params });
+      const type = (response.headers.get("content-type") ?? "").toLowerCase();
+      if (!type.startsWith("text/event-stream") || !response.body) {
+        response.body?.cancel().catch(() => {});
+        return;
+      }
+      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
+      for await (const event of readSseEvents(response.body, { ...limits, signal })) {
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch {
+          continue;
+        }
+        const classified = classifyJsonRpc(value);
+        if (classified.type === "response") return;
+        if (classified.type !== "notification") continue;
+        if (classified.message.method === "notifications/tools/list_changed") onChange();
+      }
+    })().catch(() => {
+      // A lost listen stream only loses the early notice; the list's ttlMs still applies.
     });
   }
 

@@ -3,7 +3,7 @@
 // Mcp-Param mirroring, cancel by abort, the `auto` probe with its fallback and per-endpoint
 // verdict, and HTTP 400/404 JSON-RPC errors as protocol errors (design.md "Consuming MCP",
 // "2026-07-28").
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { InteractionResponse } from "../../../src/index.ts";
 import { connectMcp } from "../../../src/mcp/index.ts";
 import { caught } from "../../support/caught.ts";
@@ -278,6 +278,26 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     expect((await stale.listTools()).map((tool) => tool.name)).toEqual(["a", "b", "c"]);
     expect((await stale.call("c", {})).isError).toBe(false);
     expect(lists()).toBe(3);
+  });
+
+  it("listens for tools/list_changed while the list is fresh, and lists again after one", async () => {
+    const { handler } = fixtureHandler({ cacheHints: { ttlMs: 60_000 } });
+    const wire = recording(handler.fetch);
+    const toolset = await connectMcp({ url, fetch: wire.fetch, protocol: "2026-07-28" });
+    await toolset.listTools();
+    expect(wire.posts("tools/list")).toHaveLength(1);
+    await vi.waitFor(() => expect(wire.posts("subscriptions/listen")).toHaveLength(1));
+    const [listen] = wire.posts("subscriptions/listen");
+    expect(listen?.body.params.notifications).toEqual({ toolsListChanged: true });
+    expect(listen?.headers.get("mcp-method")).toBe("subscriptions/listen");
+    // A change announced before the server registered the stream reaches no one: announce
+    // until one gets through.
+    await vi.waitFor(async () => {
+      handler.toolsChanged();
+      await toolset.listTools();
+      expect(wire.posts("tools/list").length).toBeGreaterThan(1);
+    });
+    await toolset.shutdown();
   });
 
   it("mirrors x-mcp-header arguments into Mcp-Param headers, encoding what is not plain ASCII", async () => {
