@@ -45,5 +45,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   project.provide("webMcpFrameOrigin", `http://127.0.0.1:${port}`);
-  return () => new Promise((resolve) => server.close(() => resolve()));
+  // Chromium keeps its connections to the frame alive; close() alone would wait for them and
+  // keep vitest from exiting after the run.
+  return () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
 }
