@@ -10,7 +10,7 @@ import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { NAMESPACE_SEPARATOR, type ToolName } from "../../declaration/tool-name.ts";
 import { ToolError, type ValidationIssue } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
-import type { ToolContent } from "../../execution/tool-content.ts";
+import type { ContentAnnotations, ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
@@ -340,8 +340,24 @@ function contentFromMcp(block: unknown, where: string): ToolContent {
     throw protocolError(`${where} is not a content block`);
   }
   const item = itemOf(block, where);
+  const annotations = contentAnnotationsOf(block.annotations);
+  if (annotations) item.annotations = annotations;
   if (isJsonObject(block._meta)) item.metadata = block._meta;
   return item;
+}
+
+// A content block's annotations, keeping only well-typed fields: they are hints a host may
+// show or sort by, so an ill-typed one is dropped rather than failing the whole result.
+function contentAnnotationsOf(value: unknown): ContentAnnotations | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const out: ContentAnnotations = {};
+  const { audience, priority, lastModified } = value;
+  if (Array.isArray(audience) && audience.every((a) => a === "user" || a === "assistant")) {
+    out.audience = [...audience];
+  }
+  if (typeof priority === "number" && priority >= 0 && priority <= 1) out.priority = priority;
+  if (typeof lastModified === "string") out.lastModified = lastModified;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function itemOf(block: Record<string, unknown>, where: string): ToolContent {
