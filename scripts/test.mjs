@@ -122,33 +122,41 @@ const steps = [
   },
   {
     // Starts the fixture server on 127.0.0.1, runs the conformance CLI against it with the
-    // baseline in e2e/mcp-conformance/expected-failures.yaml, then stops the server.
+    // baselines in e2e/mcp-conformance/, then stops the server (see run.ts).
     name: "mcp-conformance",
     command: ["node", "--import", "tsx", "e2e/mcp-conformance/run.ts"],
     timeoutMs: 5 * 60_000,
+    // One block per run (`== conformance <run> ==`): server runs at 0.1.13 and at both
+    // revisions, then client runs at both revisions, each against its own baseline.
     parse({ output }) {
-      const scenarios = [...output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed$/gm)];
-      if (scenarios.length === 0) return null;
-      const listed = (heading) => {
-        const start = output.indexOf(heading);
-        if (start < 0) return [];
-        const block = output.slice(start).split("\n\n")[0];
-        return [...block.matchAll(/^ {2}[~✓✗] (\S+)$/gm)].map((m) => m[1]);
-      };
-      const expected = listed("Expected failures (in baseline):");
-      const stale = listed("Stale baseline entries");
-      const unexpected = listed("Unexpected failures (not in baseline):");
-      const passed = scenarios.length - expected.length - unexpected.length - stale.length;
-      const details = [
-        `conformance: ${scenarios.length} scenarios run, ${passed} passing, ${expected.length} in the commented baseline (e2e/mcp-conformance/expected-failures.yaml)`,
-        ...stale.map((name) => `stale baseline entry (now passes): ${name}`),
-        ...unexpected.map((name) => `unexpected failure: ${name}`),
-      ];
-      return {
-        passed,
-        failed: unexpected.length + stale.length,
-        details,
-      };
+      const parts = output.split(/^== conformance (\S+) ==$/m);
+      if (parts.length < 3) return null;
+      let passed = 0;
+      let failed = 0;
+      const details = [];
+      for (let i = 1; i < parts.length; i += 2) {
+        const run = parts[i];
+        const body = parts[i + 1] ?? "";
+        const scenarios = [...body.matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gm)];
+        const listed = (heading) => {
+          const start = body.indexOf(heading);
+          if (start < 0) return [];
+          const block = body.slice(start).split("\n\n")[0];
+          return [...block.matchAll(/^ {2}[~✓✗] (\S+)$/gm)].map((m) => m[1]);
+        };
+        const expected = listed("Expected failures (in baseline):");
+        const stale = listed("Stale baseline entries");
+        const unexpected = listed("Unexpected failures (not in baseline):");
+        const ok = scenarios.length - expected.length - unexpected.length - stale.length;
+        passed += ok;
+        failed += unexpected.length + stale.length;
+        details.push(
+          `conformance ${run}: ${scenarios.length} scenarios run, ${ok} passing, ${expected.length} in its commented baseline`,
+          ...stale.map((name) => `  stale baseline entry (now passes): ${name}`),
+          ...unexpected.map((name) => `  unexpected failure: ${name}`),
+        );
+      }
+      return { passed, failed, details };
     },
   },
   {

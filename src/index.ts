@@ -51,7 +51,7 @@ export type {
   ToolLogLevel,
   ToolProgress,
 } from "./execution/handler-io.ts";
-export type { ToolContent } from "./execution/tool-content.ts";
+export type { ContentAnnotations, ToolContent } from "./execution/tool-content.ts";
 export { isToolResult, ToolResult } from "./execution/tool-result.ts";
 export type {
   ToolInteractionKind,

@@ -4,7 +4,10 @@
 //   - @modelcontextprotocol/conformance@0.1.13, every server scenario (expected-failures.yaml);
 //   - 0.2.0-alpha.12 (`conformance-next`, which needs Node >= 22: the `node22` devDependency) at
 //     `--requirements 2025-11-25` (expected-failures-2025-11-25.yaml);
-//   - 0.2.0-alpha.12 at `--requirements 2026-07-28` (expected-failures-2026-07-28.yaml).
+//   - 0.2.0-alpha.12 at `--requirements 2026-07-28` (expected-failures-2026-07-28.yaml);
+// then the client scenarios of 0.2.0-alpha.12 at both revisions, the suite's scenario servers
+// driving `connectMcp` through e2e/mcp-conformance/client.ts
+// (expected-client-failures-<revision>.yaml).
 // `--only legacy|2025-11-25|2026-07-28` runs one of them; `--no-baseline` drops the baselines;
 // other arguments (e.g. `--scenario tools-list`) go to the suite. Exits non-zero when any run
 // fails (a scenario outside its baseline failed, or a baseline entry passed).
@@ -45,7 +48,27 @@ const RUNS = {
     ],
     baseline: here("expected-failures-2026-07-28.yaml"),
   },
+  "client-2025-11-25": {
+    command: clientRun("2025-11-25"),
+    baseline: here("expected-client-failures-2025-11-25.yaml"),
+  },
+  "client-2026-07-28": {
+    command: clientRun("2026-07-28"),
+    baseline: here("expected-client-failures-2026-07-28.yaml"),
+  },
 } as const;
+
+function clientRun(revision: string): string[] {
+  return [
+    here("../../node_modules/node22/bin/node"),
+    here("../../node_modules/conformance-next/dist/index.js"),
+    "client",
+    "--command",
+    `${process.execPath} --import tsx ${here("client.ts")}`,
+    "--requirements",
+    revision,
+  ];
+}
 
 const argv = process.argv.slice(2);
 const onlyAt = argv.indexOf("--only");
@@ -67,7 +90,10 @@ for (const [name, run] of runs) {
   const command = passThrough.includes("--scenario")
     ? rest.map((arg) => (arg === "--requirements" ? "--spec-version" : arg))
     : rest;
-  const args = [...command, "--url", `${server.url}/mcp`];
+  // Client runs start their own scenario servers; server runs get the fixture's URL.
+  const args = name.startsWith("client-")
+    ? [...command]
+    : [...command, "--url", `${server.url}/mcp`];
   if (!argv.includes("--no-baseline")) args.push("--expected-failures", run.baseline);
   console.log(`\n== conformance ${name} ==`);
   const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit" });

@@ -1,7 +1,7 @@
 import type { ToolIcon } from "../declaration/tool-annotations.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { unreachable } from "../errors.ts";
-import type { ToolContent } from "../execution/tool-content.ts";
+import type { ContentAnnotations, ToolContent } from "../execution/tool-content.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
 import type { JsonSchema } from "../schema/json-schema.ts";
 
@@ -113,7 +113,7 @@ export type McpContentBlock = (
       type: "resource";
       resource: { uri: string; mimeType?: string; text?: string; blob?: string };
     }
-) & { _meta?: Record<string, unknown> };
+) & { _meta?: Record<string, unknown>; annotations?: ContentAnnotations };
 
 /** The `result` of a `tools/call`. */
 export interface McpCallToolResult {
@@ -197,11 +197,13 @@ export function toMcpCallToolResult(result: ToolResult): McpCallToolResult {
  * Returns the MCP content block for a tool content item.
  *
  * @param content The item.
- * @returns The wire shape; `metadata` becomes `_meta`.
+ * @returns The wire shape; `metadata` becomes `_meta`, `annotations` stay as they are.
  */
 export function toMcpContentBlock(content: ToolContent): McpContentBlock {
   const block = blockOf(content);
-  return content.metadata ? { ...block, _meta: content.metadata } : block;
+  if (content.annotations) block.annotations = content.annotations;
+  if (content.metadata) block._meta = content.metadata;
+  return block;
 }
 
 function blockOf(content: ToolContent): McpContentBlock {

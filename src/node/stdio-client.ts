@@ -105,6 +105,8 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
       // Never fetched: `child.fetch` ignores the URL. It only has to be a valid http URL.
       url: "http://localhost/stdio",
       fetch: child.fetch,
+      // The stdio transport speaks the session revisions; 2026-07-28 over stdio is not built.
+      protocol: "2025-11-25",
       trustAnnotations: settings.trustAnnotations,
       // Room for the `data: ` framing around a line of the largest size this side accepts.
       maxMessageBytes: settings.maxMessageBytes + 64,

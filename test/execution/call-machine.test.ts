@@ -24,9 +24,12 @@ const remote: Make = async (tool) => {
     version: "1.0.0",
     interactionPolicy: "elicit",
   });
+  // The 2025 session revision, where a call is one live exchange the question pauses; in
+  // 2026-07-28 the server re-runs the tool on each retry, so its early progress repeats.
   const client = await connectMcp({
     url: "http://localhost/mcp",
     fetch: server.fetch,
+    protocol: "2025-11-25",
     formInteractions: true,
   });
   return client.toolHandler(tool.name);

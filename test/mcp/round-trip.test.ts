@@ -1,15 +1,19 @@
 // Our connectMcp against our createMcpHandler, in-process: the client's `fetch` is the
 // handler's, so every byte goes through both real implementations with no socket between.
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
+  defineTool,
   InteractionResponse,
   isReadOnly,
   isToolError,
   type ToolInteractionRequest,
   type ToolLog,
   type ToolProgress,
+  ToolResult,
+  Toolset,
 } from "../../src/index.ts";
-import { connectMcp } from "../../src/mcp/index.ts";
+import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
 import { caught } from "../support/caught.ts";
 import { roundTripServer } from "../support/round-trip-tools.ts";
 import { fixtureHandler } from "./server/fixture.ts";
@@ -27,6 +31,8 @@ async function connected(options: Parameters<typeof roundTripServer>[0] = {}) {
   const toolset = await connectMcp({
     url: URL_,
     fetch,
+    // Sessions exist only in the 2025 revisions; otherwise the default (`auto`) finds 2026.
+    ...(options.sessions === "memory" ? { protocol: "2025-11-25" as const } : {}),
     formInteractions: true,
     trustAnnotations: true,
   });
@@ -151,7 +157,13 @@ describe("MCP round trip: sampling", () => {
 
   async function sampling(sessions: "stateless" | "memory", samplingInteractions: boolean) {
     const { handler } = fixtureHandler({ sessions, interactionPolicy: "elicit" });
-    return connectMcp({ url: URL_, fetch: handler.fetch, samplingInteractions });
+    // The 2025 path, where a declined request reaches the tool; 2026 is in protocol-2026.test.ts.
+    return connectMcp({
+      url: URL_,
+      fetch: handler.fetch,
+      samplingInteractions,
+      protocol: "2025-11-25",
+    });
   }
 
   for (const sessions of ["stateless", "memory"] as const) {
@@ -237,5 +249,42 @@ describe("MCP round trip: sampling", () => {
       "did not declare the sampling capability",
     );
     await toolset.shutdown();
+  });
+});
+
+describe("MCP round trip: content annotations", () => {
+  it("audience, priority and lastModified travel both ways, in both revisions; ill-typed ones are dropped", async () => {
+    const report = defineTool({
+      name: "report",
+      description: "Returns a note for the user and one for the model",
+      readOnly: true,
+      input: v.object({}),
+      call: () =>
+        ToolResult.of([
+          {
+            type: "text",
+            text: "for you",
+            annotations: { audience: ["user"], priority: 1, lastModified: "2026-12-01T00:00:00Z" },
+          },
+          { type: "text", text: "for the model", annotations: { audience: ["assistant"] } },
+          // A foreign server could send anything; toolwire keeps only well-typed hints.
+          {
+            type: "text",
+            text: "odd",
+            annotations: { audience: ["robot"], priority: 7 } as never,
+          },
+        ]),
+    });
+    const handler = createMcpHandler(Toolset.local([report]), { name: "notes", version: "1" });
+    for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
+      const remote = await connectMcp({ url: URL_, fetch: handler.fetch, protocol });
+      const result = await remote.call("report", {});
+      await remote.shutdown();
+      expect(result.content.map((item) => item.annotations)).toEqual([
+        { audience: ["user"], priority: 1, lastModified: "2026-12-01T00:00:00Z" },
+        { audience: ["assistant"] },
+        undefined,
+      ]);
+    }
   });
 });

@@ -1,5 +1,6 @@
-// The MCP client's entry: `connectMcp` checks its options, initializes a session, lists the
-// server's tools page by page and returns a `Toolset` over them. The files of the flow, in the
+// The MCP client's entry: `connectMcp` checks its options, picks the protocol era (a
+// 2026-07-28 `server/discover`, or the 2025 `initialize`, or the first falling back to the
+// second), lists the server's tools page by page and returns a `Toolset` over them. The files of the flow, in the
 // order a call meets them: this one (connect, list), `remote-tool.ts` (declarations, checks,
 // results), `remote-handler.ts` (one call), `server-request.ts` (what the server asks during a
 // call), `mcp-session.ts` (the HTTP exchange). See `docs/design.md`, "Consuming MCP".
@@ -15,12 +16,16 @@ import { jsonRpcNotification } from "../json-rpc.ts";
 import {
   isSupportedProtocolVersion,
   LATEST_PROTOCOL_VERSION,
+  MCP_ERROR,
+  MODERN_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../protocol.ts";
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   McpSession,
+  type ModernEnvelope,
   protocolError,
+  rpcErrorOf,
   withDeadline,
 } from "./mcp-session.ts";
 import { RemoteHandler } from "./remote-handler.ts";
@@ -40,6 +45,17 @@ export interface ConnectMcpOptions {
    * URL's query values and user info, never appear in an error, log or event.
    */
   headers?: HeadersInit;
+  /**
+   * The MCP revision to speak (default `"auto"`). `"2026-07-28"`: no session, every request
+   * carries its version and capabilities; the connection opens with `server/discover`.
+   * `"2025-11-25"`: the session revisions (2025-11-25, or 2025-06-18 when the server picks
+   * it), opened with `initialize`. `"auto"` sends `server/discover` first and falls back to
+   * `initialize` when the answer shows a legacy server (an HTTP 400, 404 or 405 without a
+   * 2026 JSON-RPC error, or a JSON-RPC error in a 200); the legacy verdict is remembered per
+   * endpoint (origin and path) and `fetch` function, so later connections skip the probe.
+   * 401, 403, 5xx, network errors and timeouts fail the connection instead.
+   */
+  protocol?: "auto" | "2026-07-28" | "2025-11-25";
   /** Lists and calls the tools as `namespace__name`; the server still sees its own names. */
   namespace?: string;
   /**
@@ -94,10 +110,11 @@ const MAX_PAGES = 1000;
 const CLIENT_INFO = { name: "toolwire", version: "0.1.0" } as const;
 
 /**
- * Creates a toolset over a remote MCP server (Streamable HTTP, revisions 2025-06-18 and
- * 2025-11-25): initializes a session, lists every tool page by page, and returns a `Toolset`
- * with the semantics of a local one. Only web standards are used, so it runs in browsers,
- * workers, Deno and Node. `shutdown()` ends the session with one DELETE.
+ * Creates a toolset over a remote MCP server (Streamable HTTP, revisions 2026-07-28,
+ * 2025-11-25 and 2025-06-18; see `protocol`): opens the connection, lists every tool page by
+ * page, and returns a `Toolset` with the semantics of a local one. Only web standards are
+ * used, so it runs in browsers, workers, Deno and Node. `shutdown()` ends a 2025 session with
+ * one DELETE; a 2026 connection has no session to end.
  *
  * Remote tools fail closed: unless `trustAnnotations` is set, none is read-only and each is
  * assumed to write, destroy and reach the open world, so an approver sees every call. A listed
@@ -127,8 +144,10 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     settings.maxMessageBytes,
   );
   try {
-    const tools = (await initialize(session, settings)) ? await listTools(session, settings) : [];
-    return Toolset.fromBackend(remoteBackend(session, tools, settings));
+    const listing = (await open(session, settings))
+      ? await listTools(session, settings)
+      : { tools: [], ttlMs: Number.POSITIVE_INFINITY };
+    return Toolset.fromBackend(remoteBackend(session, listing, settings));
   } catch (error) {
     const primary = asToolError(error, session);
     try {
@@ -146,6 +165,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
 
 interface Settings {
   url: string;
+  protocol: "auto" | "2026-07-28" | "2025-11-25";
   headers: Headers;
   namespace: string | undefined;
   trusted: boolean;
@@ -156,6 +176,105 @@ interface Settings {
   onLog: ((log: ToolLog) => void) | undefined;
   fetch: typeof fetch | undefined;
   signal: AbortSignal | undefined;
+}
+
+type Verdict = "modern" | "legacy";
+
+// The era each endpoint answered `auto` with, per `fetch` function (a different `fetch` may
+// reach a different server under the same URL).
+const verdicts = new WeakMap<typeof fetch, Map<string, Verdict>>();
+
+function verdictsOf(settings: Settings): Map<string, Verdict> {
+  const key = settings.fetch ?? globalThis.fetch;
+  const known = verdicts.get(key) ?? new Map<string, Verdict>();
+  verdicts.set(key, known);
+  return known;
+}
+
+// Opens the connection in the era `protocol` names, probing for `auto` (design.md, "Consuming
+// MCP", "2026-07-28"). Returns whether the server offers tools at all.
+async function open(session: McpSession, settings: Settings): Promise<boolean> {
+  if (settings.protocol === "2025-11-25") return initialize(session, settings);
+  const endpoint = new URL(settings.url);
+  const key = endpoint.origin + endpoint.pathname;
+  const known = verdictsOf(settings);
+  if (settings.protocol === "auto" && known.get(key) === "legacy") {
+    try {
+      return await initialize(session, settings);
+    } catch (error) {
+      // The server may have moved on; the next connection probes again.
+      known.delete(key);
+      throw error;
+    }
+  }
+  session.useModernProtocol(envelopeOf(settings));
+  try {
+    const offersTools = await discoverOrRetry(session, settings);
+    if (settings.protocol === "auto") known.set(key, "modern");
+    return offersTools;
+  } catch (error) {
+    if (settings.protocol !== "auto" || !isLegacyAnswer(error)) throw error;
+  }
+  session.useModernProtocol(undefined);
+  const offersTools = await initialize(session, settings);
+  known.set(key, "legacy");
+  return offersTools;
+}
+
+// What every 2026-07-28 request declares: form elicitation and sampling only when the caller
+// answers them, so a server never asks what it cannot get (URL mode is never declared).
+function envelopeOf(settings: Settings): ModernEnvelope {
+  return {
+    version: MODERN_PROTOCOL_VERSIONS[0],
+    capabilities: {
+      ...(settings.formInteractions ? { elicitation: { form: {} } } : {}),
+      ...(settings.samplingInteractions ? { sampling: {} } : {}),
+    },
+    clientInfo: { ...CLIENT_INFO },
+  };
+}
+
+// `server/discover`, which every 2026-07-28 server implements. Returns whether it offers tools.
+async function discover(session: McpSession, settings: Settings): Promise<boolean> {
+  const { timeoutMs, signal } = settings;
+  const result = await session.requestWithin("server/discover", {}, { timeoutMs, signal });
+  const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
+  const tools = capabilities.tools;
+  if (isJsonObject(tools) && tools.listChanged === true) session.announcesToolChanges = true;
+  return isJsonObject(tools);
+}
+
+// `server/discover`, sent once more when the server refused the version (`-32022`) yet lists
+// 2026-07-28 among those it serves: a server may turn a first choice away.
+async function discoverOrRetry(session: McpSession, settings: Settings): Promise<boolean> {
+  try {
+    return await discover(session, settings);
+  } catch (error) {
+    const detail = rpcErrorOf(error);
+    const data = isJsonObject(detail?.data) ? detail.data : {};
+    const supported = Array.isArray(data.supported) ? data.supported : [];
+    const refused = detail?.code === MCP_ERROR.unsupportedProtocolVersion;
+    if (!refused || !supported.includes(MODERN_PROTOCOL_VERSIONS[0])) throw error;
+    return await discover(session, settings);
+  }
+}
+
+// Whether the probe's failure shows a server of the session era: an HTTP 400, 404 or 405
+// without a 2026 JSON-RPC error (header `-32020`, capability `-32021`, envelope `-32602`), a
+// version error that does not list 2026-07-28, or a JSON-RPC error in a 200 (a 2026 server
+// never refuses `server/discover`). 401/403, 5xx, network errors and timeouts are no evidence.
+function isLegacyAnswer(error: unknown): boolean {
+  const detail = rpcErrorOf(error);
+  if (!detail) return false;
+  if (detail.status === 200) return true;
+  if (detail.status !== 400 && detail.status !== 404 && detail.status !== 405) return false;
+  if (detail.code === MCP_ERROR.unsupportedProtocolVersion) {
+    const data = isJsonObject(detail.data) ? detail.data : {};
+    const supported = Array.isArray(data.supported) ? data.supported : [];
+    return !supported.includes(MODERN_PROTOCOL_VERSIONS[0]);
+  }
+  const modern: unknown[] = [MCP_ERROR.headerMismatch, MCP_ERROR.missingClientCapability, -32602];
+  return !modern.includes(detail.code);
 }
 
 // The MCP lifecycle's initialization: `initialize` (advertising elicitation only with form
@@ -189,24 +308,37 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
     (inner) => session.send(jsonRpcNotification(label), { signal: inner, label }),
     signal,
   );
+  session.openStandaloneStream();
   const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
   return isJsonObject(capabilities.tools);
 }
 
+// The listed tools, and how long the list stays fresh in milliseconds (2026-07-28 `ttlMs`, the
+// least of its pages', at most a day; a 2025 list never goes stale).
+interface Listing {
+  tools: RemoteTool[];
+  ttlMs: number;
+}
+
+const MAX_TTL_MS = 24 * 60 * 60 * 1000;
+
 // Every tool of the server, following `nextCursor` page by page; a repeated cursor is a
 // protocol error rather than an endless loop. Each page has its own deadline. An entry that
 // cannot be a tool here is skipped and logged (design.md M2).
-async function listTools(session: McpSession, settings: Settings): Promise<RemoteTool[]> {
+async function listTools(session: McpSession, settings: Settings): Promise<Listing> {
   const { timeoutMs, signal } = settings;
   const mapping = {
     origin: session.origin,
     trusted: settings.trusted,
     formInteractions: settings.formInteractions,
     samplingInteractions: settings.samplingInteractions,
+    modern: session.modern,
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
   };
   const tools: RemoteTool[] = [];
   const seen = new Set<string>();
+  // A missing or odd `ttlMs` counts as 0: stale at once.
+  let ttlMs = session.modern ? MAX_TTL_MS : Number.POSITIVE_INFINITY;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const params = cursor === undefined ? {} : { cursor };
@@ -217,8 +349,13 @@ async function listTools(session: McpSession, settings: Settings): Promise<Remot
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);
     }
+    if (session.modern) {
+      const given = result.ttlMs;
+      const page = typeof given === "number" && Number.isFinite(given) && given > 0 ? given : 0;
+      ttlMs = Math.min(ttlMs, page);
+    }
     const next = result.nextCursor;
-    if (next === undefined || next === null) return tools;
+    if (next === undefined || next === null) return { tools, ttlMs };
     if (typeof next !== "string") throw protocolError("tools/list returned a non-string cursor");
     if (seen.has(next)) throw protocolError("tools/list repeated the cursor it sent before");
     seen.add(next);
@@ -240,29 +377,70 @@ function skipped(settings: Settings, session: McpSession, reason: string, entry:
   }
 }
 
-// The backend of a remote toolset: the inventory listed at connect time, one fresh
-// `RemoteHandler` per call, and a shutdown that ends the MCP session.
+// The backend of a remote toolset: the inventory listed at connect time (listed again when a
+// 2026 list's `ttlMs` has passed, on the next `listTools`; the old one is kept when that
+// fails), one fresh `RemoteHandler` per call, and a shutdown that ends the MCP session.
 function remoteBackend(
   session: McpSession,
-  tools: readonly RemoteTool[],
+  listing: Listing,
   settings: Settings,
 ): ToolsetBackend<RemoteHandler> {
+  let inventory = inventoryOf(listing.tools, settings);
+  let staleAt = Date.now() + listing.ttlMs;
+  // A list that stays fresh a while is worth a listen stream that says when it changed.
+  const listen = (ttlMs: number) => {
+    if (ttlMs > 0 && Number.isFinite(ttlMs) && session.announcesToolChanges) {
+      session.listenForToolChanges(() => {
+        staleAt = 0;
+      });
+    }
+  };
+  listen(listing.ttlMs);
+  const refresh = async () => {
+    try {
+      const fresh = await listTools(session, { ...settings, signal: undefined });
+      inventory = inventoryOf(fresh.tools, settings);
+      staleAt = Date.now() + fresh.ttlMs;
+      listen(fresh.ttlMs);
+    } catch (error) {
+      const message = session.scrub(
+        `listing the tools again failed; kept the previous list: ${errorText(error)}`,
+      );
+      try {
+        settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data: { message } });
+      } catch {
+        // A faulty listener must not fail the listing.
+      }
+    }
+  };
+  let refreshing: Promise<void> | undefined;
+  return {
+    listTools: async () => {
+      if (Date.now() >= staleAt) {
+        refreshing ??= refresh().finally(() => {
+          refreshing = undefined;
+        });
+        await refreshing;
+      }
+      return inventory.infos.slice();
+    },
+    toolHandler: async (name) => {
+      const plan = inventory.plans.get(name);
+      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
+      return new RemoteHandler(session, plan);
+    },
+    shutdown: () => session.close(),
+  };
+}
+
+function inventoryOf(tools: readonly RemoteTool[], settings: Settings) {
   const plans = new Map<string, RemoteCallPlan>();
   for (const tool of tools) {
     const name = tool.info.name;
     if (plans.has(name)) throw new ToolError({ type: "duplicate_name", name });
     plans.set(name, createRemoteCallPlan(tool, settings));
   }
-  const infos = tools.map((tool) => tool.info);
-  return {
-    listTools: async () => infos.slice(),
-    toolHandler: async (name) => {
-      const plan = plans.get(name);
-      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
-      return new RemoteHandler(session, plan);
-    },
-    shutdown: () => session.close(),
-  };
+  return { plans, infos: tools.map((tool) => tool.info) };
 }
 
 function checkOptions(options: ConnectMcpOptions): Settings {
@@ -315,8 +493,13 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   if (options.onLog !== undefined && typeof options.onLog !== "function") {
     throw invalid("onLog must be a function");
   }
+  const protocol = options.protocol ?? "auto";
+  if (protocol !== "auto" && protocol !== "2026-07-28" && protocol !== "2025-11-25") {
+    throw invalid('protocol must be "auto", "2026-07-28" or "2025-11-25"');
+  }
   return {
     url: url.href,
+    protocol,
     headers,
     namespace,
     trusted: options.trustAnnotations === true,

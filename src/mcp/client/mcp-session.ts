@@ -1,9 +1,11 @@
-// One MCP client session over Streamable HTTP (revisions 2025-06-18 and 2025-11-25): every
-// JSON-RPC message is its own POST, answered with JSON or a server-sent event stream. This
-// file is the client's whole HTTP exchange: headers, deadlines, bounded reads, routing of what
-// arrives on a request's stream, and the errors (redacted) a failed exchange becomes. A second
-// protocol era would get its own exchange beside this one; the tool and call layers above only
-// see `request`, `send`, `cancelRequest` and `close`. See `docs/design.md`, "Consuming MCP".
+// One MCP client connection over Streamable HTTP, in either era: 2025-06-18/2025-11-25 (a
+// session opened by `initialize`, its id and version in headers) or 2026-07-28 (no session:
+// the `_meta` envelope and the routing headers on every request). Every JSON-RPC message is
+// its own POST, answered with JSON or a server-sent event stream. This file is the client's
+// whole HTTP exchange: headers, deadlines, bounded reads, routing of what arrives on a
+// request's stream, and the errors (redacted) a failed exchange becomes. The tool and call
+// layers above only see `request`, `send`, `cancelRequest` and `close`. See `docs/design.md`,
+// "Consuming MCP".
 
 import { cancelledError, raceSignal } from "../../abort.ts";
 import {
@@ -25,6 +27,7 @@ import {
   jsonRpcNotification,
   jsonRpcRequest,
 } from "../json-rpc.ts";
+import { META } from "../protocol.ts";
 
 /** What a server may send on a request's stream besides the response. */
 export type ServerMessage =
@@ -39,6 +42,30 @@ export interface SessionRequestOptions {
   onMessage?(message: ServerMessage): void;
   /** The tool or operation named in errors. */
   label: string;
+  /** Extra request headers (2026-07-28 `Mcp-Param-*`), already encoded. */
+  headers?: Record<string, string>;
+}
+
+/** What a 2026-07-28 request declares and sends in its `_meta` envelope. */
+export interface ModernEnvelope {
+  version: string;
+  capabilities: Record<string, unknown>;
+  clientInfo: { name: string; version: string };
+}
+
+/** The HTTP status a failed exchange got, and the JSON-RPC error it carried, if any. */
+export interface RpcErrorDetail {
+  status: number;
+  code?: number;
+  data?: unknown;
+}
+
+// What the server answered behind a `protocol` or `transport` error, for the era probe.
+const rpcDetails = new WeakMap<ToolError, RpcErrorDetail>();
+
+/** Returns the HTTP status and JSON-RPC error (code, data) a failed exchange got. */
+export function rpcErrorOf(error: unknown): RpcErrorDetail | undefined {
+  return error instanceof ToolError ? rpcDetails.get(error) : undefined;
 }
 
 /** Default cap of one response body, SSE line or SSE event: 4 MiB. */
@@ -65,9 +92,15 @@ export class McpSession {
   readonly #notices = new Set<Promise<void>>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
+  #modern: ModernEnvelope | undefined;
   #requestHeaders: Headers | undefined;
   #nextId = 0;
   #closing: Promise<void> | undefined;
+  // The `onMessage` of each request in flight, oldest first: the standalone stream's messages
+  // go to the oldest call that can take them.
+  readonly #listening = new Set<(message: ServerMessage) => void>();
+  #standalone: AbortController | undefined;
+  #listen: AbortController | undefined;
 
   /**
    * @param url The MCP endpoint; its query and user info count as credentials.
@@ -108,6 +141,26 @@ export class McpSession {
   useProtocolVersion(version: string): void {
     this.#protocolVersion = version;
     this.#requestHeaders = undefined;
+  }
+
+  /**
+   * Speaks 2026-07-28 from now on: every request carries the envelope in `params._meta` and
+   * the headers `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`; there is no session, so
+   * no session id is taken, no cancellation notice is sent (aborting the request is the
+   * cancel) and `close()` sends nothing.
+   */
+  useModernProtocol(envelope: ModernEnvelope | undefined): void {
+    this.#modern = envelope;
+    this.#protocolVersion = envelope?.version;
+    this.#requestHeaders = undefined;
+  }
+
+  /** Whether the 2026 server said it announces tool list changes (`tools.listChanged`). */
+  announcesToolChanges = false;
+
+  /** Whether requests use the 2026-07-28 envelope. */
+  get modern(): boolean {
+    return this.#modern !== undefined;
   }
 
   /** Returns a request id no other request of this session uses. */
@@ -151,17 +204,23 @@ export class McpSession {
   ): Promise<Record<string, unknown>> {
     const { signal } = options;
     let response: Response | undefined;
+    const listener = options.onMessage;
+    if (listener) this.#listening.add(listener);
     try {
       signal?.throwIfAborted();
-      response = await this.#post(jsonRpcRequest(id, method, params), options);
-      return await this.#awaitResponse(
+      const sent = this.#modern ? this.#enveloped(params, this.#modern) : params;
+      response = await this.#post(jsonRpcRequest(id, method, sent), { ...options, method, params });
+      const result = await this.#awaitResponse(
         response,
         { id, method, onMessage: options.onMessage },
         options,
       );
+      if (this.#modern) checkResultType(method, result);
+      return result;
     } catch (error) {
       throw this.#failure(error, options);
     } finally {
+      if (listener) this.#listening.delete(listener);
       // Cancelling a body already read fails with a costly TypeError; skip it then.
       if (response && !response.bodyUsed) response.body?.cancel().catch(() => {});
     }
@@ -190,6 +249,8 @@ export class McpSession {
    * it. A lost notice only leaves server work running: the call has already failed locally.
    */
   cancelRequest(requestId: number, reason: string | undefined, label: string): Promise<void> {
+    // In 2026-07-28 the aborted request itself is the cancel; there is nothing to send.
+    if (this.#modern) return Promise.resolve();
     const params: JsonRpcParams = reason === undefined ? { requestId } : { requestId, reason };
     const message = jsonRpcNotification("notifications/cancelled", params);
     const notice = withTimer(CANCEL_TIMEOUT_MS, (signal) =>
@@ -209,6 +270,8 @@ export class McpSession {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#standalone?.abort();
+      this.#listen?.abort();
       await Promise.all(this.#notices);
       if (this.#sessionId === undefined) return;
       const fetchImpl = this.#fetch ?? globalThis.fetch;
@@ -234,14 +297,142 @@ export class McpSession {
     return this.#closing;
   }
 
+  /**
+   * Opens the 2025 standalone GET stream of a session, where a server may send requests and
+   * notifications that belong to no request's stream (a question asked outside a call's
+   * stream, a log line). Each one goes to the oldest call in flight, as if it had come on that
+   * call's stream; with no call in flight a `ping` is answered and any other request refused
+   * (method not found). A server without the stream (405, or no event stream) is fine; the
+   * stream is not reopened once it ends, and `close()` ends it. Each event is capped at
+   * `maxMessageBytes`.
+   */
+  openStandaloneStream(): void {
+    if (this.#modern || this.#sessionId === undefined || this.#standalone) return;
+    const controller = new AbortController();
+    this.#standalone = controller;
+    const { signal } = controller;
+    void (async () => {
+      const fetchImpl = this.#fetch ?? globalThis.fetch;
+      const headers = new Headers(this.#headersFor());
+      headers.set("accept", "text/event-stream");
+      headers.delete("content-type");
+      const init: RequestInit = { method: "GET", headers, redirect: "manual", signal };
+      const response = await raceSignal(fetchImpl(this.#url, init), signal);
+      const type = (response.headers.get("content-type") ?? "").toLowerCase();
+      if (!response.ok || !type.startsWith("text/event-stream") || !response.body) {
+        response.body?.cancel().catch(() => {});
+        return;
+      }
+      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
+      for await (const event of readSseEvents(response.body, { ...limits, signal })) {
+        if (event.data === "") continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch {
+          continue;
+        }
+        const classified = classifyJsonRpc(value);
+        if (classified.type !== "request" && classified.type !== "notification") continue;
+        const message =
+          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets);
+        const [oldest] = this.#listening;
+        if (oldest) oldest(message);
+        else if (message.type === "request") this.#refuseUnasked(message.message);
+      }
+    })().catch(() => {
+      // A lost standalone stream only loses what the server would have sent unasked.
+    });
+  }
+
+  /**
+   * Opens one 2026-07-28 `subscriptions/listen` stream for the tool list and calls `onChange`
+   * for each `notifications/tools/list_changed` on it. Once it ends or fails it is not
+   * reopened (the caller's freshness deadline still applies); `close()` ends it.
+   */
+  listenForToolChanges(onChange: () => void): void {
+    if (!this.#modern || this.#listen || this.#closing) return;
+    const controller = new AbortController();
+    this.#listen = controller;
+    const { signal } = controller;
+    const method = "subscriptions/listen";
+    const params = { notifications: { toolsListChanged: true } };
+    const message = jsonRpcRequest(
+      this.newRequestId(),
+      method,
+      this.#enveloped(params, this.#modern),
+    );
+    void (async () => {
+      const response = await this.#post(message, { signal, label: method, method, params });
+      const type = (response.headers.get("content-type") ?? "").toLowerCase();
+      if (!type.startsWith("text/event-stream") || !response.body) {
+        response.body?.cancel().catch(() => {});
+        return;
+      }
+      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
+      for await (const event of readSseEvents(response.body, { ...limits, signal })) {
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch {
+          continue;
+        }
+        const classified = classifyJsonRpc(value);
+        if (classified.type === "response") return;
+        if (classified.type !== "notification") continue;
+        if (classified.message.method === "notifications/tools/list_changed") onChange();
+      }
+    })().catch(() => {
+      // A lost listen stream only loses the early notice; the list's ttlMs still applies.
+    });
+  }
+
+  // A request on the standalone stream while no call runs: there is no caller to ask.
+  #refuseUnasked(request: JsonRpcRequest): void {
+    const reply =
+      request.method === "ping"
+        ? { jsonrpc: "2.0" as const, id: request.id, result: {} }
+        : {
+            jsonrpc: "2.0" as const,
+            id: request.id,
+            error: { code: -32601, message: `${request.method}: no call is waiting for it` },
+          };
+    const label = "standalone stream";
+    void withTimer(CANCEL_TIMEOUT_MS, (signal) => this.send(reply, { signal, label })).catch(
+      () => {},
+    );
+  }
+
+  // Params with the 2026-07-28 envelope in `_meta` (beside what the caller put there, such as
+  // `progressToken`). Logs are asked for at `debug`, as a legacy server sends them unasked.
+  #enveloped(params: JsonRpcParams, envelope: ModernEnvelope): JsonRpcParams {
+    const own = typeof params._meta === "object" && params._meta !== null ? params._meta : {};
+    return {
+      ...params,
+      _meta: {
+        ...own,
+        [META.protocolVersion]: envelope.version,
+        [META.clientCapabilities]: envelope.capabilities,
+        [META.clientInfo]: envelope.clientInfo,
+        [META.logLevel]: "debug",
+      },
+    };
+  }
+
   async #post(
     message: JsonRpcMessage,
-    options: { signal?: AbortSignal; label: string },
+    options: {
+      signal?: AbortSignal;
+      label: string;
+      method?: string;
+      params?: JsonRpcParams;
+      headers?: Record<string, string>;
+    },
   ): Promise<Response> {
     const fetchImpl = this.#fetch ?? globalThis.fetch;
     const init: RequestInit = {
       method: "POST",
-      headers: this.#headersFor(),
+      headers: this.#modern ? this.#modernHeaders(options) : this.#headersFor(),
       body: JSON.stringify(message),
       // A redirect would resend the body and the caller's headers to a host they did not name
       // (SSRF, leaked keys); "manual" rather than "error", which Workers do not support.
@@ -253,6 +444,7 @@ export class McpSession {
     if (!response.ok) {
       throw await this.#httpFailure(response, options, this.#sessionId !== undefined);
     }
+    if (this.#modern) return response;
     const issued = response.headers.get("mcp-session-id");
     // Only initialize's answer (no version yet) names the session; a later id is ignored.
     if (issued !== null && this.#sessionId === undefined && this.#protocolVersion === undefined) {
@@ -327,7 +519,15 @@ export class McpSession {
         const { message } = classified;
         if (message.id === null && "error" in message) awaited.stray ??= message.error;
         if (message.id !== awaited.id) return undefined;
-        if ("error" in message) throw rpcFailure(awaited.method, message.error, "", this.#secrets);
+        if ("error" in message) {
+          const failure = rpcFailure(awaited.method, message.error, "", this.#secrets);
+          rpcDetails.set(failure, {
+            code: message.error.code,
+            data: message.error.data,
+            status: 200,
+          });
+          throw failure;
+        }
         return message.result;
       }
       case "request":
@@ -351,12 +551,15 @@ export class McpSession {
   // and 404, what to check.
   async #httpFailure(
     response: Response,
-    options: { signal?: AbortSignal; label: string },
+    options: { signal?: AbortSignal; label: string; method?: string },
     expired: boolean,
   ): Promise<ToolError> {
     const { status } = response;
-    const fail = (message: string) =>
-      new ToolError({ type: "transport", tool: options.label, message });
+    const fail = (message: string) => {
+      const error = new ToolError({ type: "transport", tool: options.label, message });
+      rpcDetails.set(error, { status });
+      return error;
+    };
     // A browser hides a manual redirect as an opaque answer with status 0.
     if ((response.type as string) === "opaqueredirect" || (status >= 300 && status < 400)) {
       response.body?.cancel().catch(() => {});
@@ -366,6 +569,10 @@ export class McpSession {
         `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed, so connect to the final URL`,
       );
     }
+    if (this.#modern && (status === 400 || status === 404)) {
+      const failure = await this.#rpcErrorBody(response, options);
+      if (failure) return failure;
+    }
     if (status === 404 && expired) {
       response.body?.cancel().catch(() => {});
       return fail("the MCP session expired (HTTP 404); connect again for a new session");
@@ -373,6 +580,49 @@ export class McpSession {
     const detail = await readBody(response, ERROR_BODY_BYTES, options.signal).catch(() => "");
     const shown = detail.trim() === "" ? "" : `: ${excerpt(detail.trim(), this.#secrets)}`;
     return fail(`HTTP ${status}${shown}${advice(status)}`);
+  }
+
+  // The 2026-07-28 headers of one request: the version, `Mcp-Method`, `Mcp-Name` for the
+  // methods that name a target, and the caller's `Mcp-Param-*`.
+  #modernHeaders(options: {
+    method?: string;
+    params?: JsonRpcParams;
+    headers?: Record<string, string>;
+  }): Headers {
+    const headers = new Headers(this.#headersFor());
+    const { method, params = {} } = options;
+    if (method !== undefined) {
+      headers.set("mcp-method", method);
+      const target = method === "resources/read" ? params.uri : params.name;
+      const named =
+        method === "tools/call" || method === "prompts/get" || method === "resources/read";
+      if (named && typeof target === "string") headers.set("mcp-name", encodeHeaderValue(target));
+    }
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+    return headers;
+  }
+
+  // A 2026-07-28 server answers a refused request with a JSON-RPC error and 400 or 404; that is
+  // the server's verdict (a `protocol` error), not a missing endpoint or an expired session.
+  async #rpcErrorBody(
+    response: Response,
+    options: { signal?: AbortSignal; label: string; method?: string },
+  ): Promise<ToolError | undefined> {
+    const type = (response.headers.get("content-type") ?? "").toLowerCase();
+    if (!type.startsWith("application/json")) return undefined;
+    const text = await readBody(response, ERROR_BODY_BYTES * 8, options.signal).catch(() => "");
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const classified = classifyJsonRpc(body);
+    if (classified.type !== "response" || !("error" in classified.message)) return undefined;
+    const { error } = classified.message;
+    const failure = rpcFailure(options.method ?? options.label, error, "", this.#secrets);
+    rpcDetails.set(failure, { code: error.code, data: error.data, status: response.status });
+    return failure;
   }
 
   // One immutable snapshot per session state; a new one replaces it when the id or the version
@@ -404,7 +654,10 @@ export class McpSession {
     } else {
       found = new ToolError({ type: "transport", tool: label, message: describe(error) });
     }
-    return scrubError(found, this.#secrets);
+    const clean = scrubError(found, this.#secrets);
+    const detail = rpcDetails.get(found);
+    if (detail && clean !== found) rpcDetails.set(clean, detail);
+    return clean;
   }
 }
 
@@ -453,6 +706,31 @@ async function withTimer<T>(ms: number, run: (signal: AbortSignal) => Promise<T>
   } finally {
     clearTimeout(timer);
   }
+}
+
+// A 2026-07-28 result says what it is: `complete` (or no `resultType`, as an older server
+// sends), or `input_required`, which only a call may get. Anything else is not understood.
+function checkResultType(method: string, result: Record<string, unknown>): void {
+  const kind = result.resultType;
+  if (kind === undefined || kind === "complete") return;
+  if (kind === "input_required" && method === "tools/call") return;
+  const shown = JSON.stringify(String(kind)).slice(0, 40);
+  throw protocolError(`${method} returned resultType ${shown}, which this client does not take`);
+}
+
+/**
+ * Returns a header value for `Mcp-Name` or `Mcp-Param-*`: a string as is, an integer in
+ * decimal, a boolean as `true`/`false`; a value that is not plain visible ASCII (or looks like
+ * the encoded form) travels as `=?base64?…?=` of its UTF-8 bytes.
+ */
+export function encodeHeaderValue(value: string | number | boolean): string {
+  const text = String(value);
+  if (/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(text) && !text.startsWith("=?base64?")) {
+    return text;
+  }
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
 }
 
 /** Creates a `protocol` error: the server answered, but not as MCP says it must. */

@@ -13,13 +13,28 @@ import {
   type RemoteCallPlan,
   resultFromMcp,
 } from "./remote-tool.ts";
-import { handleServerRequest, replyToServer } from "./server-request.ts";
+import {
+  handleInputRequest,
+  handleServerRequest,
+  inputResponseFor,
+  replyToServer,
+} from "./server-request.ts";
 
-// The server's request that a pending interaction answers.
-interface Question {
-  request: ToolInteractionRequest;
-  id: JsonRpcRequest["id"];
+// What a pending interaction answers: the server's request (2025), or the `inputRequests` key
+// of an `input_required` result (2026-07-28).
+type Question =
+  | { request: ToolInteractionRequest; id: JsonRpcRequest["id"] }
+  | { request: ToolInteractionRequest; key: string };
+
+// One `input_required` round: the questions still to ask, the answers so far, the state to echo.
+interface Round {
+  questions: Array<{ key: string; request: ToolInteractionRequest }>;
+  answers: Record<string, unknown>;
+  requestState: string | undefined;
 }
+
+// A server that keeps answering `input_required` must not keep the call going forever.
+const MAX_INPUT_ROUNDS = 10;
 
 /**
  * The remote handler: one `tools/call` on an MCP server, on the same call machine as a local
@@ -27,7 +42,10 @@ interface Question {
  * machine"). Progress notifications reach `onProgress`, log messages on the call's stream reach
  * `onLog`, `elicitation/create` on it becomes a form interaction and `sampling/createMessage` a
  * sampling interaction (each when enabled), and `cancel` (or the idle deadline) sends
- * `notifications/cancelled` upstream before aborting the request.
+ * `notifications/cancelled` upstream before aborting the request. In 2026-07-28 the questions
+ * come as an `input_required` result instead; once each is answered the call is sent again
+ * with a new id, the answers in `inputResponses` and the server's `requestState` as it came,
+ * at most 10 rounds; aborting the request is the cancel.
  */
 export class RemoteHandler extends CallMachine<Question> {
   protected readonly toolName: ToolName;
@@ -37,6 +55,9 @@ export class RemoteHandler extends CallMachine<Question> {
   readonly #timer: IdleTimer;
   #requestId: number | undefined;
   #callId: string | undefined;
+  #arguments: unknown;
+  #round: Round | undefined;
+  #rounds = 0;
 
   /**
    * Creates a handler in the ready state.
@@ -54,32 +75,94 @@ export class RemoteHandler extends CallMachine<Question> {
 
   // Arguments that fail the check end the call here; nothing reaches the server.
   protected start(args: unknown, callId: string | undefined): void {
-    const checked = this.#plan.checkArguments(args);
+    this.#arguments = this.#plan.checkArguments(args);
     this.#callId = callId;
+    this.#send({});
+  }
+
+  // One `tools/call` request; a retry of an `input_required` round carries its answers.
+  #send(retry: { inputResponses?: Record<string, unknown>; requestState?: string }): void {
     const id = this.#session.newRequestId();
     this.#requestId = id;
     const params = {
       name: this.#plan.tool.nativeName,
-      arguments: checked,
+      arguments: this.#arguments,
+      ...retry,
       // Always ask for progress, so a long call can keep its idle deadline alive.
       _meta: { progressToken: id },
     };
+    const options = {
+      signal: this.#controller.signal,
+      label: this.toolName,
+      onMessage: (message: ServerMessage) => this.#onServerMessage(message),
+      headers: this.#session.modern ? this.#plan.paramHeaders(this.#arguments) : {},
+    };
     this.#session
-      .request(id, "tools/call", params, {
-        signal: this.#controller.signal,
-        label: this.toolName,
-        onMessage: (message) => this.#onServerMessage(message),
-      })
-      .then((result) =>
+      .request(id, "tools/call", params, options)
+      .then((result) => {
+        if (result.resultType === "input_required") return this.#inputRequired(result);
         this.emit({
           type: "done",
           result: this.#plan.checkResult(resultFromMcp(result, this.toolName)),
-        }),
-      )
+        });
+      })
       .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
 
+  // A 2026-07-28 `input_required` result: each entry of `inputRequests` is answered at once or
+  // asked of the caller, one at a time; with every answer in, the call goes again.
+  #inputRequired(result: Record<string, unknown>): void {
+    const { inputRequests, requestState } = result;
+    const fail = (message: string): void => {
+      this.emit({ type: "failed", error: new ToolError({ type: "protocol", message }) });
+    };
+    const tool = this.toolName;
+    if (++this.#rounds > MAX_INPUT_ROUNDS) {
+      fail(`\`${tool}\` still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
+      return;
+    }
+    const requests = inputRequests ?? {};
+    if (typeof requests !== "object" || requests === null || Array.isArray(requests)) {
+      fail(`\`${tool}\` returned \`inputRequests\` that is not an object`);
+      return;
+    }
+    if (requestState !== undefined && typeof requestState !== "string") {
+      fail(`\`${tool}\` returned a non-string \`requestState\``);
+      return;
+    }
+    if (inputRequests === undefined && requestState === undefined) {
+      fail(`\`${tool}\` returned input_required with neither inputRequests nor requestState`);
+      return;
+    }
+    const round: Round = { questions: [], answers: {}, requestState };
+    const context = { toolName: tool, callId: this.#callId };
+    for (const [key, entry] of Object.entries(requests)) {
+      const outcome = handleInputRequest(entry, this.#plan, context);
+      if (outcome.type === "fail") return void this.emit({ type: "failed", error: outcome.error });
+      if (outcome.type === "answer") round.answers[key] = outcome.value;
+      else round.questions.push({ key, request: outcome.request });
+    }
+    this.#round = round;
+    this.#nextQuestion();
+  }
+
+  #nextQuestion(): void {
+    const round = this.#round as Round;
+    const next = round.questions.shift();
+    if (next) {
+      const question = { request: next.request, key: next.key };
+      this.emit({ type: "ask", request: next.request, question });
+      return;
+    }
+    this.#round = undefined;
+    const retry: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
+    if (Object.keys(round.answers).length > 0) retry.inputResponses = round.answers;
+    if (round.requestState !== undefined) retry.requestState = round.requestState;
+    this.#send(retry);
+  }
+
   protected async deliver(question: Question, answer: CallAnswer): Promise<void> {
+    if ("key" in question) return this.#deliverInput(question, answer);
     // A question whose own schema is broken is declined: the server asked something unanswerable.
     const response =
       "response" in answer
@@ -89,6 +172,19 @@ export class RemoteHandler extends CallMachine<Question> {
       signal: this.#controller.signal,
       label: this.toolName,
     });
+  }
+
+  // A 2026 answer is kept for the retry; a cancel needs nothing, the machine stops the call.
+  #deliverInput(question: { request: ToolInteractionRequest; key: string }, answer: CallAnswer) {
+    const response =
+      "response" in answer
+        ? answer.response
+        : ({ type: "decline", id: question.request.id } satisfies ToolInteractionResponse);
+    if (response.type === "cancel" || !this.#round) return;
+    const value = inputResponseFor(question.request, response);
+    if (value instanceof ToolError) return void this.emit({ type: "failed", error: value });
+    this.#round.answers[question.key] = value;
+    this.#nextQuestion();
   }
 
   protected abort(error: ToolError): void {

@@ -10,14 +10,14 @@ import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { NAMESPACE_SEPARATOR, type ToolName } from "../../declaration/tool-name.ts";
 import { ToolError, type ValidationIssue } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
-import type { ToolContent } from "../../execution/tool-content.ts";
+import type { ContentAnnotations, ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
 import { compileJsonSchema, type JsonSchemaCheck } from "../../schema/validate-json-schema.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
 import { LOGGING_LEVELS } from "../protocol.ts";
-import { protocolError } from "./mcp-session.ts";
+import { encodeHeaderValue, protocolError } from "./mcp-session.ts";
 
 /** A remote tool's declaration and the name the server knows it by. */
 export interface RemoteTool {
@@ -25,6 +25,14 @@ export interface RemoteTool {
   info: ToolInfo;
   /** The server's own name, sent in `tools/call`. */
   nativeName: string;
+  /** The arguments mirrored into `Mcp-Param-*` headers (2026-07-28 `x-mcp-header`). */
+  paramHeaders: ParamHeader[];
+}
+
+/** One `x-mcp-header` annotation: where the argument sits, and the header's name suffix. */
+export interface ParamHeader {
+  path: string[];
+  header: string;
 }
 
 /** How `tools/list` entries become declarations: where they come from and what is enabled. */
@@ -39,6 +47,8 @@ export interface RemoteToolOptions {
   formInteractions: boolean;
   /** Whether `sampling/createMessage` becomes a sampling interaction. */
   samplingInteractions?: boolean;
+  /** 2026-07-28: `x-mcp-header` annotations are read, and a tool with an invalid one skipped. */
+  modern?: boolean;
 }
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
@@ -70,6 +80,12 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
   if (!MCP_TOOL_NAME.test(nativeName) || !MCP_TOOL_NAME.test(rendered)) {
     return `tool ${shown} cannot be named here: a name (with its namespace) must be 1-128 characters of A-Z, a-z, 0-9, _, - or .`;
   }
+  const execution = isJsonObject(value.execution) ? value.execution : {};
+  if (execution.taskSupport === "required") {
+    return `tool ${shown} can only run as a task (the Tasks extension), which this client does not speak`;
+  }
+  const paramHeaders = options.modern ? paramHeadersOf(value.inputSchema) : [];
+  if (typeof paramHeaders === "string") return `tool ${shown} ${paramHeaders}`;
   const annotations = annotationsOf(value.annotations);
   const form = options.formInteractions;
   const trusted = options.trusted;
@@ -93,7 +109,56 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
   const icons = iconsOf(value.icons);
   if (icons.length > 0) info.icons = icons;
   if (isJsonObject(value._meta)) info.metadata = value._meta;
-  return { info, nativeName };
+  return { info, nativeName, paramHeaders };
+}
+
+// An RFC 9110 token: what a header name may be made of.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_TYPES: unknown[] = ["string", "integer", "boolean"];
+const MAX_SCHEMA_DEPTH = 64;
+
+// The `x-mcp-header` annotations of an input schema, or why one is invalid: each must be a
+// token, unique without regard to case, on a string, integer or boolean property reached from
+// the root through `properties` only (not `items`, a composition or a `$ref`).
+function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] | string {
+  const found: ParamHeader[] = [];
+  const names = new Set<string>();
+  let problem: string | undefined;
+  const walk = (node: unknown, path: string[] | undefined, depth: number): void => {
+    if (problem !== undefined || depth > MAX_SCHEMA_DEPTH) return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, undefined, depth + 1);
+      return;
+    }
+    if (!isJsonObject(node)) return;
+    const header = node["x-mcp-header"];
+    if (header !== undefined) {
+      const shown = JSON.stringify(String(header)).slice(0, 60);
+      if (path === undefined || path.length === 0) {
+        problem = `has an \`x-mcp-header\` ${shown} outside a plain property`;
+      } else if (typeof header !== "string" || !TOKEN.test(header)) {
+        problem = `has an \`x-mcp-header\` ${shown} that is not a header name`;
+      } else if (!HEADER_TYPES.includes(node.type)) {
+        problem = `has an \`x-mcp-header\` ${shown} on a property that is not a string, integer or boolean`;
+      } else if (names.has(header.toLowerCase())) {
+        problem = `has the \`x-mcp-header\` ${shown} twice`;
+      } else {
+        names.add(header.toLowerCase());
+        found.push({ path, header });
+      }
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (key === "properties" && path !== undefined && isJsonObject(child)) {
+        for (const [name, property] of Object.entries(child)) {
+          walk(property, [...path, name], depth + 1);
+        }
+      } else if (key !== "x-mcp-header") {
+        walk(child, undefined, depth + 1);
+      }
+    }
+  };
+  walk(schema, [], 0);
+  return problem ?? found;
 }
 function annotationsOf(value: unknown): ToolAnnotations {
   const annotations: ToolAnnotations = {};
@@ -140,6 +205,8 @@ export interface RemoteCallPlan {
    * @throws ToolError `invalid_arguments` with the issues.
    */
   checkArguments(args: unknown): Record<string, unknown>;
+  /** Returns the `Mcp-Param-*` headers of checked arguments (none for a null or absent value). */
+  paramHeaders(args: unknown): Record<string, string>;
   /**
    * Returns the result unchanged when it satisfies the declared output schema.
    *
@@ -161,6 +228,20 @@ export function createRemoteCallPlan(
     timeoutMs: options.timeoutMs,
     formInteractions: options.formInteractions,
     samplingInteractions: options.samplingInteractions === true,
+    paramHeaders(args) {
+      const headers: Record<string, string> = {};
+      for (const { path, header } of tool.paramHeaders) {
+        let value: unknown = args;
+        for (const key of path) value = isJsonObject(value) ? value[key] : undefined;
+        const plain =
+          typeof value === "string" ||
+          typeof value === "boolean" ||
+          (typeof value === "number" && Number.isSafeInteger(value));
+        if (plain)
+          headers[`mcp-param-${header}`] = encodeHeaderValue(value as string | number | boolean);
+      }
+      return headers;
+    },
     checkArguments(args) {
       if (!isJsonObject(args)) {
         throw invalidArguments(name, [
@@ -259,8 +340,24 @@ function contentFromMcp(block: unknown, where: string): ToolContent {
     throw protocolError(`${where} is not a content block`);
   }
   const item = itemOf(block, where);
+  const annotations = contentAnnotationsOf(block.annotations);
+  if (annotations) item.annotations = annotations;
   if (isJsonObject(block._meta)) item.metadata = block._meta;
   return item;
+}
+
+// A content block's annotations, keeping only well-typed fields: they are hints a host may
+// show or sort by, so an ill-typed one is dropped rather than failing the whole result.
+function contentAnnotationsOf(value: unknown): ContentAnnotations | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const out: ContentAnnotations = {};
+  const { audience, priority, lastModified } = value;
+  if (Array.isArray(audience) && audience.every((a) => a === "user" || a === "assistant")) {
+    out.audience = [...audience];
+  }
+  if (typeof priority === "number" && priority >= 0 && priority <= 1) out.priority = priority;
+  if (typeof lastModified === "string") out.lastModified = lastModified;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function itemOf(block: Record<string, unknown>, where: string): ToolContent {

@@ -1,10 +1,12 @@
-// What a server may ask during a call, on the call's stream: `ping` is answered at once; a
-// form `elicitation/create` and a `sampling/createMessage` become questions for the caller
-// (each when enabled), answered through the same `onInteraction` path as a local tool's
-// (design.md M6); the caller's reply goes back in MCP's shape.
+// What a server may ask during a call. In 2025 it asks on the call's stream: `ping` is answered
+// at once; a form `elicitation/create` and a `sampling/createMessage` become questions for the
+// caller (each when enabled), answered through the same `onInteraction` path as a local tool's
+// (design.md M6); the caller's reply goes back in MCP's shape. In 2026-07-28 the same
+// questions arrive as the `inputRequests` of an `input_required` result, and the replies go
+// into the retry's `inputResponses`.
 
 import type { ToolName } from "../../declaration/tool-name.ts";
-import { unreachable } from "../../errors.ts";
+import { ToolError, unreachable } from "../../errors.ts";
 import {
   newInteractionId,
   type ToolInteractionRequest,
@@ -88,6 +90,68 @@ export function replyToServer(
     default:
       return unreachable(kind);
   }
+}
+
+/** What to do with one `inputRequests` entry of a 2026-07-28 `input_required` result. */
+export type InputRequestOutcome =
+  | { type: "ask"; request: ToolInteractionRequest }
+  | { type: "answer"; value: Record<string, unknown> }
+  | { type: "fail"; error: ToolError };
+
+/**
+ * Returns what to do with one `inputRequests` entry: a form elicitation (with form
+ * interactions) or a sampling request (with sampling interactions) becomes a question; any
+ * other elicitation (URL mode, or forms off) is answered `decline`, `roots/list` with no roots;
+ * a sampling request the client cannot take, or an unknown method, fails the call
+ * (`interaction_declined`, `protocol`), since a 2026 client that cannot answer does not retry.
+ */
+export function handleInputRequest(
+  entry: unknown,
+  flags: { formInteractions: boolean; samplingInteractions: boolean },
+  context: { toolName: ToolName; callId: string | undefined },
+): InputRequestOutcome {
+  const method = isJsonObject(entry) ? entry.method : undefined;
+  const params = isJsonObject(entry) && isJsonObject(entry.params) ? entry.params : {};
+  if (method === "elicitation/create") {
+    const request = flags.formInteractions
+      ? interactionFromElicitation(params, context)
+      : undefined;
+    return request ? { type: "ask", request } : { type: "answer", value: { action: "decline" } };
+  }
+  if (method === "roots/list") return { type: "answer", value: { roots: [] } };
+  const tool = context.toolName;
+  if (method === "sampling/createMessage") {
+    const request = flags.samplingInteractions ? interactionFromSampling(params, context) : "";
+    if (typeof request !== "string") return { type: "ask", request };
+    const reason = request || "sampling interactions are off (`samplingInteractions`)";
+    return { type: "fail", error: new ToolError({ type: "interaction_declined", tool, reason }) };
+  }
+  const shown = JSON.stringify(String(method)).slice(0, 60);
+  const message = `\`${tool}\` asked for input by ${shown}, which this client does not answer`;
+  return { type: "fail", error: new ToolError({ type: "protocol", message }) };
+}
+
+/**
+ * Returns the `inputResponses` value for the caller's reply to a question from `inputRequests`:
+ * an elicitation result for a form or text question, a `CreateMessageResult` for sampling. A
+ * declined or cancelled sampling request has no answer in 2026-07-28, so it is an
+ * `interaction_declined` error that ends the call.
+ */
+export function inputResponseFor(
+  request: ToolInteractionRequest,
+  response: ToolInteractionResponse,
+): Record<string, unknown> | ToolError {
+  const kind = request.kind;
+  if (kind.type !== "sampling") return { ...elicitResultFor(response, kind.type === "text") };
+  const tool = request.toolName;
+  if (response.type !== "submit") {
+    const reason = response.reason ?? "the caller declined the sampling request";
+    return new ToolError({ type: "interaction_declined", tool, reason });
+  }
+  const result = readSamplingResult(response.content);
+  if (typeof result === "string")
+    return new ToolError({ type: "interaction_declined", tool, reason: result });
+  return { ...result };
 }
 
 /**

@@ -68,15 +68,23 @@ describe("connectMcp: discovery", () => {
           ? Response.json({ jsonrpc: "2.0", id: m.id, error: { code: -32600, message: "nope" } })
           : undefined,
     });
-    const protocol = await caught(connectMcp({ url: URL_, fetch: rpcError.fetch }));
+    const protocol = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: rpcError.fetch }),
+    );
     expect(protocol.type).toBe("protocol");
     expect(protocol.message).toContain("nope");
     const http = createFakeMcp({ override: () => new Response("overloaded", { status: 503 }) });
-    const transport = await caught(connectMcp({ url: URL_, fetch: http.fetch }));
+    const transport = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: http.fetch }),
+    );
     expect(transport.type).toBe("transport");
     expect(transport.message).toContain("HTTP 503");
     const offline = await caught(
-      connectMcp({ url: URL_, fetch: () => Promise.reject(new TypeError("fetch failed")) }),
+      connectMcp({
+        protocol: "2025-11-25",
+        url: URL_,
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+      }),
     );
     expect(offline.data).toEqual({
       type: "transport",
@@ -253,18 +261,24 @@ describe("connectMcp: options, deadlines and cancellation", () => {
   });
 
   it("fails with timeout{tool: initialize} when the server never answers", async () => {
-    const error = await caught(connectMcp({ url: URL_, fetch: hang, requestTimeoutMs: 50 }));
+    const error = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: hang, requestTimeoutMs: 50 }),
+    );
     expect(error.data).toEqual({ type: "timeout", tool: "initialize", timeoutMs: 50 });
   });
 
   it("honours the connect signal, before and during the handshake", async () => {
     const fake = createFakeMcp();
     const aborted = AbortSignal.abort("stop");
-    const before = await caught(connectMcp({ url: URL_, fetch: fake.fetch, signal: aborted }));
+    const before = await caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: fake.fetch, signal: aborted }),
+    );
     expect(before.type).toBe("cancelled");
     expect(fake.requests).toHaveLength(0);
     const controller = new AbortController();
-    const during = caught(connectMcp({ url: URL_, fetch: hang, signal: controller.signal }));
+    const during = caught(
+      connectMcp({ protocol: "2025-11-25", url: URL_, fetch: hang, signal: controller.signal }),
+    );
     controller.abort("stop");
     expect((await during).data).toEqual({ type: "cancelled", tool: "initialize", reason: "stop" });
   });
@@ -372,6 +386,105 @@ describe("connectMcp: calls", () => {
     expect(result.content).toEqual([{ type: "text", text: "Hello Ada" }]);
     const [local] = await toolset.listTools();
     expect(local?.interactions.text).toBe(true);
+    await toolset.shutdown();
+  });
+});
+
+describe("connectMcp: the 2025 standalone GET stream", () => {
+  // A session server that asks its question on the GET stream, not on the call's stream, and
+  // answers the call once the reply to that question has arrived.
+  function standaloneServer() {
+    const encoder = new TextEncoder();
+    let push: (data: unknown) => void = () => {};
+    let replied: (value: Record<string, unknown>) => void = () => {};
+    const reply = new Promise<Record<string, unknown>>((resolve) => {
+      replied = resolve;
+    });
+    const gets: Headers[] = [];
+    const fetchImpl = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (request.method === "GET") {
+        gets.push(request.headers);
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            push = (data) =>
+              controller.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      }
+      if (request.method === "DELETE") return new Response(null, { status: 200 });
+      const message = (await request.json()) as Record<string, unknown>;
+      const json = (result: unknown) =>
+        Response.json(
+          { jsonrpc: "2.0", id: message.id, result },
+          { headers: { "mcp-session-id": "s-9" } },
+        );
+      if (message.id !== undefined && message.method === undefined) {
+        replied(message);
+        return new Response(null, { status: 202 });
+      }
+      switch (message.method) {
+        case "server/discover":
+          return new Response("no session", { status: 400 });
+        case "initialize":
+          return json({
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {} },
+            serverInfo: { name: "s", version: "1" },
+          });
+        case "tools/list":
+          return json({ tools: [{ name: "ask", inputSchema: { type: "object" } }] });
+        case "tools/call": {
+          push({
+            jsonrpc: "2.0",
+            id: "q-1",
+            method: "elicitation/create",
+            params: {
+              message: "Colour?",
+              requestedSchema: { type: "object", properties: { c: { type: "string" } } },
+            },
+          });
+          const answer = await reply;
+          return json({ content: [{ type: "text", text: JSON.stringify(answer.result) }] });
+        }
+        default:
+          return new Response(null, { status: 202 });
+      }
+    };
+    return { fetch: fetchImpl as typeof fetch, gets, push: (data: unknown) => push(data), reply };
+  }
+
+  it("answers a question the server asks on the GET stream through the running call's onInteraction", async () => {
+    const server = standaloneServer();
+    const toolset = await connectMcp({ url: URL_, fetch: server.fetch, formInteractions: true });
+    const prompts: string[] = [];
+    const result = await toolset.call(
+      "ask",
+      {},
+      {
+        onInteraction: async (request) => {
+          prompts.push(request.prompt);
+          return InteractionResponse.submit(request.id, { c: "teal" });
+        },
+      },
+    );
+    expect(prompts).toEqual(["Colour?"]);
+    expect(result.content).toEqual([
+      { type: "text", text: '{"action":"accept","content":{"c":"teal"}}' },
+    ]);
+    expect(server.gets).toHaveLength(1);
+    expect(server.gets[0]?.get("mcp-session-id")).toBe("s-9");
+    expect(server.gets[0]?.get("accept")).toBe("text/event-stream");
+    await toolset.shutdown();
+  });
+
+  it("answers a ping on the GET stream while no call runs", async () => {
+    const server = standaloneServer();
+    const toolset = await connectMcp({ url: URL_, fetch: server.fetch });
+    await vi.waitFor(() => expect(server.gets).toHaveLength(1));
+    server.push({ jsonrpc: "2.0", id: "p-1", method: "ping" });
+    expect(await server.reply).toEqual({ jsonrpc: "2.0", id: "p-1", result: {} });
     await toolset.shutdown();
   });
 });

@@ -257,6 +257,7 @@ describe("remote toolset calls against a hostile server", () => {
           };
           const fake = createHostileMcp(plan);
           const toolset = await connectMcp({
+            protocol: "2025-11-25",
             url: URL_,
             fetch: fake.fetch,
             requestTimeoutMs: TIMEOUT_MS,

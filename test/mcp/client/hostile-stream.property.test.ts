@@ -107,6 +107,7 @@ describe("a call's SSE answer from a hostile server", () => {
             planFor([{ type: "sse", items, ending, cuts, lineEnding }]),
           );
           const toolset = await connectMcp({
+            protocol: "2025-11-25",
             url: URL_,
             fetch: fake.fetch,
             requestTimeoutMs: TIMEOUT_MS,
@@ -179,7 +180,11 @@ describe("the server's requests on a call's stream", () => {
           const fake = createHostileMcp(
             planFor([{ type: "sse", items, ending: "close", cuts: [] }]),
           );
-          const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+          const toolset = await connectMcp({
+            protocol: "2025-11-25",
+            url: URL_,
+            fetch: fake.fetch,
+          });
           const outcome = await settle("call", toolset.call("plain", { case: 0 }));
           const wellFormed = requests.every(usable);
           if (!wellFormed) {
@@ -220,6 +225,7 @@ describe("the server's requests on a call's stream", () => {
             }),
           );
           const toolset = await connectMcp({
+            protocol: "2025-11-25",
             url: URL_,
             fetch: fake.fetch,
             requestTimeoutMs: TIMEOUT_MS,
@@ -276,7 +282,7 @@ describe("hostile-server regressions and examples", () => {
     // the client adopted it, sent it with every later request, and a server that checks it
     // refused them all as an expired session.
     const fake = createHostileMcp(planFor([{ type: "session_id", value: "" }]));
-    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const toolset = await connectMcp({ protocol: "2025-11-25", url: URL_, fetch: fake.fetch });
     const first = await settle("call", toolset.call("plain", { case: 0 }));
     if (!first.ok) throw first.error;
     const next = await settle("next call", toolset.call("shaped", { case: -1 }));
@@ -291,7 +297,7 @@ describe("hostile-server regressions and examples", () => {
     const fake = createHostileMcp(
       planFor([{ type: "session_id", value: "s-forged" }], { sessionId: "s-1" }),
     );
-    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const toolset = await connectMcp({ protocol: "2025-11-25", url: URL_, fetch: fake.fetch });
     await toolset.call("plain", { case: 0 });
     expectGoodResult(await toolset.call("shaped", { case: -1 }), "shaped");
     await toolset.shutdown();
@@ -303,7 +309,7 @@ describe("hostile-server regressions and examples", () => {
     const fake = createHostileMcp(
       planFor([{ type: "ids", ids: ["other", "own_as_string", "float"], batch: true }]),
     );
-    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const toolset = await connectMcp({ protocol: "2025-11-25", url: URL_, fetch: fake.fetch });
     const outcome = await settle("call", toolset.call("plain", { case: 0 }));
     expectTyped(outcome.ok ? undefined : outcome.error, CALL_ERRORS, "call");
     expectGoodResult(await toolset.call("plain", { case: -1 }), "plain");

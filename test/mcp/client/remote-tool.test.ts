@@ -30,6 +30,69 @@ const entry = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe("toolFromMcp", () => {
+  it("skips a tool that can only run as a task, and keeps one where tasks are optional", () => {
+    const required = toolFromMcp(entry({ execution: { taskSupport: "required" } }), base);
+    expect(required).toContain("can only run as a task");
+    expect(declare(entry({ execution: { taskSupport: "optional" } })).nativeName).toBe("search");
+  });
+
+  it("reads x-mcp-header only at 2026-07-28, where an annotation in a plain property is valid", () => {
+    const annotated = entry({
+      inputSchema: {
+        type: "object",
+        properties: {
+          where: {
+            type: "object",
+            properties: { zone: { type: "string", "x-mcp-header": "Zone" } },
+          },
+          odd: { type: "number", "x-mcp-header": "Odd" },
+        },
+      },
+    });
+    expect(declare(annotated).paramHeaders).toEqual([]);
+    expect(toolFromMcp(annotated, { ...base, modern: true })).toContain(
+      "not a string, integer or boolean",
+    );
+    const nested = entry({
+      inputSchema: {
+        type: "object",
+        properties: {
+          where: {
+            type: "object",
+            properties: { zone: { type: "string", "x-mcp-header": "Zone" } },
+          },
+        },
+      },
+    });
+    const tool = declare(nested, { modern: true });
+    expect(tool.paramHeaders).toEqual([{ path: ["where", "zone"], header: "Zone" }]);
+    const plan = createRemoteCallPlan(tool, { timeoutMs: 1000, formInteractions: false });
+    expect(plan.paramHeaders({ where: { zone: "eu 1" } })).toEqual({ "mcp-param-Zone": "eu 1" });
+    expect(plan.paramHeaders({ where: { zone: " eu1" } })).toEqual({
+      "mcp-param-Zone": `=?base64?${btoa(" eu1")}?=`,
+    });
+    expect(plan.paramHeaders({ where: { zone: null } })).toEqual({});
+  });
+
+  it("refuses duplicate, non-token and root x-mcp-header annotations at 2026-07-28", () => {
+    const schema = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      entry({ inputSchema: { type: "object", properties, ...extra } });
+    const modern = { ...base, modern: true };
+    const twice = schema({
+      a: { type: "string", "x-mcp-header": "Key" },
+      b: { type: "string", "x-mcp-header": "key" },
+    });
+    expect(toolFromMcp(twice, modern)).toContain("twice");
+    expect(toolFromMcp(schema({ a: { type: "string", "x-mcp-header": "a b" } }), modern)).toContain(
+      "not a header name",
+    );
+    const composed = schema(
+      {},
+      { anyOf: [{ properties: { a: { type: "string", "x-mcp-header": "A" } } }] },
+    );
+    expect(toolFromMcp(composed, modern)).toContain("outside a plain property");
+  });
+
   it("namespaces the name but keeps the native one for calls", () => {
     const tool = declare(entry(), { namespace: "repo" });
     expect(tool.info.name).toBe("repo__search");

@@ -161,14 +161,18 @@ describe("connectMcp against the SDK's McpServer", () => {
 
   it("sends clientInfo toolwire and advertises elicitation only with form interactions", async () => {
     const sdk = await start();
-    toolset = await connectMcp({ url: sdk.url });
+    toolset = await connectMcp({ protocol: "2025-11-25", url: sdk.url });
     const plain = sdk.servers[0]?.server;
     expect(plain?.getClientVersion()).toMatchObject({ name: "toolwire", version: "0.1.0" });
     expect(plain?.getClientCapabilities()?.elicitation).toBeUndefined();
     const [init] = sdk.messages("initialize");
     expect(init?.params).toMatchObject({ capabilities: {} });
     expect(init?.params).not.toHaveProperty("capabilities.elicitation");
-    const withForms = await connectMcp({ url: sdk.url, formInteractions: true });
+    const withForms = await connectMcp({
+      protocol: "2025-11-25",
+      url: sdk.url,
+      formInteractions: true,
+    });
     const second = sdk.messages("initialize")[1];
     expect(second?.params).toMatchObject({ capabilities: { elicitation: {} } });
     expect(sdk.servers[1]?.server.getClientCapabilities()?.elicitation).toBeDefined();
@@ -348,7 +352,11 @@ describe("connectMcp against the SDK's McpServer", () => {
 
   it("sends MCP-Protocol-Version, Mcp-Session-Id and caller headers, and DELETEs once", async () => {
     const sdk = await start();
-    toolset = await connectMcp({ url: sdk.url, headers: { authorization: "Bearer t0k3n" } });
+    toolset = await connectMcp({
+      protocol: "2025-11-25",
+      url: sdk.url,
+      headers: { authorization: "Bearer t0k3n" },
+    });
     await toolset.call("echo", { message: "x" });
     await Promise.all([toolset.shutdown(), toolset.shutdown(), toolset.shutdown()]);
     await toolset.shutdown();

@@ -1,0 +1,90 @@
+// The conformance suite's client under test: `connectMcp` at the revision the suite names
+// (`MCP_CONFORMANCE_PROTOCOL_VERSION`), against the scenario server whose URL is the last
+// argument. It lists the tools and calls each with example arguments built from its schema
+// (or the ones the scenario's context gives), answering every question with an example too.
+// Run by hand, e.g.:
+//   node_modules/node22/bin/node node_modules/conformance-next/dist/index.js client \
+//     --command "node --import tsx e2e/mcp-conformance/client.ts" --scenario tools_call \
+//     --spec-version 2026-07-28
+import { InteractionResponse } from "../../src/index.ts";
+import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
+import { connectMcp } from "../../src/mcp/index.ts";
+
+const url = process.argv.at(-1) ?? "";
+const protocol =
+  process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === "2026-07-28" ? "2026-07-28" : "2025-11-25";
+// Some scenarios name the calls to make, with their arguments.
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
+  toolCalls?: Array<{ name: string; arguments?: unknown }>;
+};
+
+// A value that satisfies the simple schemas scenarios use: the default, the first enum value,
+// or a plain value of the type.
+function exampleOf(schema: unknown): unknown {
+  if (typeof schema !== "object" || schema === null) return {};
+  const node = schema as Record<string, unknown>;
+  if (node.default !== undefined) return node.default;
+  if (Array.isArray(node.enum)) return node.enum[0];
+  switch (node.type) {
+    case "string":
+      return "example";
+    case "number":
+    case "integer":
+      return 1;
+    case "boolean":
+      return true;
+    case "array":
+      return [];
+    default: {
+      const out: Record<string, unknown> = {};
+      const properties = (node.properties ?? {}) as Record<string, unknown>;
+      for (const [key, value] of Object.entries(properties)) out[key] = exampleOf(value);
+      return out;
+    }
+  }
+}
+
+function answer(request: ToolInteractionRequest) {
+  const kind = request.kind;
+  if (kind.type === "text") return InteractionResponse.submit(request.id, "example");
+  if (kind.type === "form") return InteractionResponse.submit(request.id, exampleOf(kind.schema));
+  return InteractionResponse.submit(request.id, {
+    role: "assistant",
+    content: { type: "text", text: "example" },
+    model: "toolwire-conformance",
+  });
+}
+
+const toolset = await connectMcp({
+  url,
+  protocol,
+  formInteractions: true,
+  samplingInteractions: true,
+});
+let failed = false;
+const calls =
+  context.toolCalls ??
+  (await toolset.listTools()).map((tool) => ({
+    name: tool.name,
+    arguments: exampleOf(tool.inputSchema.schema),
+  }));
+// toolwire checks arguments against the tool's schema before sending, and a `null` where the
+// schema wants a boolean fails that check; a null argument is sent as an absent one instead,
+// which the suite's `omit-null` check counts the same ("null or not provided").
+const withoutNulls = (args: unknown) =>
+  typeof args === "object" && args !== null
+    ? Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null))
+    : {};
+for (const call of calls) {
+  try {
+    const result = await toolset.call(call.name, withoutNulls(call.arguments), {
+      onInteraction: async (request) => answer(request),
+    });
+    console.log(call.name, JSON.stringify(result.content).slice(0, 200));
+  } catch (error) {
+    failed = true;
+    console.error(call.name, error);
+  }
+}
+await toolset.shutdown();
+process.exit(failed ? 1 : 0);
