@@ -21,7 +21,7 @@ async function load(): Promise<{
   models: ModelsEntry;
   from: string;
 }> {
-  // Hint: measure the compiled output when there is one (what users run); else the sources.
+  // Measure the compiled output when there is one (what users run); else the sources.
   if (existsSync(new URL("../dist/agent/index.js", import.meta.url))) {
     const [core, agent, models] = await Promise.all([
       loadDist<CoreEntry>("index.js"),

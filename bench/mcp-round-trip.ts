@@ -66,7 +66,7 @@ async function sdkHttp() {
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
-      // Hint: the SDK hands every request its transport-wide signal, and undici's Request adds a
+      // The SDK hands every request its transport-wide signal, and undici's Request adds a
       // listener to it per request that is only freed by GC; dropping it keeps a long benchmark
       // free of MaxListeners warnings without changing what a round trip does.
       fetch: (input, init) =>

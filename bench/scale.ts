@@ -9,7 +9,7 @@ async function elapsed(run: () => Promise<unknown>): Promise<number> {
   return (performance.now() - start) * 1e6;
 }
 
-// Hint: one cold run mostly measures the JIT; the best of several is what a warm server pays.
+// One cold run mostly measures the JIT; the best of several is what a warm server pays.
 async function best(run: () => Promise<unknown>, rounds = 20): Promise<number> {
   let min = Number.POSITIVE_INFINITY;
   for (let i = 0; i < rounds; i++) min = Math.min(min, await elapsed(run));

@@ -71,7 +71,7 @@ export function saveSettings(
 /**
  * Returns the API key typed in for a provider during this tab's session.
  *
- * Hint: `sessionStorage` dies with the tab; the key is never written to `localStorage`,
+ * `sessionStorage` dies with the tab; the key is never written to `localStorage`,
  * IndexedDB, the URL or a log line.
  *
  * @param provider The provider.
@@ -109,7 +109,7 @@ export function saveApiKey(
  * @returns The model (the provider's adapter is loaded on demand).
  */
 export async function createModel(settings: Settings, apiKey: string): Promise<Model> {
-  // Hint: the provider adapters load on first use, so the offline page does not ship them.
+  // The provider adapters load on first use, so the offline page does not ship them.
   switch (settings.provider) {
     case "offline":
       return offlineModel();

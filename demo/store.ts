@@ -66,7 +66,7 @@ function indexedDbStore(db: IDBDatabase): Store {
     new Promise((resolve, reject) => {
       const transaction = db.transaction(OBJECT_STORE, mode);
       const request = work(transaction.objectStore(OBJECT_STORE));
-      // Hint: resolve on transaction completion, so a write is durable before a reload.
+      // Resolve on transaction completion, so a write is durable before a reload.
       transaction.oncomplete = () => resolve(request.result as T);
       transaction.onerror = () => reject(transaction.error);
       transaction.onabort = () => reject(transaction.error);

@@ -18,7 +18,7 @@ export interface TokenReading {
  */
 export function tokenReading(event: AgentEvent): TokenReading | undefined {
   if (event.type === "usage") {
-    // Hint: the prompt just sent plus the reply now in the transcript; the next prompt holds
+    // The prompt just sent plus the reply now in the transcript; the next prompt holds
     // both, so the next turn's count (what the threshold is checked against) is at least this.
     const { inputTokens, outputTokens } = event.usage;
     return { tokens: inputTokens + outputTokens, source: `model's count, turn ${event.turn}` };

@@ -43,7 +43,7 @@ const ZONE = /\bin\s+([A-Za-z]+\/[A-Za-z_]+(?:\/[A-Za-z_]+)?|UTC)\b/;
  * Returns the intent of one user message: the phrasings the suggested prompts use, and a few
  * variants of each. Anything else is `help`.
  *
- * Hint: it is pattern matching, not language understanding; the page says so, and a real model
+ * It is pattern matching, not language understanding; the page says so, and a real model
  * can be switched on in the settings.
  *
  * @param text The user's message.
@@ -101,7 +101,7 @@ function updateIntent(verb: string, id: number): Intent {
 }
 
 function splitItems(list: string): string[] {
-  // Hint: "and" separates items only in a list that has commas ("a, b and c"), so a single
+  // "and" separates items only in a list that has commas ("a, b and c"), so a single
   // item such as "buy bread and milk" stays whole.
   const separator = /[,;\n]/.test(list) ? /\s*[,;\n]\s*|\s+and\s+(?=[^,;\n]*$)/ : /\n/;
   return list

@@ -67,7 +67,7 @@ export function offlineModel(): ScriptedModel {
 function nextTurn(request: ModelRequest, newId: () => string): ScriptedTurn {
   const last = request.messages.at(-1);
   const hasText = last?.content.some((block) => block.type === "text") ?? false;
-  // Hint: text folded in after tool results (a new message after a stopped run, or steering)
+  // Text folded in after tool results (a new message after a stopped run, or steering)
   // is a new request; results alone are answered.
   if (last && !hasText && last.content.some((block) => block.type === "tool_result")) {
     return { text: answerResults(request.messages) };

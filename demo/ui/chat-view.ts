@@ -64,7 +64,7 @@ export function createChatView(options: {
     }
   };
 
-  // Hint: follow new output unless the person scrolled up to read; decided on their scroll,
+  // Follow new output unless the person scrolled up to read; decided on their scroll,
   // not at update time, because a tall new card would otherwise look like "scrolled away".
   let follow = true;
   root.addEventListener("scroll", () => {

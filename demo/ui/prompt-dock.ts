@@ -116,7 +116,7 @@ function questionPanel(prompt: Extract<PendingPrompt, { type: "interaction" }>):
     },
   });
   const submit = () => {
-    // Hint: this page answers text questions only; a form or a sampling request (a remote tool
+    // This page answers text questions only; a form or a sampling request (a remote tool
     // asking to use the model) is declined, so the tool hears "no" instead of a wrong answer.
     if (request.kind.type !== "text") {
       const what = request.kind.type === "form" ? "forms" : "sampling requests";

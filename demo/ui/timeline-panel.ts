@@ -35,7 +35,7 @@ export function createTimelinePanel(): TimelinePanel {
         runs += 1;
         list.append(element("li", { className: "timeline-run", text: `Run ${runs}` }));
       } else {
-        // Hint: text deltas are merged into one line per turn, so streaming does not flood it.
+        // Text deltas are merged into one line per turn, so streaming does not flood it.
         const last = list.lastElementChild as HTMLElement | null;
         if (entry.event.type === "text_delta" && last?.dataset.type === "text_delta") {
           const detail = last.querySelector(".timeline-detail");

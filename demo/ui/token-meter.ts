@@ -31,7 +31,7 @@ export function createTokenMeter(): TokenMeter {
         value,
       ]),
       element("div", { className: "meter-track", attrs: { "aria-hidden": "true" } }, [fill]),
-      // Hint: estimated between runs; during one, the model's own count arrives with each turn.
+      // Estimated between runs; during one, the model's own count arrives with each turn.
       source,
     ],
   );

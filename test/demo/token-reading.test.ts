@@ -9,7 +9,7 @@ describe("tokenReading", () => {
       turn: 4,
       usage: { inputTokens: 1200, outputTokens: 35, cacheReadTokens: 1000 },
     };
-    // Hint: cached tokens are already part of inputTokens; counting them again would double them.
+    // Cached tokens are already part of inputTokens; counting them again would double them.
     expect(tokenReading(event)).toEqual({ tokens: 1235, source: "model's count, turn 4" });
   });
 

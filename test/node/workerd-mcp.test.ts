@@ -11,7 +11,7 @@ let mf: Miniflare | undefined;
 let endpoint = "";
 
 beforeAll(async () => {
-  // Hint: platform `browser` fails the build on any `node:` import, so a bundle that builds
+  // Platform `browser` fails the build on any `node:` import, so a bundle that builds
   // needs no nodejs_compat.
   const bundle = await build({
     entryPoints: [new URL("../workerd/mcp-worker.ts", import.meta.url).pathname],

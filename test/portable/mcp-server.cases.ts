@@ -80,7 +80,7 @@ export const cases: PortableCase[] = [
       const foreignHost = await fetch(post(ping, "http://attacker.example/mcp"));
       assertEqual(foreignHost.status, 403);
       const request = post(ping, ENDPOINT, { origin: "https://attacker.example" });
-      // Hint: browsers drop `Origin` from scripted requests; elsewhere it must be refused.
+      // Browsers drop `Origin` from scripted requests; elsewhere it must be refused.
       if (request.headers.get("origin") !== null) {
         assertEqual((await fetch(request)).status, 403);
       }

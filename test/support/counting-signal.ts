@@ -20,7 +20,7 @@ type Listener = EventListenerOrEventListenerObject;
  * signal instance, and a listener added with `once` counts as removed when the signal aborts
  * (the platform drops it without calling `removeEventListener`).
  *
- * Hint: only the `abort` type and the listener identity are tracked, with the platform's rule
+ * Only the `abort` type and the listener identity are tracked, with the platform's rule
  * that adding the same listener twice registers it once; the `capture` flag is ignored since
  * nothing in the code under test uses it.
  *
@@ -33,7 +33,7 @@ export function createCountingSignal(): CountingSignal {
   let total = 0;
   const add = signal.addEventListener.bind(signal);
   const remove = signal.removeEventListener.bind(signal);
-  // Hint: added first and through the original method, so it runs before any tracked listener
+  // Added first and through the original method, so it runs before any tracked listener
   // and is never counted itself.
   add("abort", () => {
     for (const [listener, { once }] of registered) if (once) registered.delete(listener);
@@ -46,7 +46,7 @@ export function createCountingSignal(): CountingSignal {
     if (!listener) return;
     if (type === "abort" && !registered.has(listener)) {
       const once = typeof options === "object" && options.once === true;
-      // Hint: one added after the abort never fires, so even a `once` listener stays registered.
+      // One added after the abort never fires, so even a `once` listener stays registered.
       registered.set(listener, { once });
       total += 1;
     }

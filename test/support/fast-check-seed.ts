@@ -1,6 +1,6 @@
 import fc from "fast-check";
 
-// Hint: in CI every property runs from one fixed seed, so a red run is reproducible and a rare
+// In CI every property runs from one fixed seed, so a red run is reproducible and a rare
 // generated case cannot turn a correct submission red by chance; locally each run explores new
 // cases, and FC_SEED replays one.
 const chosen = process.env.FC_SEED ?? (process.env.CI ? "20261130" : undefined);

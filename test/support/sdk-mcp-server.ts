@@ -1,7 +1,7 @@
 // The official MCP SDK's `McpServer` over its web-standard Streamable HTTP transport, served on
 // 127.0.0.1 through toolwire/node's `serve`, recording every HTTP request it receives. Node only.
 //
-// Hint: the web-standard transport is the SDK's own; its node:http `StreamableHTTPServerTransport`
+// The web-standard transport is the SDK's own; its node:http `StreamableHTTPServerTransport`
 // is a thin wrapper around it, and this keeps Node types out of the root tsconfig.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -58,7 +58,7 @@ export async function startSdkMcpServer(options: {
     await server.connect(transport);
     return transport;
   };
-  // Hint: toolwire/node's own bridge serves the peer too, so the tests use one node:http adapter.
+  // Toolwire/node's own bridge serves the peer too, so the tests use one node:http adapter.
   const port = await serve(
     {
       fetch: async (request) => {

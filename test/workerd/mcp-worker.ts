@@ -28,6 +28,6 @@ const tools = Toolset.local([
 export default createMcpHandler(tools, {
   name: "toolwire-worker",
   version: "1.0.0",
-  // Hint: a deployed Worker lists its public host here (e.g. `calc.example.workers.dev`).
+  // A deployed Worker lists its public host here (e.g. `calc.example.workers.dev`).
   allowedHosts: ["127.0.0.1", "localhost"],
 });
