@@ -40,7 +40,7 @@ export interface Stats {
 
 /**
  * Measures several functions in alternating rounds and returns, for each, the median of its
- * rounds. Hint: a shared, noisy machine drifts over a run; interleaving puts every contender
+ * rounds. A shared, noisy machine drifts over a run; interleaving puts every contender
  * through the same drift, so their ratio means something.
  */
 export async function interleaved<K extends string>(
