@@ -7,11 +7,13 @@ import { benchCompaction } from "./compaction.ts";
 import { longRun } from "./long-run.ts";
 import { mcpRoundTrip } from "./mcp-round-trip.ts";
 import { scale } from "./scale.ts";
+import { serving } from "./serving.ts";
 
 console.log(`toolwire bench — node ${process.version}, ${new Date().toISOString()}`);
 await callOverhead();
 await scale();
 await mcpRoundTrip();
+await serving();
 await agentLoop();
 await benchCompaction();
 await longRun();

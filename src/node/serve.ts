@@ -1,7 +1,7 @@
 /// <reference types="node" />
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
+import { bodyAbandoned, webRequest } from "./web-request.ts";
 
 /** Fetch handler interface: anything with a web-standard `fetch` method. */
 export interface FetchHandler {
@@ -71,7 +71,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
   };
   const onAbort = () => void close();
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  // Hint: an abort while `listen` was pending fired before the listener existed.
+  // An abort while `listen` was pending fired before the listener existed.
   if (options.signal?.aborted) void close();
   return { url: base, close };
 }
@@ -82,44 +82,69 @@ async function bridge(
   res: ServerResponse,
   base: string,
 ): Promise<void> {
-  const controller = new AbortController();
-  res.once("close", () => controller.abort());
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(key, item);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  const init: RequestInit & { duplex?: "half" } = {
-    method: req.method ?? "GET",
-    headers,
-    signal: controller.signal,
-  };
-  if (hasBody) {
-    init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
-    init.duplex = "half";
-  }
-  const response = await handler.fetch(new Request(new URL(req.url ?? "/", base), init));
+  const request = webRequest(req, res, base);
+  const response = await handler.fetch(request);
+  // The handler refused the body before its end (too large, say): answer, then close, so the
+  // rest of an unbounded body is never read.
+  if (bodyAbandoned(request)) res.shouldKeepAlive = false;
   await writeResponse(response, res);
 }
 
+// Waits one turn of the event loop: a body the handler already has settles before it.
+const turn = () => new Promise<"pending">((resolve) => setImmediate(resolve, "pending"));
+
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string | string[]> = {};
+  let cookies = false;
   response.headers.forEach((value, key) => {
-    if (key !== "set-cookie") headers[key] = value;
+    if (key === "set-cookie") cookies = true;
+    else headers[key] = value;
   });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  res.writeHead(response.status, headers);
-  // Hint: send the head now, so an SSE client sees the stream open before the first event.
-  res.flushHeaders();
-  if (!response.body) return void res.end();
+  // Each cookie stays its own header line; `forEach` would have joined them with commas.
+  if (cookies) headers["set-cookie"] = response.headers.getSetCookie();
+  if (!response.body) return void res.writeHead(response.status, headers).end();
   const reader = response.body.getReader();
   const onClose = () => void reader.cancel().catch(() => {});
   res.once("close", onClose);
   try {
+    // A body that is complete within one turn (a JSON answer) goes out with its head in one
+    // write, with a Content-Length. Anything slower (an SSE stream waiting for its first event)
+    // gets its head at once and then each chunk as the handler produces it.
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+    const tick = turn();
     for (;;) {
-      const { done, value } = await reader.read();
+      const read = reader.read();
+      const next = await Promise.race([read, tick]);
+      if (next === "pending") {
+        pending = read;
+        break;
+      }
+      if (next.done) {
+        if (!("content-length" in headers) && !("transfer-encoding" in headers)) {
+          headers["content-length"] = String(size);
+        }
+        res.writeHead(response.status, headers);
+        // As a latin1 string (one byte per char, so the bytes are unchanged) node:http joins
+        // the body to its head and sends both in one write.
+        const body = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
+        return void res.end(
+          Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1"),
+          "latin1",
+        );
+      }
+      chunks.push(next.value);
+      size += next.value.byteLength;
+      if (size >= 64 * 1024) break;
+    }
+    res.writeHead(response.status, headers);
+    // Send the head now, so an SSE client sees the stream open before the first event.
+    res.flushHeaders();
+    for (const chunk of chunks) res.write(chunk);
+    for (;;) {
+      const { done, value } = await (pending ?? reader.read());
+      pending = undefined;
       if (done) break;
       if (!res.write(value)) await new Promise((resolve) => res.once("drain", resolve));
     }

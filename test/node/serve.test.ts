@@ -1,9 +1,49 @@
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createMcpHandler } from "../../src/mcp/index.ts";
-import { serve } from "../../src/node/index.ts";
+import { type FetchHandler, type Served, serve } from "../../src/node/index.ts";
 import { fixtureToolset } from "../mcp/server/fixture.ts";
+
+async function serving(handler: FetchHandler, test: (server: Served) => Promise<void>) {
+  const server = await serve(handler, { port: 0 });
+  try {
+    await test(server);
+  } finally {
+    await server.close();
+  }
+}
+
+interface RawAnswer {
+  status: number | undefined;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+// A plain node:http request, to see the wire headers (Content-Length, Transfer-Encoding) that
+// fetch would hide or normalise.
+function raw(url: string, method = "GET", body?: string | Buffer): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 describe("serve", () => {
   it("bridges node:http to a fetch handler: method, path, headers and body", async () => {
@@ -17,7 +57,12 @@ describe("serve", () => {
               body: await request.text(),
               x: request.headers.get("x-test"),
             },
-            { headers: { "set-cookie": "a=1" } },
+            {
+              headers: [
+                ["set-cookie", "a=1"],
+                ["set-cookie", "b=2"],
+              ],
+            },
           ),
       },
       { port: 0 },
@@ -35,7 +80,7 @@ describe("serve", () => {
         body: "hello",
         x: "yes",
       });
-      expect(response.headers.get("set-cookie")).toBe("a=1");
+      expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     } finally {
       await server.close();
     }
@@ -151,5 +196,424 @@ describe("serve", () => {
     } finally {
       await server.close();
     }
+  });
+  it("writes a complete answer with its Content-Length, bytes unchanged", async () => {
+    const text = JSON.stringify({ greeting: "héllo wörld ✓ 🎉" });
+    await serving({ fetch: () => new Response(text, { status: 201 }) }, async (server) => {
+      const answer = await raw(server.url);
+      expect(answer.status).toBe(201);
+      expect(answer.headers["content-length"]).toBe(String(Buffer.byteLength(text)));
+      expect(answer.headers["transfer-encoding"]).toBeUndefined();
+      expect(answer.body).toBe(text);
+    });
+  });
+
+  it("keeps a Content-Length the handler set, and sends no body for HEAD", async () => {
+    await serving(
+      { fetch: () => new Response("twelve bytes", { headers: { "content-length": "12" } }) },
+      async (server) => {
+        const answer = await raw(server.url, "HEAD");
+        expect(answer.status).toBe(200);
+        expect(answer.headers["content-length"]).toBe("12");
+        expect(answer.body).toBe("");
+      },
+    );
+  });
+
+  it("answers a bodyless response (204) with its status and headers", async () => {
+    await serving(
+      { fetch: () => new Response(null, { status: 204, headers: { "x-kind": "empty" } }) },
+      async (server) => {
+        const answer = await raw(server.url, "DELETE");
+        expect(answer.status).toBe(204);
+        expect(answer.headers["x-kind"]).toBe("empty");
+        expect(answer.body).toBe("");
+      },
+    );
+  });
+
+  it("sends the head of a slow stream before its first chunk", async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handler: FetchHandler = {
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            async pull(controller) {
+              await released;
+              controller.enqueue(new TextEncoder().encode("data: 1\n\n"));
+              controller.close();
+            },
+          }),
+          { headers: { "content-type": "text/event-stream" } },
+        ),
+    };
+    await serving(handler, async (server) => {
+      // fetch resolves on the head; the body is still held back here.
+      const response = await fetch(server.url);
+      expect(response.headers.get("content-type")).toBe("text/event-stream");
+      expect(response.headers.get("content-length")).toBeNull();
+      release();
+      expect(await response.text()).toBe("data: 1\n\n");
+    });
+  });
+
+  it("aborts the request's signal when the client disconnects", async () => {
+    let aborted: (reason: unknown) => void = () => {};
+    const sawAbort = new Promise((resolve) => {
+      aborted = resolve;
+    });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const handler: FetchHandler = {
+      fetch: (request) =>
+        new Promise<Response>((_resolve, reject) => {
+          request.signal.addEventListener("abort", () => {
+            aborted(request.signal.aborted);
+            reject(new Error("gone"));
+          });
+          started();
+        }),
+    };
+    await serving(handler, async (server) => {
+      const client = new AbortController();
+      const pending = fetch(server.url, { signal: client.signal }).catch((error) => error);
+      await running;
+      client.abort();
+      expect(await sawAbort).toBe(true);
+      expect(await pending).toBeInstanceOf(Error);
+    });
+  });
+
+  it("fails the handler's body read when the client leaves mid-body, instead of hanging", async () => {
+    let failed: (error: unknown) => void = () => {};
+    const readFailed = new Promise((resolve) => {
+      failed = resolve;
+    });
+    let started: () => void = () => {};
+    const reading = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const text = request.text();
+        started();
+        await text.then(() => failed(undefined), failed);
+        return new Response("read");
+      },
+    };
+    await serving(handler, async (server) => {
+      const req = httpRequest(server.url, {
+        method: "POST",
+        headers: { "transfer-encoding": "chunked" },
+      });
+      req.on("error", () => {});
+      req.write("the first half");
+      await reading;
+      req.destroy();
+      expect(await readFailed).toBeInstanceOf(Error);
+    });
+  });
+
+  it("streams a large request body to the handler and a large answer back, byte for byte", async () => {
+    const size = 4 * 1024 * 1024;
+    const payload = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) payload[i] = (i * 31) % 251;
+    await serving(
+      { fetch: async (request) => new Response(await request.arrayBuffer()) },
+      async (server) => {
+        const response = await fetch(server.url, { method: "PUT", body: payload });
+        const echoed = Buffer.from(await response.arrayBuffer());
+        expect(echoed.length).toBe(size);
+        expect(echoed.equals(payload)).toBe(true);
+      },
+    );
+  });
+
+  it("holds the handler's body limit over a socket: 413, then the connection closes", async () => {
+    const handler = createMcpHandler(fixtureToolset().toolset, {
+      name: "n",
+      version: "1",
+      maxBodyBytes: 1024,
+    });
+    await serving(handler, async (server) => {
+      // No Content-Length: the limit must hold while the body streams in.
+      const answer = await new Promise<RawAnswer>((resolve, reject) => {
+        const req = httpRequest(
+          `${server.url}/mcp`,
+          {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "transfer-encoding": "chunked",
+            },
+          },
+          (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              body += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
+          },
+        );
+        req.on("error", reject);
+        req.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(4096)}`);
+        // The rest of the body never comes; the server must answer regardless.
+      });
+      expect(answer.status).toBe(413);
+      expect(answer.headers.connection).toBe("close");
+    });
+  });
+
+  it("answers concurrent requests each with its own answer", async () => {
+    await serving(
+      {
+        fetch: async (request) => {
+          const body = await request.text();
+          // Answer out of order, so a mixed-up bridge would show.
+          await new Promise((resolve) => setTimeout(resolve, Number(body) % 7));
+          return new Response(`answer ${body} ${new URL(request.url).searchParams.get("n")}`);
+        },
+      },
+      async (server) => {
+        const answers = await Promise.all(
+          Array.from({ length: 40 }, (_, n) =>
+            fetch(`${server.url}/?n=${n}`, { method: "POST", body: String(n) }).then((r) =>
+              r.text(),
+            ),
+          ),
+        );
+        expect(answers).toEqual(Array.from({ length: 40 }, (_, n) => `answer ${n} ${n}`));
+      },
+    );
+  });
+
+  it("lets a handler pass the request on: new Request(request) and a proxying fetch", async () => {
+    await serving(
+      { fetch: async (r) => new Response(`${r.method} ${r.headers.get("x-a")} ${await r.text()}`) },
+      async (upstream) => {
+        const handler: FetchHandler = {
+          fetch: async (request) => {
+            const copy = new Request(request);
+            const forwarded = await fetch(new Request(upstream.url, copy));
+            return new Response(
+              `${copy.url.endsWith("/in") ? "in" : copy.url} → ${await forwarded.text()}`,
+            );
+          },
+        };
+        await serving(handler, async (server) => {
+          const response = await fetch(`${server.url}/in`, {
+            method: "POST",
+            body: "payload",
+            headers: { "x-a": "1" },
+          });
+          expect(await response.text()).toBe("in → POST 1 payload");
+        });
+      },
+    );
+  });
+
+  it("answers 500 without the error's details when the handler throws", async () => {
+    const handler: FetchHandler = {
+      fetch: () => {
+        throw new Error("database password is hunter2");
+      },
+    };
+    await serving(handler, async (server) => {
+      const answer = await raw(server.url);
+      expect(answer.status).toBe(500);
+      expect(answer.body).not.toContain("hunter2");
+    });
+  });
+
+  it("gives the handler a full web Request: clone, repeated headers, body methods", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const copy = request.clone();
+        return Response.json({
+          isRequest: request instanceof Request,
+          accept: request.headers.get("x-many"),
+          text: await request.text(),
+          copy: await copy.text(),
+          used: request.bodyUsed,
+          mode: request.redirect,
+        });
+      },
+    };
+    await serving(handler, async (server) => {
+      const headers = new Headers();
+      headers.append("x-many", "a");
+      headers.append("x-many", "b");
+      const response = await fetch(server.url, { method: "POST", body: "payload", headers });
+      expect(await response.json()).toEqual({
+        isRequest: true,
+        accept: "a, b",
+        text: "payload",
+        copy: "payload",
+        used: true,
+        mode: "follow",
+      });
+    });
+  });
+
+  // Every way a handler can read a body, as text, so the answers compare.
+  const readers: Record<string, (request: Request) => Promise<string>> = {
+    text: (request) => request.text(),
+    json: async (request) => JSON.stringify(await request.json()),
+    arrayBuffer: async (request) => new TextDecoder().decode(await request.arrayBuffer()),
+    blob: async (request) => {
+      const blob = await request.blob();
+      return `${blob.type}|${await blob.text()}`;
+    },
+    body: async (request) => {
+      const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text + decoder.decode();
+        text += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+  if ("bytes" in Request.prototype) {
+    readers.bytes = async (request) =>
+      new TextDecoder().decode(
+        await (request as Request & { bytes(): Promise<Uint8Array> }).bytes(),
+      );
+  }
+
+  it("lets a handler read the body by any Body method, before or after clone(), once", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const url = new URL(request.url);
+        const read = readers[url.searchParams.get("read") as string] as (
+          r: Request,
+        ) => Promise<string>;
+        const cloned = url.searchParams.has("clone");
+        // The log-then-forward pattern: a copy is read first, the original after.
+        const copy = cloned ? await request.clone().text() : null;
+        const before = request.bodyUsed;
+        const text = await read(request);
+        const again = await request.text().then(
+          () => "read twice",
+          (error: unknown) => (error instanceof TypeError ? "TypeError" : String(error)),
+        );
+        return Response.json({ copy, before, text, after: request.bodyUsed, again });
+      },
+    };
+    await serving(handler, async (server) => {
+      const body = JSON.stringify({ note: "héllo" });
+      for (const name of Object.keys(readers)) {
+        for (const clone of [false, true]) {
+          const url = `${server.url}/?read=${name}${clone ? "&clone" : ""}`;
+          const response = await fetch(url, {
+            method: "POST",
+            body,
+            headers: { "content-type": "application/json" },
+          });
+          expect({ name, clone, answer: await response.json() }).toEqual({
+            name,
+            clone,
+            answer: {
+              copy: clone ? body : null,
+              before: false,
+              text: name === "blob" ? `application/json|${body}` : body,
+              after: true,
+              again: "TypeError",
+            },
+          });
+        }
+      }
+    });
+  });
+
+  it("refuses clone() of a read body with a TypeError, and still answers the other fields", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const text = await readers.body?.(request);
+        const clone = (() => {
+          try {
+            request.clone();
+            return "cloned";
+          } catch (error) {
+            return error instanceof TypeError ? "TypeError" : String(error);
+          }
+        })();
+        return Response.json({ text, clone, used: request.bodyUsed, redirect: request.redirect });
+      },
+    };
+    await serving(handler, async (server) => {
+      const response = await fetch(server.url, { method: "POST", body: "once" });
+      expect(await response.json()).toEqual({
+        text: "once",
+        clone: "TypeError",
+        used: true,
+        redirect: "follow",
+      });
+    });
+  });
+
+  it("parses a form body with formData(), before or after clone()", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const copy = new URL(request.url).searchParams.has("clone") ? request.clone() : undefined;
+        const form = await request.formData();
+        const copied = copy ? Object.fromEntries(await copy.formData()) : null;
+        return Response.json({ form: Object.fromEntries(form), copied });
+      },
+    };
+    await serving(handler, async (server) => {
+      for (const clone of [false, true]) {
+        const multipart = new FormData();
+        multipart.set("name", "ada");
+        multipart.set("lang", "en");
+        for (const body of [new URLSearchParams({ name: "ada", lang: "en" }), multipart]) {
+          const response = await fetch(`${server.url}/${clone ? "?clone" : ""}`, {
+            method: "POST",
+            body,
+          });
+          const form = { name: "ada", lang: "en" };
+          expect(await response.json()).toEqual({ form, copied: clone ? form : null });
+        }
+      }
+    });
+  });
+
+  it("serves a third-party fetch handler: the official SDK's web-standard MCP transport", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        // Stateless, as the SDK's own example: a fresh server and transport per request. A
+        // `?log` request is first read through a clone, as a logging wrapper would.
+        if (new URL(request.url).searchParams.has("log")) await request.clone().text();
+        const server = new McpServer({ name: "sdk", version: "1.0.0" });
+        server.registerTool(
+          "shout",
+          { description: "Upper-cases a word", inputSchema: { word: z.string() } },
+          async ({ word }) => ({ content: [{ type: "text", text: word.toUpperCase() }] }),
+        );
+        const transport = new WebStandardStreamableHTTPServerTransport({});
+        await server.connect(transport);
+        return transport.handleRequest(request);
+      },
+    };
+    await serving(handler, async (server) => {
+      for (const path of ["/mcp", "/mcp?log"]) {
+        const client = new Client({ name: "c", version: "1" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${path}`)));
+        try {
+          const result = await client.callTool({ name: "shout", arguments: { word: "hi" } });
+          expect(result.content).toEqual([{ type: "text", text: "HI" }]);
+        } finally {
+          await client.close();
+        }
+      }
+    });
   });
 });

@@ -1,0 +1,224 @@
+// Node serving under load: requests per second of one stateless MCP `tools/call` of a trivial
+// tool over real sockets, 32 connections. The servers run in a child process so the load
+// generator (autocannon, in this process) does not share their event loop; all three listen at
+// once and take turns, round by round, so machine drift hits each the same.
+//   toolwire: serve() + createMcpHandler (stateless, the default), compiled dist/
+//   bare:     node:http that reads the body, JSON.parse()s it and writes the same answer (the floor)
+//   direct:   node:http that buffers the body and calls the same handler's `fetch(url, init)` with
+//             a string body, no web Request at all: what the handler costs with the cheapest bridge
+//   SDK:      the official SDK's stateless Streamable HTTP server on node:http (a fresh McpServer
+//             and transport per request, as its stateless example does; JSON answers)
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { loadCore, loadDist } from "./load.ts";
+import { compare, section } from "./report.ts";
+
+const BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: { name: "add", arguments: { a: 1, b: 2 } },
+});
+const HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
+
+type Contender = "toolwire" | "direct" | "bare" | "sdk";
+
+async function listen(server: ReturnType<typeof createServer>): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+// Runs in the child: starts the three servers and prints their ports as one JSON line.
+async function startServers(): Promise<void> {
+  const v = await import("valibot");
+  const { z } = await import("zod");
+  const { defineTool, Toolset } = await loadCore();
+  const { createMcpHandler } = await loadDist<typeof import("../src/mcp/index.ts")>("mcp/index.js");
+  const { serve } = await loadDist<typeof import("../src/node/index.ts")>("node/index.js");
+  const add = defineTool({
+    name: "add",
+    description: "Adds two numbers",
+    readOnly: true,
+    input: v.object({ a: v.number(), b: v.number() }),
+    call: ({ a, b }) => String(a + b),
+  });
+  const handler = createMcpHandler(Toolset.local([add]), { name: "bench", version: "1.0.0" });
+  const ours = await serve(handler, { port: 0 });
+  const direct = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", async () => {
+      const headers = new Headers();
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+        headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+      }
+      const response = await handler.fetch(`http://127.0.0.1${req.url}`, {
+        method: req.method ?? "POST",
+        headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
+      const text = await response.text();
+      res.writeHead(response.status, Object.fromEntries(response.headers)).end(text);
+    });
+  });
+
+  const bare = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        id: number;
+        params: { arguments: { a: number; b: number } };
+      };
+      const { a, b } = message.params.arguments;
+      const answer = JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { content: [{ type: "text", text: String(a + b) }] },
+      });
+      res.writeHead(200, { "content-type": "application/json" }).end(answer);
+    });
+  });
+
+  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { StreamableHTTPServerTransport } = await import(
+    "@modelcontextprotocol/sdk/server/streamableHttp.js"
+  );
+  const sdk = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", async () => {
+      const server = new McpServer({ name: "bench", version: "1.0.0" });
+      server.registerTool(
+        "add",
+        { description: "Adds two numbers", inputSchema: { a: z.number(), b: z.number() } },
+        async ({ a, b }) => ({ content: [{ type: "text" as const, text: String(a + b) }] }),
+      );
+      // No sessionIdGenerator: stateless.
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+      res.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString("utf8")));
+    });
+  });
+
+  const ports: Record<Contender, number> = {
+    toolwire: Number(new URL(ours.url).port),
+    direct: await listen(direct),
+    bare: await listen(bare),
+    sdk: await listen(sdk),
+  };
+  console.log(JSON.stringify(ports));
+}
+
+interface Round {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function load(port: number, seconds: number): Promise<Round> {
+  const { default: autocannon } = await import("autocannon");
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/mcp`,
+    method: "POST",
+    headers: HEADERS,
+    body: BODY,
+    connections: 32,
+    duration: seconds,
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`port ${port}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/**
+ * Measures `serve()` + `createMcpHandler` requests/s against a bare node:http JSON-RPC server and
+ * the SDK's stateless server, interleaved rounds (default 3 × 4 s each), median per contender.
+ */
+export async function serving(rounds = 3, seconds = 4): Promise<void> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), "--servers"],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`bench servers exited with ${code}`)));
+      createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
+    });
+    const ports = JSON.parse(line) as Record<Contender, number>;
+    const names: Contender[] = ["toolwire", "direct", "bare", "sdk"];
+    for (const name of names) await load(ports[name], 1); // warm-up, not counted
+    const runs: Record<Contender, Round[]> = { toolwire: [], direct: [], bare: [], sdk: [] };
+    for (let round = 0; round < rounds; round++) {
+      for (const name of names) runs[name].push(await load(ports[name], seconds));
+    }
+    const pick = (name: Contender) => ({
+      rps: median(runs[name].map((r) => r.rps)),
+      p50: median(runs[name].map((r) => r.p50)),
+      p99: median(runs[name].map((r) => r.p99)),
+    });
+    const ours = pick("toolwire");
+    const bare = pick("bare");
+    const floor = pick("direct");
+    const sdk = pick("sdk");
+    section("Node serving: stateless tools/call over node:http, 32 connections (autocannon)");
+    console.log("toolwire: serve() + createMcpHandler; bare: node:http parsing the same body;");
+    console.log("direct: node:http calling the same handler with a string body (no web Request)");
+    console.log("SDK: StreamableHTTPServerTransport, stateless, JSON answers");
+    const rps = (n: number) => `${Math.round(n)} req/s`;
+    const ms = (n: number) => `${n} ms`;
+    const rows: [string, string, string, number, string?][] = [
+      [
+        "requests/s vs bare node:http",
+        rps(ours.rps),
+        rps(bare.rps),
+        ours.rps / bare.rps,
+        ">= 0.5x",
+      ],
+      ["requests/s vs SDK stateless", rps(ours.rps), rps(sdk.rps), ours.rps / sdk.rps, ">= 4x"],
+      [
+        "requests/s vs direct (handler-bound ceiling)",
+        rps(ours.rps),
+        rps(floor.rps),
+        ours.rps / floor.rps,
+      ],
+      ["direct requests/s vs bare node:http", rps(floor.rps), rps(bare.rps), floor.rps / bare.rps],
+      [
+        "p50 latency vs bare node:http",
+        ms(ours.p50),
+        ms(bare.p50),
+        ours.p50 / Math.max(bare.p50, 1),
+      ],
+      [
+        "p99 latency vs bare node:http",
+        ms(ours.p99),
+        ms(bare.p99),
+        ours.p99 / Math.max(bare.p99, 1),
+      ],
+      ["p50 latency vs SDK stateless", ms(ours.p50), ms(sdk.p50), ours.p50 / Math.max(sdk.p50, 1)],
+      ["p99 latency vs SDK stateless", ms(ours.p99), ms(sdk.p99), ours.p99 / Math.max(sdk.p99, 1)],
+    ];
+    for (const row of rows) compare(...row);
+  } finally {
+    child.kill();
+  }
+}
+
+if (process.argv.includes("--servers")) await startServers();
+else if (process.argv[1] === fileURLToPath(import.meta.url)) await serving();

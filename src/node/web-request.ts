@@ -1,0 +1,271 @@
+/// <reference types="node" />
+// A web `Request` over a node:http request, built lazily. Most handlers read the method, the
+// URL, a few headers and the body once; building undici's `Request`, its `Headers` and a
+// `Readable.toWeb` stream for every request costs more than the handler's own work. So the
+// object below is an `instanceof Request` whose common fields are computed on first read, and
+// any other member (`cache`, `redirect`, …) is answered by a real `Request`, built then from
+// the same fields and body.
+//
+// The body has one owner at a time, so every way to read it sees the same bytes once:
+// - until a real Request exists, `body` is our stream and the body methods (`text()`, `json()`,
+//   `formData()`, …) read it through a `Response` with the request's Content-Type, which
+//   applies the same Body rules a Request does;
+// - a real Request made while our stream is still untouched takes that stream over; from then
+//   on `body`, the body methods and `clone()` are the real Request's, so after `clone()` (which
+//   tees the real body) `body` is the real Request's new branch, as it would be on a real one;
+// - a real Request made after the handler locked or read our stream gets a locked stand-in
+//   body, so its `clone()` and body methods refuse with a TypeError, as a used body does.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+
+const REAL = Symbol("real");
+// Node's check that a stream was read or cancelled; its types name only node streams.
+const isDisturbed = (stream: ReadableStream): boolean =>
+  Readable.isDisturbed(stream as unknown as NodeJS.ReadableStream);
+const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text"];
+const OWN = new Set(["method", "url", "headers", "signal", "body", "bodyUsed", "constructor"]);
+for (const name of BODY_METHODS) OWN.add(name);
+
+interface Fields {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly base: string;
+  url?: string;
+  headers?: Headers;
+  controller?: AbortController;
+  /** Our stream over the socket (`null` for GET and HEAD), once someone asked for it. */
+  body?: ReadableStream<Uint8Array> | null;
+  closed: boolean;
+  real?: Request;
+  /** The real Request was made after our stream was locked or read: `body` stays ours. */
+  standIn?: boolean;
+}
+
+type Lazy = Request & { [REAL]: Fields };
+
+const prototype = Object.create(Request.prototype) as Record<PropertyKey, unknown>;
+
+function fields(self: unknown): Fields {
+  return (self as Lazy)[REAL];
+}
+
+function ownBody(state: Fields): ReadableStream<Uint8Array> | null {
+  if (state.body === undefined) {
+    const { method } = state.req;
+    state.body = method === "GET" || method === "HEAD" ? null : bodyStream(state);
+  }
+  return state.body;
+}
+
+// undici's Request keeps its state in private slots, so its own getters refuse our object;
+// everything we don't compute goes to a real Request made from the same parts.
+function real(state: Fields, self: Lazy): Request {
+  if (state.real) return state.real;
+  const init: RequestInit & { duplex?: "half" } = {
+    method: self.method,
+    headers: self.headers,
+    signal: self.signal,
+  };
+  const handedOut = state.body !== undefined;
+  const body = ownBody(state);
+  if (body) {
+    state.standIn = handedOut && (body.locked || isDisturbed(body));
+    init.body = state.standIn ? new ReadableStream({ start: (c) => c.close() }) : body;
+    init.duplex = "half";
+  }
+  state.real = new Request(self.url, init);
+  if (state.standIn) state.real.body?.getReader();
+  return state.real;
+}
+
+// The real Request owns the body once it has taken our stream over.
+function realOwnsBody(state: Fields): state is Fields & { real: Request } {
+  return state.real !== undefined && !state.standIn;
+}
+
+Object.defineProperties(prototype, {
+  method: {
+    get(this: Lazy) {
+      return fields(this).req.method ?? "GET";
+    },
+  },
+  url: {
+    get(this: Lazy) {
+      const state = fields(this);
+      state.url ??= new URL(state.req.url ?? "/", state.base).href;
+      return state.url;
+    },
+  },
+  headers: {
+    get(this: Lazy) {
+      const state = fields(this);
+      if (!state.headers) {
+        const headers = new Headers();
+        const raw = state.req.rawHeaders;
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          headers.append(raw[i] as string, raw[i + 1] as string);
+        }
+        state.headers = headers;
+      }
+      return state.headers;
+    },
+  },
+  signal: {
+    get(this: Lazy) {
+      const state = fields(this);
+      if (!state.controller) {
+        state.controller = new AbortController();
+        if (state.closed) state.controller.abort();
+      }
+      return state.controller.signal;
+    },
+  },
+  body: {
+    get(this: Lazy) {
+      const state = fields(this);
+      return realOwnsBody(state) ? state.real.body : ownBody(state);
+    },
+  },
+  bodyUsed: {
+    get(this: Lazy) {
+      const body = this.body;
+      return body !== null && isDisturbed(body);
+    },
+  },
+});
+
+for (const name of BODY_METHODS) {
+  const method = (Request.prototype as unknown as Record<string, unknown>)[name];
+  // `bytes()` is newer than some supported Node versions.
+  if (typeof method !== "function") continue;
+  prototype[name] = async function (this: Lazy) {
+    const state = fields(this);
+    if (realOwnsBody(state)) return method.call(state.real);
+    const type = this.headers.get("content-type");
+    const response = new Response(
+      this.body,
+      type === null ? {} : { headers: { "content-type": type } },
+    );
+    return (response as unknown as Record<string, () => Promise<unknown>>)[name]?.();
+  };
+}
+
+for (const key of Reflect.ownKeys(Request.prototype)) {
+  if (typeof key === "string" && OWN.has(key)) continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, key);
+  if (!descriptor) continue;
+  if (typeof descriptor.value === "function") {
+    const method = descriptor.value as (...args: unknown[]) => unknown;
+    prototype[key] = function (this: Lazy, ...args: unknown[]) {
+      return method.apply(real(fields(this), this), args);
+    };
+  } else if (descriptor.get) {
+    const get = descriptor.get;
+    Object.defineProperty(prototype, key, {
+      get(this: Lazy) {
+        return get.call(real(fields(this), this));
+      },
+    });
+  }
+}
+
+// undici reads a Request it is handed (`fetch(request)`, `new Request(request)`) through its
+// own symbol-keyed slots; answering those from the real Request makes a lazy one pass too. Where
+// the slots are private fields instead (Node 24), that cannot work, and the probe below turns
+// the lazy path off: every request is then a real `Request` from the start.
+for (const key of Reflect.ownKeys(new Request("http://localhost/"))) {
+  if (typeof key !== "symbol") continue;
+  Object.defineProperty(prototype, key, {
+    get(this: Lazy) {
+      return (real(fields(this), this) as unknown as Record<symbol, unknown>)[key];
+    },
+  });
+}
+
+function lazyPassesUndici(): boolean {
+  try {
+    const req = { method: "GET", url: "/probe", rawHeaders: ["x-probe", "1"], complete: true };
+    const state = { req, base: "http://localhost", closed: false } as unknown as Fields;
+    const lazy = Object.create(prototype) as Lazy;
+    Object.defineProperty(lazy, REAL, { value: state });
+    const copy = new Request(lazy);
+    return copy.url === "http://localhost/probe" && copy.headers.get("x-probe") === "1";
+  } catch {
+    return false;
+  }
+}
+
+const lazyWorks = lazyPassesUndici();
+// Where the lazy path is off, what bodyAbandoned needs to know about each real Request.
+const states = new WeakMap<Request, Fields>();
+
+/**
+ * Wraps a node:http request as a web `Request`. Its `signal` aborts when the response closes
+ * (the client went away, or the answer was sent).
+ *
+ * @param base The server's origin, e.g. `http://127.0.0.1:8787`, for relative request targets.
+ */
+export function webRequest(req: IncomingMessage, res: ServerResponse, base: string): Request {
+  const state: Fields = { req, res, base, closed: false };
+  res.once("close", () => {
+    state.closed = true;
+    state.controller?.abort();
+  });
+  const request = Object.create(prototype) as Lazy;
+  Object.defineProperty(request, REAL, { value: state });
+  if (lazyWorks) return request;
+  const result = real(state, request);
+  states.set(result, state);
+  return result;
+}
+
+/** Whether the handler stopped reading the body before its end (too large, for example). */
+export function bodyAbandoned(request: Request): boolean {
+  const state = (request as Partial<Lazy>)[REAL] ?? states.get(request);
+  return state !== undefined && state.body != null && !state.req.complete;
+}
+
+// A byte stream straight over the socket's chunks: Node's own buffer (the request's
+// highWaterMark) is the only queue; we pause the request when the reader has enough.
+function bodyStream(state: Fields): ReadableStream<Uint8Array> {
+  const { req } = state;
+  let onData: ((chunk: Buffer) => void) | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Once the stream is cancelled or errored, the controller refuses further calls.
+        const settle = (step: () => void) => {
+          try {
+            step();
+          } catch {}
+        };
+        onData = (chunk) => {
+          settle(() =>
+            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+          );
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        req.on("data", onData);
+        req.once("end", () => settle(() => controller.close()));
+        req.once("error", (error) => settle(() => controller.error(error)));
+        // The client left mid-body (perhaps before the handler asked for the body): `end`
+        // never comes, so the reader must not wait for it.
+        const left = () => {
+          if (!req.complete) settle(() => controller.error(new Error("client disconnected")));
+        };
+        if (state.closed) left();
+        else state.res.once("close", left);
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        // The handler has read enough; later chunks are discarded, and the answer closes the
+        // connection (see serve) rather than read an unbounded remainder.
+        if (onData) req.off("data", onData);
+        req.resume();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
