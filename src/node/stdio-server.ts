@@ -113,6 +113,30 @@ export async function serveStdio(
     if (!output.writableEnded) output.write(`${line}\n`);
   };
 
+  // The `Mcp-Param-*` headers a 2026-07-28 client mirrors from a call's arguments: for each
+  // top-level property the tool's schema marks with `x-mcp-header`, its string, number or
+  // boolean value. Another kind of value has no header form, and the handler refuses the call.
+  const paramHeaders = async (message: LineMessage): Promise<Record<string, string>> => {
+    const name = message.params?.name;
+    const args = message.params?.arguments;
+    if (typeof name !== "string" || typeof args !== "object" || args === null) return {};
+    const tool = (await owned.listTools()).find((info) => info.name === name);
+    const schema = tool?.inputSchema.schema as { properties?: unknown } | undefined;
+    const properties = schema?.properties;
+    if (typeof properties !== "object" || properties === null) return {};
+    const headers: Record<string, string> = {};
+    for (const [property, definition] of Object.entries(properties)) {
+      const header = (definition as Record<string, unknown> | null)?.["x-mcp-header"];
+      const value = (args as Record<string, unknown>)[property];
+      if (typeof header !== "string" || !HEADER_NAME.test(header)) continue;
+      if (typeof value === "string") headers[`mcp-param-${header}`] = headerSafe(value);
+      else if (typeof value === "number" || typeof value === "boolean") {
+        headers[`mcp-param-${header}`] = String(value);
+      }
+    }
+    return headers;
+  };
+
   const dispatch = async (line: string, message: LineMessage): Promise<void> => {
     const { id, method } = message;
     const claimed = modernHeaders(message);
@@ -140,6 +164,7 @@ export async function serveStdio(
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       ...claimed,
+      ...(claimed && method === "tools/call" ? await paramHeaders(message) : {}),
     });
     if (sessionId !== undefined && !claimed) headers.set("mcp-session-id", sessionId);
     const controller = new AbortController();
@@ -263,6 +288,7 @@ function messageOf(line: string): LineMessage {
 // Tool and resource names a header carries as they are; others go base64-encoded (UTF-8) in
 // the `=?base64?…?=` form the 2026-07-28 handler decodes.
 const PLAIN_HEADER = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const NAMED_PARAM: Record<string, string> = {
   "tools/call": "name",
   "prompts/get": "name",

@@ -672,6 +672,19 @@ describe("stdio at 2026-07-28", () => {
       params: { name: "echo", arguments: { message: "x" }, _meta: meta("2026-07-28") },
     });
     expect((await answer(6)).result).toBeDefined();
+    // Arguments the schema marks with x-mcp-header travel as Mcp-Param headers, non-ASCII too.
+    send({
+      id: 7,
+      method: "tools/call",
+      params: {
+        name: "region",
+        arguments: { region: "Zürich", priority: 2, note: "n" },
+        _meta: meta("2026-07-28"),
+      },
+    });
+    const region = await answer(7);
+    expect(region.error).toBeUndefined();
+    expect(JSON.stringify(region.result?.content)).toContain("Zürich");
     expect(lines.some((line) => line.id === 4 && "result" in line)).toBe(false);
     input.end();
     await served;
