@@ -11,6 +11,7 @@ import type { ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
 import { type ConnectMcpOptions, connectMcp } from "../mcp/client/connect-mcp.ts";
 import { classifyJsonRpc, type JsonRpcId, type JsonRpcRequest } from "../mcp/json-rpc.ts";
+import { META } from "../mcp/protocol.ts";
 import { excerpt, scrub } from "../redaction.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { createLineSplitter, maxMessageBytes } from "./stdio-lines.ts";
@@ -61,6 +62,13 @@ export interface ConnectStdioOptions {
    * before it escalates, in milliseconds (default 2000).
    */
   shutdownGraceMs?: number;
+  /**
+   * The revision spoken, as for `connectMcp`: `"auto"` (default) probes with `server/discover`
+   * and falls back to `initialize` (2025-11-25) when the server answers with an error that is
+   * not a 2026-07-28 one; the verdict holds for this process. `"2026-07-28"` or `"2025-11-25"`
+   * speak only that one.
+   */
+  protocol?: ConnectMcpOptions["protocol"];
   /** Receives the connection's own log lines, as for `connectMcp` (a skipped tool, …). */
   onLog?: ConnectMcpOptions["onLog"];
   /** Aborts connecting (the child is stopped). */
@@ -68,9 +76,11 @@ export interface ConnectStdioOptions {
 }
 
 /**
- * Starts an MCP server process and returns its tools as a `Toolset` (MCP's stdio transport,
- * revision 2025-11-25 and 2025-06-18), with the semantics of `connectMcp`: progress,
- * cancellation as `notifications/cancelled`, form and sampling interactions when enabled, the
+ * Starts an MCP server process and returns its tools as a `Toolset` (MCP's stdio transport;
+ * revision 2026-07-28, or 2025-11-25 and 2025-06-18 with a server that answers `server/discover`
+ * with a non-2026 error; see `protocol`), with the semantics of `connectMcp`: progress,
+ * cancellation as `notifications/cancelled` (both eras), questions (`input_required` on
+ * 2026-07-28, elicitation and sampling on 2025-11-25) when enabled, the
  * idle deadline, and untrusted annotations unless `trustAnnotations` is set. Each tool's
  * `source` is `{ type: "mcp", origin: command, trusted }`.
  *
@@ -105,8 +115,7 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
       // Never fetched: `child.fetch` ignores the URL. It only has to be a valid http URL.
       url: "http://localhost/stdio",
       fetch: child.fetch,
-      // The stdio transport speaks the session revisions; 2026-07-28 over stdio is not built.
-      protocol: "2025-11-25",
+      protocol: settings.protocol,
       trustAnnotations: settings.trustAnnotations,
       // Room for the `data: ` framing around a line of the largest size this side accepts.
       maxMessageBytes: settings.maxMessageBytes + 64,
@@ -162,6 +171,7 @@ interface Settings {
   samplingInteractions: boolean;
   maxMessageBytes: number;
   shutdownGraceMs: number;
+  protocol: NonNullable<ConnectMcpOptions["protocol"]>;
   signal: AbortSignal | undefined;
 }
 
@@ -234,6 +244,7 @@ function checkOptions(options: ConnectStdioOptions): Settings {
     samplingInteractions: options.samplingInteractions === true,
     maxMessageBytes: maxMessageBytes(options.maxMessageBytes, invalid),
     shutdownGraceMs: grace,
+    protocol: options.protocol ?? "auto",
     signal: options.signal,
   };
 }
@@ -250,6 +261,9 @@ interface Waiting {
 }
 
 const STDERR_TAIL_CHARS = 2000;
+// How long `protocol: "auto"` waits for an answer to `server/discover` before it takes the
+// server for a 2025-11-25 one, in ms.
+const PROBE_TIMEOUT_MS = 5000;
 const encoder = new TextEncoder();
 
 /**
@@ -364,18 +378,47 @@ class StdioChild {
         this.#waiting.delete(request.id);
       },
     });
+    const meta = request.params?._meta as Record<string, unknown> | undefined;
     if (controller) {
-      const meta = request.params?._meta as Record<string, unknown> | undefined;
       this.#waiting.set(request.id, {
         method: request.method,
         progressToken: meta?.progressToken,
         stream: controller,
       });
     }
-    signal?.addEventListener("abort", () => this.#waiting.delete(request.id), { once: true });
+    // A 2026-07-28 request is cancelled over stdio with `notifications/cancelled`, where HTTP
+    // closes the stream; 2025-11-25 sends that notification itself.
+    const modern = typeof meta === "object" && meta !== null && META.protocolVersion in meta;
+    if (request.method === "server/discover" && this.#settings.protocol === "auto") {
+      this.#probeDeadline(request.id);
+    }
+    signal?.addEventListener(
+      "abort",
+      () => {
+        const waiting = this.#waiting.delete(request.id);
+        if (!modern || !waiting || this.#failure) return;
+        const params = { requestId: request.id, reason: "cancelled by the caller" };
+        this.#write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params }));
+      },
+      { once: true },
+    );
     this.#write(body);
     return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } });
   };
+
+  // The stdio probe rule: a server that leaves `server/discover` unanswered is a 2025-11-25 one.
+  // Answering the probe with an error of our own makes `connectMcp` fall back to `initialize`.
+  #probeDeadline(id: JsonRpcId): void {
+    const timer = setTimeout(() => {
+      const waiting = this.#waiting.get(id);
+      if (!waiting) return;
+      this.#waiting.delete(id);
+      const message = `server/discover: no answer within ${PROBE_TIMEOUT_MS} ms`;
+      this.#send(waiting, JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message } }));
+      waiting.stream.close();
+    }, PROBE_TIMEOUT_MS);
+    timer.unref?.();
+  }
 
   /** Closes stdin, waits, SIGTERM, waits, SIGKILL; resolves once the process is gone. */
   stop(): Promise<void> {

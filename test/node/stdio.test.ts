@@ -1,13 +1,16 @@
 // MCP's stdio transport both ways: `connectStdio` against servers nobody here wrote (the
 // reference memory and filesystem servers from npm, the official SDK's stdio server) and a
 // rogue one that dies, floods or lies; `serveStdio` driven by the official SDK's
-// `StdioClientTransport` and MCP Inspector's CLI. See docs/design.md, "stdio".
+// `StdioClientTransport` and MCP Inspector's CLI; both eras (2026-07-28 between `connectStdio`
+// and `serveStdio`, and with the SDK v2 client pinned to it). See docs/design.md, "stdio".
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -192,13 +195,22 @@ describe("connectStdio against the official SDK's stdio server", () => {
 
 describe("connectStdio when the child misbehaves", () => {
   const rogue = (
-    options: { stubborn?: boolean; maxMessageBytes?: number; onLog?: (log: ToolLog) => void } = {},
+    options: {
+      stubborn?: boolean;
+      mute?: boolean;
+      maxMessageBytes?: number;
+      onLog?: (log: ToolLog) => void;
+    } = {},
   ) => {
     let pid = 0;
     const stderr: string[] = [];
     const toolset = connectStdio({
       command: process.execPath,
-      args: [join(fixtures, "rogue-server.mjs"), ...(options.stubborn ? ["--stubborn"] : [])],
+      args: [
+        join(fixtures, "rogue-server.mjs"),
+        ...(options.stubborn ? ["--stubborn"] : []),
+        ...(options.mute ? ["--mute"] : []),
+      ],
       env: { GIVEN: "by the caller" },
       stderr: (line) => {
         stderr.push(line);
@@ -280,6 +292,13 @@ describe("connectStdio when the child misbehaves", () => {
       }),
     ]);
   });
+
+  it("takes a server that leaves server/discover unanswered for a 2025-11-25 one", async () => {
+    const child = rogue({ mute: true });
+    await using(child.toolset, async (tools) => {
+      expect((await tools.listTools()).map((tool) => tool.name)).toContain("env");
+    });
+  }, 15_000);
 
   it("rejects a command that cannot start with invalid_configuration", async () => {
     const error = await caught(connectStdio({ command: "toolwire-no-such-command" }));
@@ -506,6 +525,170 @@ describe("serveStdio", () => {
     );
     expect(called.content).toEqual([{ type: "text", text: "echo: hi" }]);
   }, 30_000);
+});
+
+describe("stdio at 2026-07-28", () => {
+  // The fixture served with `serveStdio`, reached with `connectStdio` pinned to 2026-07-28.
+  let modern: Toolset;
+  const stderr: string[] = [];
+  let onStderr: (line: string) => void = () => {};
+  beforeAll(async () => {
+    modern = await connectStdio({
+      command: process.execPath,
+      args: [...tsx, join(fixtures, "serve-toolset.ts")],
+      cwd: root,
+      protocol: "2026-07-28",
+      formInteractions: true,
+      stderr: (line) => {
+        stderr.push(line);
+        onStderr(line);
+      },
+    });
+  });
+  afterAll(() => modern.shutdown());
+
+  it("lists and calls the served tools with their progress", async () => {
+    const names = (await modern.listTools()).map((tool) => tool.name);
+    expect(names.sort()).toEqual(["ask", "count", "echo", "wait"]);
+    expect(text(await modern.call("echo", { message: "hi" }))).toBe("echo: hi");
+    const seen: number[] = [];
+    const counted = await modern.call("count", {}, { onProgress: (p) => seen.push(p.progress) });
+    expect(text(counted)).toBe("counted");
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("answers a tool's question through onInteraction (an input_required round)", async () => {
+    const asked: string[] = [];
+    const result = await modern.call(
+      "ask",
+      {},
+      {
+        onInteraction: async (request) => {
+          asked.push(`${request.kind.type}: ${request.prompt}`);
+          return { type: "submit", id: request.id, content: { colour: "teal" } };
+        },
+      },
+    );
+    expect(text(result)).toBe("colour: teal");
+    expect(asked).toEqual(["form: Pick a colour"]);
+  });
+
+  it("cancels a running call with notifications/cancelled, and stays usable", async () => {
+    const reached = new Promise<void>((resolve) => {
+      onStderr = (line) => line === "wait cancelled" && resolve();
+    });
+    const controller = new AbortController();
+    const call = modern.call("wait", {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    expect((await caught(call)).type).toBe("cancelled");
+    await reached;
+    expect(stderr).toContain("wait cancelled");
+    expect(text(await modern.call("echo", { message: "again" }))).toBe("echo: again");
+  });
+
+  it("is served to the official SDK v2 client pinned to 2026-07-28 over stdio", async () => {
+    const transport = new StdioClientTransportV2({
+      command: process.execPath,
+      args: [...tsx, join(fixtures, "serve-toolset.ts")],
+      cwd: root,
+      stderr: "pipe",
+    });
+    const client = new ClientV2(
+      { name: "sdk-v2-client", version: "2.4.0" },
+      {
+        capabilities: { elicitation: { form: {} } },
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+      },
+    );
+    client.setRequestHandler("elicitation/create", async () => ({
+      action: "accept",
+      content: { colour: "red" },
+    }));
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain("echo");
+      const echoed = await client.callTool({ name: "echo", arguments: { message: "v2" } });
+      expect(echoed.content).toEqual([{ type: "text", text: "echo: v2" }]);
+      const asked = await client.callTool({ name: "ask", arguments: {} });
+      expect(asked.content).toEqual([{ type: "text", text: "colour: red" }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves a 2026-07-28 line without initialize, with headers taken from the line", async () => {
+    const { toolset } = fixtureToolset();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    let buffered = "";
+    output.on("data", (chunk: Buffer) => {
+      buffered += chunk;
+      const complete = buffered.split("\n");
+      buffered = complete.pop() ?? "";
+      for (const line of complete) lines.push(JSON.parse(line));
+    });
+    const served = serveStdio(toolset, { name: "calc", version: "1.0.0", input, output });
+    type Answer = { result?: Record<string, unknown>; error?: { code: number; data?: unknown } };
+    const answer = async (id: number) => {
+      for (let i = 0; i < 200 && !lines.some((line) => line.id === id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return lines.find((line) => line.id === id) as Answer;
+    };
+    const meta = (version: string) => ({
+      "io.modelcontextprotocol/protocolVersion": version,
+      "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    const send = (message: object) =>
+      input.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    send({ id: 1, method: "server/discover", params: { _meta: meta("2026-07-28") } });
+    send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "add", arguments: { a: 2, b: 3 }, _meta: meta("2026-07-28") },
+    });
+    // A claim of an older revision is still 2026 traffic, refused with the supported list.
+    send({ id: 3, method: "tools/list", params: { _meta: meta("2025-11-25") } });
+    // A long call, cancelled by notification: it ends without an answer.
+    send({
+      id: 4,
+      method: "tools/call",
+      params: { name: "wait", arguments: {}, _meta: meta("2026-07-28") },
+    });
+    // Without a claim, the 2025 rule holds: initialize first.
+    send({ id: 5, method: "tools/list", params: {} });
+    expect((await answer(1)).result?.supportedVersions).toEqual(["2026-07-28"]);
+    expect((await answer(2)).result?.structuredContent).toEqual({ sum: 5 });
+    const refused = await answer(3);
+    expect(refused.error?.code).toBe(-32022);
+    expect(refused.error?.data).toMatchObject({ supported: ["2026-07-28"] });
+    expect((await answer(5)).error?.code).toBe(-32600);
+    send({ method: "notifications/cancelled", params: { requestId: 4 } });
+    send({
+      id: 6,
+      method: "tools/call",
+      params: { name: "echo", arguments: { message: "x" }, _meta: meta("2026-07-28") },
+    });
+    expect((await answer(6)).result).toBeDefined();
+    // Arguments the schema marks with x-mcp-header travel as Mcp-Param headers, non-ASCII too.
+    send({
+      id: 7,
+      method: "tools/call",
+      params: {
+        name: "region",
+        arguments: { region: "Zürich", priority: 2, note: "n" },
+        _meta: meta("2026-07-28"),
+      },
+    });
+    const region = await answer(7);
+    expect(region.error).toBeUndefined();
+    expect(JSON.stringify(region.result?.content)).toContain("Zürich");
+    expect(lines.some((line) => line.id === 4 && "result" in line)).toBe(false);
+    input.end();
+    await served;
+  });
 });
 
 describe("connectMcpServers", () => {
