@@ -46,6 +46,7 @@ export interface ConnectMcpServersOptions
     | "shutdownGraceMs"
     | "onLog"
     | "signal"
+    | "protocol"
   > {
   /** The `fetch` for `url` entries; `globalThis.fetch` at call time when absent. */
   fetch?: typeof fetch;
@@ -170,6 +171,7 @@ async function connectEntry(
       samplingInteractions: options.samplingInteractions === true,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onLog ? { onLog: options.onLog } : {}),
+      ...(options.protocol ? { protocol: options.protocol } : {}),
     });
   } catch (error) {
     throw naming(name, error);

@@ -730,6 +730,26 @@ describe("connectMcpServers", () => {
     expect(gone(pid)).toBe(true);
   });
 
+  it("passes protocol to every entry: a pinned 2025 revision opens with initialize", async () => {
+    const { toolset } = fixtureToolset();
+    const handler = createMcpHandler(toolset, { name: "calc", version: "1.0.0" });
+    const opened = async (protocol?: "2025-11-25") => {
+      const methods: string[] = [];
+      const fetch: typeof globalThis.fetch = async (input, init) => {
+        if (typeof init?.body === "string") methods.push(JSON.parse(init.body).method);
+        return handler.fetch(input as string, init);
+      };
+      const tools = await connectMcpServers(
+        { mcpServers: { calc: { url: "http://localhost/mcp" } } },
+        { fetch, ...(protocol ? { protocol } : {}) },
+      );
+      await tools.shutdown();
+      return methods[0];
+    };
+    expect(await opened("2025-11-25")).toBe("initialize");
+    expect(await opened()).toBe("server/discover");
+  });
+
   it("names the entry in a bad config", async () => {
     const cases: [unknown, string][] = [
       [{}, "`mcpServers` object"],
