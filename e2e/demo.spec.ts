@@ -1,24 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
+import { send, watchErrors } from "./demo-page.ts";
 
 const CARRIED_LIST_BODY = "[~] 1. draft the post\n[ ] 2. review it\n[ ] 3. publish";
-
-/** Collects console errors and uncaught exceptions; the page must produce none. */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  page.on("pageerror", (error) => errors.push(error.message));
-  return errors;
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  await expect(page.getByTestId("send")).toBeEnabled();
-  await page.getByTestId("prompt").fill(text);
-  await page.getByTestId("send").click();
-}
 
 async function idle(page: Page): Promise<void> {
   await expect(page.getByTestId("send")).toBeEnabled();

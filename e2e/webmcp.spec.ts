@@ -1,23 +1,9 @@
 // The demo with WebMCP on (design.md "WebMCP"): it offers its tools to the browser's agent, and
 // its own agent can call what other scripts register in the page, behind the approval gate.
 // Runs in the `chromium-webmcp` project (playwright.config.ts), Chromium started with the flag.
-import { chromium, expect, type Page, test } from "@playwright/test";
+import { chromium, expect, test } from "@playwright/test";
 import { chromiumLaunchOptions } from "../scripts/chromium.ts";
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  page.on("pageerror", (error) => errors.push(error.message));
-  return errors;
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  await expect(page.getByTestId("send")).toBeEnabled();
-  await page.getByTestId("prompt").fill(text);
-  await page.getByTestId("send").click();
-}
+import { send, watchErrors } from "./demo-page.ts";
 
 interface PageModelContext {
   getTools(): Promise<{ name: string; annotations?: Record<string, unknown> }[]>;
