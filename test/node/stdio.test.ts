@@ -57,6 +57,22 @@ function gone(pid: number): boolean {
   }
 }
 
+/** `serveStdio` on in-process streams: write lines to `input`; `lines` collects each answer. */
+function serveInProcess(toolset: Toolset) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  let buffered = "";
+  output.on("data", (chunk: Buffer) => {
+    buffered += chunk;
+    const complete = buffered.split("\n");
+    buffered = complete.pop() ?? "";
+    for (const line of complete) lines.push(JSON.parse(line));
+  });
+  const served = serveStdio(toolset, { name: "calc", version: "1.0.0", input, output });
+  return { input, output, lines, served };
+}
+
 describe("connectStdio against the reference servers", () => {
   it("uses server-memory's knowledge graph, namespaced and untrusted by default", async () => {
     const file = join(dir, "memory.jsonl");
@@ -366,17 +382,7 @@ describe("serveStdio", () => {
 
   it("serves in-process streams, ends at the input's end and shuts the toolset down", async () => {
     const { toolset } = fixtureToolset();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: Record<string, unknown>[] = [];
-    let buffered = "";
-    output.on("data", (chunk: Buffer) => {
-      buffered += chunk;
-      const complete = buffered.split("\n");
-      buffered = complete.pop() ?? "";
-      for (const line of complete) lines.push(JSON.parse(line));
-    });
-    const served = serveStdio(toolset, { name: "calc", version: "1.0.0", input, output });
+    const { input, lines, served } = serveInProcess(toolset);
     const answer = async (id: number) => {
       for (let i = 0; i < 200 && !lines.some((line) => line.id === id); i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -619,17 +625,7 @@ describe("stdio at 2026-07-28", () => {
 
   it("serves a 2026-07-28 line without initialize, with headers taken from the line", async () => {
     const { toolset } = fixtureToolset();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: Record<string, unknown>[] = [];
-    let buffered = "";
-    output.on("data", (chunk: Buffer) => {
-      buffered += chunk;
-      const complete = buffered.split("\n");
-      buffered = complete.pop() ?? "";
-      for (const line of complete) lines.push(JSON.parse(line));
-    });
-    const served = serveStdio(toolset, { name: "calc", version: "1.0.0", input, output });
+    const { input, lines, served } = serveInProcess(toolset);
     type Answer = { result?: Record<string, unknown>; error?: { code: number; data?: unknown } };
     const answer = async (id: number) => {
       for (let i = 0; i < 200 && !lines.some((line) => line.id === id); i++) {
