@@ -18,6 +18,7 @@ import {
 import { credentialsOf, excerpt, redactUrl, scrub } from "../../redaction.ts";
 import { readSseEvents } from "../../sse/sse-parser.ts";
 import {
+  type ClassifiedMessage,
   classifyJsonRpc,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
@@ -323,16 +324,7 @@ export class McpSession {
         response.body?.cancel().catch(() => {});
         return;
       }
-      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
-      for await (const event of readSseEvents(response.body, { ...limits, signal })) {
-        if (event.data === "") continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(event.data);
-        } catch {
-          continue;
-        }
-        const classified = classifyJsonRpc(value);
+      for await (const classified of this.#streamedMessages(response.body, signal)) {
         if (classified.type !== "request" && classified.type !== "notification") continue;
         const message =
           this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets);
@@ -343,6 +335,25 @@ export class McpSession {
     })().catch(() => {
       // A lost standalone stream only loses what the server would have sent unasked.
     });
+  }
+
+  // The JSON-RPC messages of a server-opened SSE stream (the standalone GET, a listen stream),
+  // each event bounded like every read; events that are not JSON are skipped.
+  async *#streamedMessages(
+    body: ReadableStream<Uint8Array>,
+    signal: AbortSignal,
+  ): AsyncGenerator<ClassifiedMessage> {
+    const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes, signal };
+    for await (const event of readSseEvents(body, limits)) {
+      if (event.data === "") continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(event.data);
+      } catch {
+        continue;
+      }
+      yield classifyJsonRpc(value);
+    }
   }
 
   /**
@@ -369,15 +380,7 @@ export class McpSession {
         response.body?.cancel().catch(() => {});
         return;
       }
-      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
-      for await (const event of readSseEvents(response.body, { ...limits, signal })) {
-        let value: unknown;
-        try {
-          value = JSON.parse(event.data);
-        } catch {
-          continue;
-        }
-        const classified = classifyJsonRpc(value);
+      for await (const classified of this.#streamedMessages(response.body, signal)) {
         if (classified.type === "response") return;
         if (classified.type !== "notification") continue;
         if (classified.message.method === "notifications/tools/list_changed") onChange();
