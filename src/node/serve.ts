@@ -1,7 +1,8 @@
 /// <reference types="node" />
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { bodyAbandoned, webRequest } from "./web-request.ts";
+import { ANSWER_DIRECTLY, type AnswersDirectly, JsonAnswer } from "../mcp/server/http.ts";
+import { bodyAbandoned, incomingRequest, webRequest } from "./web-request.ts";
 
 /** Fetch handler interface: anything with a web-standard `fetch` method. */
 export interface FetchHandler {
@@ -82,6 +83,16 @@ async function bridge(
   res: ServerResponse,
   base: string,
 ): Promise<void> {
+  // A handler from `createMcpHandler` is answered without a web Request or, for a JSON answer,
+  // a Response: together about half of what a small `tools/call` cost (design.md SP1).
+  const direct = (handler as FetchHandler & Partial<AnswersDirectly>)[ANSWER_DIRECTLY];
+  if (typeof direct === "function") {
+    const incoming = incomingRequest(req, res, base);
+    const answer = await direct(incoming);
+    if (incoming.abandoned()) res.shouldKeepAlive = false;
+    if (answer instanceof JsonAnswer) return writeJson(answer, res);
+    return writeResponse(answer, res);
+  }
   const request = webRequest(req, res, base);
   const response = await handler.fetch(request);
   // The handler refused the body before its end (too large, say): answer, then close, so the
@@ -93,15 +104,36 @@ async function bridge(
 // Waits one turn of the event loop: a body the handler already has settles before it.
 const turn = () => new Promise<"pending">((resolve) => setImmediate(resolve, "pending"));
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+function headerRecord(from: Headers): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   let cookies = false;
-  response.headers.forEach((value, key) => {
+  from.forEach((value, key) => {
     if (key === "set-cookie") cookies = true;
     else headers[key] = value;
   });
   // Each cookie stays its own header line; `forEach` would have joined them with commas.
-  if (cookies) headers["set-cookie"] = response.headers.getSetCookie();
+  if (cookies) headers["set-cookie"] = from.getSetCookie();
+  return headers;
+}
+
+// Most answers share one Headers object (`Vary: Origin` for a caller without `Origin`).
+const records = new WeakMap<Headers, Record<string, string | string[]>>();
+
+// The head and the text go out in one write, as `writeResponse` does for a complete body.
+function writeJson(answer: JsonAnswer, res: ServerResponse): void {
+  let shared = records.get(answer.headers);
+  if (!shared) {
+    shared = headerRecord(answer.headers);
+    records.set(answer.headers, shared);
+  }
+  const headers = { ...shared };
+  headers["content-type"] = "application/json";
+  headers["content-length"] = String(Buffer.byteLength(answer.text));
+  res.writeHead(answer.status, headers).end(answer.text);
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers = headerRecord(response.headers);
   if (!response.body) return void res.writeHead(response.status, headers).end();
   const reader = response.body.getReader();
   const onClose = () => void reader.cancel().catch(() => {});

@@ -9,7 +9,18 @@ import { ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import { Toolset } from "../../toolset/toolset.ts";
-import { httpError, type IncomingRequest, incomingRequest, NO_HEADERS } from "./http.ts";
+import {
+  ANSWER_DIRECTLY,
+  type Answer,
+  type AnswersDirectly,
+  type HeaderLookup,
+  httpError,
+  type IncomingRequest,
+  incomingRequest,
+  JsonAnswer,
+  NO_HEADERS,
+  toResponse,
+} from "./http.ts";
 import { createStateCodec } from "./mrtr.ts";
 import { handleDelete, handlePost, methodNotAllowed, readPost } from "./rpc-2025.ts";
 import { claimsModern, handleModernPost } from "./rpc-2026.ts";
@@ -238,13 +249,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       }
     },
   };
-  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
-    let request: IncomingRequest;
-    try {
-      request = incomingRequest(input, init);
-    } catch {
-      return httpError(400, "Bad Request: not a valid HTTP request", NO_HEADERS);
-    }
+  const answer = async (request: IncomingRequest): Promise<Answer> => {
     try {
       return await route(state, request);
     } catch (error) {
@@ -259,8 +264,19 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       );
     }
   };
-  return {
+  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    let request: IncomingRequest;
+    try {
+      request = incomingRequest(input, init);
+    } catch {
+      return toResponse(httpError(400, "Bad Request: not a valid HTTP request", NO_HEADERS));
+    }
+    return toResponse(await answer(request));
+  };
+  const handler: McpHandler & AnswersDirectly = {
     fetch,
+    // `serve()` calls this with the node:http request's parts (see design.md SP1).
+    [ANSWER_DIRECTLY]: answer,
     toolsChanged() {
       for (const listen of [...state.listens]) listen.toolsChanged();
     },
@@ -268,9 +284,10 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       for (const listen of [...state.listens]) listen.close();
     },
   };
+  return handler;
 }
 
-async function route(state: ServerState, request: IncomingRequest): Promise<Response> {
+async function route(state: ServerState, request: IncomingRequest): Promise<Answer> {
   const refusal = state.policy.check(request);
   if (refusal !== undefined) return httpError(403, `Forbidden: ${refusal}`, NO_HEADERS);
   const headers = state.policy.corsHeaders(request);
@@ -292,7 +309,7 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Resp
   switch (request.method) {
     case "POST": {
       const parsed = await readPost(request, headers, state.options.maxBodyBytes);
-      if (parsed instanceof Response) return parsed;
+      if (parsed instanceof JsonAnswer) return parsed;
       const headerVersion = request.headers.get("mcp-protocol-version");
       if (parsed.type === "single" && claimsModern(parsed.message, headerVersion)) {
         return handleModernPost(state, request, headers, caller, parsed.message);
@@ -407,7 +424,10 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
 }
 
 /** The request parts the origin policy reads. */
-export type PolicyRequest = Pick<IncomingRequest, "headers" | "url">;
+export interface PolicyRequest {
+  readonly headers: HeaderLookup;
+  readonly url: string;
+}
 
 /** Which hosts and origins may reach the endpoint, and the CORS headers of their answers. */
 export interface OriginPolicy {

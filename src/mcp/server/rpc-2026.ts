@@ -27,10 +27,12 @@ import {
   toMcpCallToolResult,
 } from "../protocol.ts";
 import {
+  type Answer,
   createResponseChannel,
   createSseWriter,
+  type HeaderLookup,
   type IncomingRequest,
-  jsonResponse,
+  jsonAnswer,
   type ResponseChannel,
 } from "./http.ts";
 import { canonicalJson, inputResponsesProblem, type Round, roundAsker, type Stop } from "./mrtr.ts";
@@ -81,13 +83,13 @@ export function handleModernPost(
   headers: Headers,
   caller: Caller,
   message: ClassifiedMessage,
-): Promise<Response> | Response {
+): Promise<Answer> | Answer {
   if (message.type === "notification") return new Response(null, { status: 202, headers });
   if (message.type !== "request")
-    return jsonResponse(jsonRpcError(null, -32600, "Invalid Request"), 400, headers);
+    return jsonAnswer(jsonRpcError(null, -32600, "Invalid Request"), 400, headers);
   const rpc = message.message;
   const fail = (status: number, code: number, why: string, data?: unknown) =>
-    jsonResponse(jsonRpcError(rpc.id, code, why, data), status, headers);
+    jsonAnswer(jsonRpcError(rpc.id, code, why, data), status, headers);
   const meta = rpc.params?._meta;
   const envelope = envelopeProblem(meta);
   if (envelope !== undefined)
@@ -142,7 +144,7 @@ export function handleModernPost(
   const scope: Scope = { state, request, headers, caller, message: rpc, meta: record };
   switch (rpc.method) {
     case "server/discover":
-      return jsonResponse(jsonRpcResult(rpc.id, complete(state, discover(state))), 200, headers);
+      return jsonAnswer(jsonRpcResult(rpc.id, complete(state, discover(state))), 200, headers);
     case "tools/list":
       return listTools(scope);
     case "tools/call":
@@ -185,7 +187,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  * when absent; `null` when it holds characters a header value may not (not visible ASCII) or a
  * sentinel that does not decode, which never equals a body value.
  */
-function headerValue(headers: Headers, name: string): string | null | undefined {
+function headerValue(headers: HeaderLookup, name: string): string | null | undefined {
   const raw = headers.get(name);
   if (raw === null) return undefined;
   const value = raw.trim();
@@ -234,7 +236,7 @@ function discover(state: ServerState): Record<string, unknown> {
  * Answers `tools/list`: the 2025 pages with the caching hints, and each `outputSchema` as the
  * tool declared it (2026 allows any JSON Schema there, so it is not made an object schema).
  */
-async function listTools({ state, message, headers }: Scope): Promise<Response> {
+async function listTools({ state, message, headers }: Scope): Promise<Answer> {
   const page = await listToolsPage(state.toolset, message.params?.cursor, state.options.pageSize);
   if (page) {
     const declared = new Map<string, ToolInfo>(
@@ -246,13 +248,13 @@ async function listTools({ state, message, headers }: Scope): Promise<Response> 
     }
   }
   if (!page) {
-    return jsonResponse(
+    return jsonAnswer(
       jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, "Invalid cursor"),
       200,
       headers,
     );
   }
-  return jsonResponse(
+  return jsonAnswer(
     jsonRpcResult(message.id, complete(state, { ...page, ...cacheHints(state) })),
     200,
     headers,
@@ -267,7 +269,7 @@ async function listTools({ state, message, headers }: Scope): Promise<Response> 
 function paramHeaderProblem(
   schema: unknown,
   args: Record<string, unknown>,
-  headers: Headers,
+  headers: HeaderLookup,
 ): string | undefined {
   const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
   for (const [property, definition] of Object.entries(properties)) {
@@ -298,12 +300,12 @@ function paramHeaderProblem(
  * tool. A question becomes `input_required` (see `mrtr.ts`), or `-32021` when the request did not
  * declare the capability it needs.
  */
-async function callTool(scope: Scope): Promise<Response> {
+async function callTool(scope: Scope): Promise<Answer> {
   const { state, message, headers, caller, request, meta } = scope;
   const params = message.params ?? {};
   const { name, arguments: args = {} } = params;
   const fail = (status: number, code: number, why: string, data?: unknown) =>
-    jsonResponse(jsonRpcError(message.id, code, why, data), status, headers);
+    jsonAnswer(jsonRpcError(message.id, code, why, data), status, headers);
   if (typeof name !== "string") {
     return fail(200, JSON_RPC_ERROR.invalidParams, "tools/call needs a string `name`");
   }
@@ -352,8 +354,7 @@ async function callTool(scope: Scope): Promise<Response> {
   }
   const disconnect = () => controller.abort("the client closed the response stream");
   const channel = createResponseChannel(headers, disconnect);
-  const requestSignal = request.toRequest().signal;
-  requestSignal.addEventListener("abort", disconnect, { once: true });
+  const stopListening = request.onAbort(disconnect);
   let stopped: Stop | undefined;
   const onProgress = progressSender(channel, meta);
   const run = async () => {
@@ -388,7 +389,7 @@ async function callTool(scope: Scope): Promise<Response> {
       );
       channel.finish(answer, answer);
     } finally {
-      requestSignal.removeEventListener("abort", disconnect);
+      stopListening();
       unregister();
     }
   };
@@ -491,17 +492,17 @@ export interface Listen {
  * with the subscription id (the request's id), keep-alive comments in between, and at
  * `McpHandler.close` the request's result. The client ends it by closing the stream.
  */
-function listen({ state, message, headers }: Scope): Response {
+function listen({ state, message, headers }: Scope): Answer {
   const asked = message.params?.notifications;
   if (asked !== undefined && !isRecord(asked)) {
-    return jsonResponse(
+    return jsonAnswer(
       jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, "`notifications` must be an object"),
       200,
       headers,
     );
   }
   if (state.listens.size >= MAX_LISTENS) {
-    return jsonResponse(
+    return jsonAnswer(
       jsonRpcError(message.id, JSON_RPC_ERROR.internalError, "Subscription limit reached"),
       200,
       headers,

@@ -23,7 +23,7 @@ import {
   TOOL_ERROR_META_KEY,
   toMcpCallToolResult,
 } from "../protocol.ts";
-import { createResponseChannel, jsonResponse, type ResponseChannel } from "./http.ts";
+import { type Answer, createResponseChannel, jsonAnswer, type ResponseChannel } from "./http.ts";
 import { answerFrom, capabilityFor, clientDeclares, questionFor } from "./questions.ts";
 import type { RequestScope, ServerState } from "./state.ts";
 
@@ -48,11 +48,11 @@ export function serveToolCall(
   scope: RequestScope,
   message: JsonRpcRequest,
   owner: string | undefined,
-): Promise<Response> {
+): Promise<Answer> {
   const params = message.params ?? {};
   const { name, arguments: args = {} } = params;
   const refuse = (code: number, why: string) =>
-    Promise.resolve(jsonResponse(jsonRpcError(message.id, code, why), 200, scope.headers));
+    Promise.resolve(jsonAnswer(jsonRpcError(message.id, code, why), 200, scope.headers));
   if (typeof name !== "string") {
     return refuse(JSON_RPC_ERROR.invalidParams, "tools/call needs a string `name`");
   }
