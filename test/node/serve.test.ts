@@ -372,6 +372,54 @@ describe("serve", () => {
     });
   });
 
+  it("serves an MCP call whose body arrives in pieces", async () => {
+    const handler = createMcpHandler(fixtureToolset().toolset, { name: "n", version: "1" });
+    await serving(handler, async (server) => {
+      const message = "é".repeat(20_000);
+      const body = Buffer.from(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "echo", arguments: { message } },
+        }),
+      );
+      const answer = await new Promise<RawAnswer>((resolve, reject) => {
+        const req = httpRequest(
+          `${server.url}/mcp`,
+          {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "transfer-encoding": "chunked",
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode,
+                headers: res.headers,
+                body: Buffer.concat(chunks).toString("utf8"),
+              }),
+            );
+          },
+        );
+        req.on("error", reject);
+        // Split inside a two-byte character: the halves only decode together.
+        const cut = body.indexOf(Buffer.from("é")) + 1;
+        req.write(body.subarray(0, cut));
+        setTimeout(() => req.end(body.subarray(cut)), 20);
+      });
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).result.content).toEqual([
+        { type: "text", text: `echo: ${message}` },
+      ]);
+    });
+  });
+
   it("gives onError the request it failed on, its body already read", async () => {
     const seen: { url: string; accept: string | null; used: boolean; read: unknown }[] = [];
     // A toolset whose listing fails: `tools/list` becomes a 500 that onError observes.

@@ -209,11 +209,12 @@ function failure(error: JsonRpcFailure, headers: Headers): JsonAnswer {
   return jsonAnswer(error, 400, headers);
 }
 
-async function handleRequest(
+// Not `async`: a `tools/call` returns its channel's promise as is, without a wrapper.
+function handleRequest(
   state: ServerState,
   scope: RequestScope,
   message: JsonRpcRequest,
-): Promise<Answer> {
+): Promise<Answer> | Answer {
   const params = message.params ?? {};
   const answer = (result: Record<string, unknown>) =>
     jsonAnswer(jsonRpcResult(message.id, result), 200, scope.headers);
@@ -224,10 +225,10 @@ async function handleRequest(
       return initialize(state, scope, message);
     case "ping":
       return answer({});
-    case "tools/list": {
-      const page = await listToolsPage(state.toolset, params.cursor, state.options.pageSize);
-      return page ? answer(page) : fail(JSON_RPC_ERROR.invalidParams, "Invalid cursor");
-    }
+    case "tools/list":
+      return listToolsPage(state.toolset, params.cursor, state.options.pageSize).then((page) =>
+        page ? answer(page) : fail(JSON_RPC_ERROR.invalidParams, "Invalid cursor"),
+      );
     case "tools/call":
       return serveToolCall(state, scope, message, ownerOf(scope));
     case "logging/setLevel": {

@@ -8,6 +8,7 @@ import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { errorText } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
+import type { CallOptions } from "../../toolset/toolset.ts";
 import {
   type ClassifiedMessage,
   JSON_RPC_ERROR,
@@ -35,7 +36,14 @@ import {
   jsonAnswer,
   type ResponseChannel,
 } from "./http.ts";
-import { canonicalJson, inputResponsesProblem, type Round, roundAsker, type Stop } from "./mrtr.ts";
+import {
+  canonicalJson,
+  inputResponsesProblem,
+  type Round,
+  roundAsker,
+  type StateBinding,
+  type Stop,
+} from "./mrtr.ts";
 import { type Caller, listToolsPage } from "./rpc-2025.ts";
 import { readClientCapabilities, type ServerState } from "./state.ts";
 import { cancelled, failureAnswer, progressSender, TOO_MANY_CALLS } from "./tool-call.ts";
@@ -202,19 +210,24 @@ function headerValue(headers: HeaderLookup, name: string): string | null | undef
   }
 }
 
+// One per handler: it is only serialised, never changed.
+const serverInfos = new WeakMap<ServerState, Record<string, unknown>>();
+
 function serverInfo(state: ServerState): Record<string, unknown> {
-  const { name, version, title } = state.options;
-  return title === undefined ? { name, version } : { name, version, title };
+  let info = serverInfos.get(state);
+  if (!info) {
+    const { name, version, title } = state.options;
+    info = title === undefined ? { name, version } : { name, version, title };
+    serverInfos.set(state, info);
+  }
+  return info;
 }
 
 /** A 2026 result: `resultType` (default `complete`) and the server's identity in `_meta`. */
 function complete(state: ServerState, result: Record<string, unknown>): Record<string, unknown> {
-  const meta = isRecord(result._meta) ? result._meta : {};
-  return {
-    ...result,
-    resultType: result.resultType ?? "complete",
-    _meta: { ...meta, [META.serverInfo]: serverInfo(state) },
-  };
+  const meta = isRecord(result._meta) ? { ...result._meta } : {};
+  meta[META.serverInfo] = serverInfo(state);
+  return { ...result, resultType: result.resultType ?? "complete", _meta: meta };
 }
 
 function cacheHints(state: ServerState): { ttlMs: number; cacheScope: "public" | "private" } {
@@ -324,12 +337,19 @@ async function callTool(scope: Scope): Promise<Answer> {
   if (inputProblem !== undefined) {
     return fail(200, JSON_RPC_ERROR.invalidParams, `Invalid params: ${inputProblem}`);
   }
-  const binding = { identity: caller.identity, tool: name, args: JSON.parse(canonicalJson(args)) };
+  // The arguments as sent, as text: the tool may change the object it is given. The binding
+  // itself is only needed for a `requestState` (sorting the keys cost about 1.5 µs per call).
+  const sent = JSON.stringify(args);
+  const binding = (): StateBinding => ({
+    identity: caller.identity,
+    tool: name,
+    args: JSON.parse(canonicalJson(JSON.parse(sent))),
+  });
   let round: Round = { answers: new Map(), pending: new Map() };
   if (params.requestState !== undefined) {
     const verified =
       typeof params.requestState === "string"
-        ? await state.stateCodec.verify(params.requestState, binding)
+        ? await state.stateCodec.verify(params.requestState, binding())
         : undefined;
     if (!verified) {
       return fail(
@@ -356,26 +376,28 @@ async function callTool(scope: Scope): Promise<Answer> {
   const channel = createResponseChannel(headers, disconnect);
   const stopListening = request.onAbort(disconnect);
   let stopped: Stop | undefined;
+  const options: CallOptions = {
+    signal: controller.signal,
+    auth: caller.auth,
+    onInteraction: roundAsker({
+      round,
+      inputResponses: inputResponses as Record<string, unknown> | undefined,
+      capabilities: readClientCapabilities(meta[META.clientCapabilities]),
+      questionKey: state.options.questionKey ?? defaultQuestionKey,
+      stop: (stop) => {
+        stopped ??= stop;
+      },
+    }),
+  };
   const onProgress = progressSender(channel, meta);
+  if (onProgress) options.onProgress = onProgress;
+  const onLog = logSender(meta[META.logLevel] as McpLoggingLevel | undefined, channel);
+  if (onLog) options.onLog = onLog;
   const run = async () => {
     try {
-      const result = await state.toolset.call(name, args, {
-        signal: controller.signal,
-        auth: caller.auth,
-        ...(onProgress ? { onProgress } : {}),
-        onLog: logSender(meta[META.logLevel] as McpLoggingLevel | undefined, channel),
-        onInteraction: roundAsker({
-          round,
-          inputResponses: inputResponses as Record<string, unknown> | undefined,
-          capabilities: readClientCapabilities(meta[META.clientCapabilities]),
-          questionKey: state.options.questionKey ?? defaultQuestionKey,
-          stop: (stop) => {
-            stopped ??= stop;
-          },
-        }),
-      });
+      const result = await state.toolset.call(name, args, options);
       channel.finish(
-        jsonRpcResult(message.id, complete(state, { ...toMcpCallToolResult(result) })),
+        jsonRpcResult(message.id, complete(state, toMcpCallToolResult(result))),
         cancelled(message),
       );
     } catch (error) {
@@ -406,7 +428,7 @@ async function finishStopped(
   channel: ResponseChannel,
   stop: Stop,
   round: Round,
-  binding: { identity: string | undefined; tool: string; args: unknown },
+  binding: () => StateBinding,
 ): Promise<void> {
   const { state, message } = scope;
   switch (stop.type) {
@@ -428,7 +450,7 @@ async function finishStopped(
       try {
         const requestState = await state.stateCodec.sign(
           { answers: round.answers, pending: stop.pending },
-          binding,
+          binding(),
         );
         const result = complete(state, {
           resultType: "input_required",
@@ -456,15 +478,17 @@ function decorate(state: ServerState, response: JsonRpcResponse): JsonRpcRespons
     : response;
 }
 
+// Without `logLevel` the request did not ask for logs at all: no listener, and the tool's log
+// messages go nowhere.
 function logSender(
   level: McpLoggingLevel | undefined,
   channel: ResponseChannel,
-): (log: ToolLog) => void {
-  const threshold = level === undefined ? -1 : LOGGING_LEVELS.indexOf(level);
+): ((log: ToolLog) => void) | undefined {
+  if (level === undefined) return undefined;
+  const threshold = LOGGING_LEVELS.indexOf(level);
   return ({ level: severity, data, logger }) => {
     const rank = LOGGING_LEVELS.indexOf(severity as McpLoggingLevel);
-    // Without `logLevel` the request did not ask for logs at all.
-    if (threshold < 0 || rank < threshold) return;
+    if (rank < threshold) return;
     const params: Record<string, unknown> = { level: severity, data };
     if (typeof logger === "string") params.logger = logger;
     channel.send(jsonRpcNotification("notifications/message", params));
