@@ -127,17 +127,30 @@ async function startServers(): Promise<void> {
     sdk: await listen(sdk),
   };
   console.log(JSON.stringify(ports));
+  // Each line from the parent asks for this process's CPU time so far, in µs.
+  createInterface({ input: process.stdin }).on("line", () => {
+    const { user, system } = process.cpuUsage();
+    console.log(String(user + system));
+  });
 }
 
 interface Round {
   rps: number;
   p50: number;
   p99: number;
+  /** The servers' CPU time per answered request, in µs: steadier than rps on a busy machine. */
+  cpu: number;
 }
 
-async function load(port: number, seconds: number, modern = false): Promise<Round> {
+async function load(
+  port: number,
+  seconds: number,
+  modern: boolean,
+  cpu: () => Promise<number>,
+): Promise<Round> {
   const { default: autocannon } = await import("autocannon");
   const { body, headers } = call(modern);
+  const before = await cpu();
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/mcp`,
     method: "POST",
@@ -149,7 +162,13 @@ async function load(port: number, seconds: number, modern = false): Promise<Roun
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`port ${port}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const used = (await cpu()) - before;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpu: used / Math.max(result.requests.total, 1),
+  };
 }
 
 const median = (values: number[]) =>
@@ -163,17 +182,26 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
   const child: ChildProcess = spawn(
     process.execPath,
     [...process.execArgv, fileURLToPath(import.meta.url), "--servers"],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["pipe", "pipe", "inherit"] },
   );
   try {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    const waiting: ((line: string) => void)[] = [];
+    lines.on("line", (line) => waiting.shift()?.(line));
+    const nextLine = () => new Promise<string>((resolve) => waiting.push(resolve));
     const line = await new Promise<string>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`bench servers exited with ${code}`)));
-      createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
+      nextLine().then(resolve);
     });
     const ports = JSON.parse(line) as Record<Contender, number>;
+    const cpu = async () => {
+      const answer = nextLine();
+      child.stdin?.write("cpu\n");
+      return Number(await answer);
+    };
     const names: Contender[] = ["toolwire", "toolwire2026", "direct", "bare", "sdk"];
     const run = (name: Contender, seconds: number) =>
-      load(ports[name], seconds, name === "toolwire2026");
+      load(ports[name], seconds, name === "toolwire2026", cpu);
     for (const name of names) await run(name, 1); // warm-up, not counted
     const runs: Record<Contender, Round[]> = {
       toolwire: [],
@@ -189,6 +217,7 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
       rps: median(runs[name].map((r) => r.rps)),
       p50: median(runs[name].map((r) => r.p50)),
       p99: median(runs[name].map((r) => r.p99)),
+      cpu: median(runs[name].map((r) => r.cpu)),
     });
     const ours = pick("toolwire");
     const modern = pick("toolwire2026");
@@ -204,6 +233,7 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
     console.log("SDK: StreamableHTTPServerTransport, stateless, JSON answers");
     const rps = (n: number) => `${Math.round(n)} req/s`;
     const ms = (n: number) => `${n} ms`;
+    const us = (n: number) => `${n.toFixed(1)} µs`;
     const rows: [string, string, string, number, string?][] = [
       [
         "requests/s vs bare node:http",
@@ -240,13 +270,22 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
         ours.p99 / Math.max(bare.p99, 1),
       ],
       [
-        "2026 p50 / p99 latency",
+        "2026 p50 / p99 latency (p99 ratio)",
         `${modern.p50} / ${modern.p99} ms`,
         `${bare.p50} / ${bare.p99} ms`,
         modern.p99 / Math.max(bare.p99, 1),
       ],
       ["p50 latency vs SDK stateless", ms(ours.p50), ms(sdk.p50), ours.p50 / Math.max(sdk.p50, 1)],
       ["p99 latency vs SDK stateless", ms(ours.p99), ms(sdk.p99), ours.p99 / Math.max(sdk.p99, 1)],
+      // The servers' CPU per request, as bare / ours so it reads like the requests/s ratio.
+      ["server CPU per request, bare / toolwire", us(ours.cpu), us(bare.cpu), bare.cpu / ours.cpu],
+      [
+        "server CPU per request 2026, bare / toolwire",
+        us(modern.cpu),
+        us(bare.cpu),
+        bare.cpu / modern.cpu,
+      ],
+      ["server CPU per request, SDK / toolwire", us(ours.cpu), us(sdk.cpu), sdk.cpu / ours.cpu],
     ];
     for (const row of rows) compare(...row);
   } finally {
