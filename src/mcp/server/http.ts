@@ -238,7 +238,7 @@ export function messageText(message: JsonRpcMessage): string | undefined {
 /**
  * A JSON answer before it is a `Response`. `fetch` makes it one (`toResponse`); `serve()` on
  * Node writes its text straight to the socket, skipping the `Response` and its body stream
- * (about 15 µs of a Node 20 request; see design.md P5).
+ * (about 15 µs of a Node 20 request; see design.md SP1).
  */
 export class JsonAnswer {
   constructor(
@@ -263,7 +263,7 @@ export function toResponse(answer: Answer): Response {
 
 /**
  * `createMcpHandler`'s handlers also answer an `IncomingRequest` under this key, so that
- * `serve()` skips the web `Request` and `Response` (see design.md P5). It is a registered
+ * `serve()` skips the web `Request` and `Response` (see design.md SP1). It is a registered
  * symbol, so it still matches when the two entries are bundled apart.
  */
 export const ANSWER_DIRECTLY: unique symbol = Symbol.for("toolwire.mcp.answer") as never;
