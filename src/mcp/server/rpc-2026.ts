@@ -484,8 +484,8 @@ function logSender(
   level: McpLoggingLevel | undefined,
   channel: ResponseChannel,
 ): ((log: ToolLog) => void) | undefined {
-  if (level === undefined) return undefined;
-  const threshold = LOGGING_LEVELS.indexOf(level);
+  const threshold = level === undefined ? -1 : LOGGING_LEVELS.indexOf(level);
+  if (threshold < 0) return undefined;
   return ({ level: severity, data, logger }) => {
     const rank = LOGGING_LEVELS.indexOf(severity as McpLoggingLevel);
     if (rank < threshold) return;

@@ -74,6 +74,25 @@ describe("incomingRequest", () => {
       incomingRequest("http://localhost/mcp", { headers: { "bad header": "x" } }),
     ).toThrow(TypeError);
   });
+
+  it("calls onAbort's listener when the request's or the init's signal aborts, until it stops", () => {
+    for (const make of [
+      (signal: AbortSignal) => incomingRequest(new Request(URL_, { signal })),
+      (signal: AbortSignal) => incomingRequest(URL_, { method: "POST", body: "{}", signal }),
+    ]) {
+      const controller = new AbortController();
+      const incoming = make(controller.signal);
+      let calls = 0;
+      incoming.onAbort(() => calls++);
+      const stop = incoming.onAbort(() => calls++);
+      stop();
+      controller.abort();
+      expect(calls).toBe(1);
+    }
+    // Without a signal nothing can abort it; listening costs nothing.
+    const unsignalled = incomingRequest(URL_, { method: "POST", body: "{}" });
+    expect(() => unsignalled.onAbort(() => {})()).not.toThrow();
+  });
 });
 
 const URL_ = "http://localhost/mcp";
