@@ -6,7 +6,7 @@
 //   SDK:      the official v2 SDK (`@modelcontextprotocol/server`): for 2025-11-25 a fresh
 //             McpServer and WebStandardStreamableHTTPServerTransport per request (stateless, JSON
 //             answers, as its stateless example does); for 2026-07-28 its `createMcpHandler`
-//   minimal:  a hand-written fetch handler that parses the body and answers `tools/call` (the floor)
+//   minimal:  a hand-written fetch handler: parse the body, answer `tools/call` (the floor)
 
 import { pathToFileURL } from "node:url";
 import {

@@ -4,13 +4,13 @@ import type { AddressInfo } from "node:net";
 import { ANSWER_DIRECTLY, type AnswersDirectly, JsonAnswer } from "../mcp/server/http.ts";
 import { bodyAbandoned, incomingRequest, webRequest } from "./web-request.ts";
 
-/** Fetch handler interface: anything with a web-standard `fetch` method. */
+/** What `serve` serves: anything with a web-standard `fetch` (a `createMcpHandler` handler). */
 export interface FetchHandler {
   /** Answers one request. */
   fetch(request: Request): Promise<Response> | Response;
 }
 
-/** Serve options interface: where to listen. */
+/** Where `serve` listens, and what stops it. */
 export interface ServeOptions {
   /** The TCP port; `0` picks a free one (read it back from `url`). */
   port: number;
@@ -20,7 +20,7 @@ export interface ServeOptions {
   signal?: AbortSignal;
 }
 
-/** Served interface: a listening server. */
+/** A listening server, as `serve` resolves it. */
 export interface Served {
   /** The base URL, e.g. `http://127.0.0.1:8787`. */
   readonly url: string;
@@ -30,7 +30,9 @@ export interface Served {
 
 /**
  * Serves a fetch handler over `node:http`, for local use. Streaming response bodies (SSE) are
- * written chunk by chunk as the handler produces them.
+ * written chunk by chunk as the handler produces them. A handler from `createMcpHandler` (itself,
+ * not a wrapper around its `fetch`) reads the node:http request directly and its JSON answers
+ * are written without a web `Request` or `Response`; the answers are the same.
  *
  * @example
  * ```ts
