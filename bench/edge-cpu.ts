@@ -137,7 +137,9 @@ export async function edgeCpu(rounds = 5, count = 2_000): Promise<void> {
     "toolwire 2026": [ours, request("2026-07-28")],
     "SDK 2025": [sdk2025, request("2025-11-25")],
     "SDK 2026": [sdk2026, request("2026-07-28")],
-    minimal: [minimal, request("2025-11-25")],
+    // The same request as each era's contenders: building it is part of every figure.
+    "minimal 2025": [minimal, request("2025-11-25")],
+    "minimal 2026": [minimal, request("2026-07-28")],
   };
   const samples: Record<string, number[]> = {};
   for (const [name, [fetch, build]] of Object.entries(contenders)) {
@@ -158,7 +160,9 @@ export async function edgeCpu(rounds = 5, count = 2_000): Promise<void> {
   console.log(
     "WebStandardStreamableHTTPServerTransport (stateless, JSON); 2026 its createMcpHandler",
   );
-  console.log("minimal: a fetch handler that parses the body and answers tools/call");
+  console.log(
+    "minimal: a fetch handler that parses the body and answers tools/call, per era's request",
+  );
   for (const era of ["2025", "2026"]) {
     const ours = cpu(`toolwire ${era}`);
     const sdk = cpu(`SDK ${era}`);
@@ -166,7 +170,7 @@ export async function edgeCpu(rounds = 5, count = 2_000): Promise<void> {
   }
   for (const era of ["2025", "2026"]) {
     const ours = cpu(`toolwire ${era}`);
-    const floor = cpu("minimal");
+    const floor = cpu(`minimal ${era}`);
     compare(
       `CPU per call ${era}, toolwire / minimal`,
       time(ours),
