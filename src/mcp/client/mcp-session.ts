@@ -56,6 +56,11 @@ export interface McpAuthChallenge {
   status: number;
   /** The refusal's `WWW-Authenticate` header, or null when it had none. */
   wwwAuthenticate: string | null;
+  /**
+   * The `Authorization` value the refused request carried, if any: a refusal of a value that
+   * has since been replaced (a concurrent sign-in) needs only the retry.
+   */
+  authorization?: string;
 }
 
 /** What a server may send on a request's stream besides the response. */
@@ -530,7 +535,15 @@ export class McpSession {
       deadline?.pause();
       try {
         await raceSignal(
-          auth.unauthorized({ resource, status, wwwAuthenticate: challenge }, authSignal),
+          auth.unauthorized(
+            {
+              resource,
+              status,
+              wwwAuthenticate: challenge,
+              ...(typeof value === "string" && value !== "" ? { authorization: value } : {}),
+            },
+            authSignal,
+          ),
           signal,
         );
       } finally {
@@ -894,7 +907,7 @@ function describe(error: unknown): string {
  * read fails with `tooLarge()`, or, without it, ends with what was read (an error body, of
  * which only an excerpt is shown).
  */
-async function readBody(
+export async function readBody(
   response: Response,
   maxBytes: number,
   signal: AbortSignal | undefined,
