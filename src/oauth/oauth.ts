@@ -170,8 +170,13 @@ export function oauth(options: OAuthOptions): McpAuth {
   };
 
   // The client at `as`: pre-registered, else the metadata document URL, else one registered
-  // dynamically (and kept, per issuer).
-  const clientAt = async (as: oauth4.AuthorizationServer, http: Http): Promise<StoredClient> => {
+  // dynamically (and kept, per issuer). A sign-in needs one registered for this redirect URL;
+  // a refresh takes the kept one whatever its redirect (a loopback port changes per sign-in).
+  const clientAt = async (
+    as: oauth4.AuthorizationServer,
+    http: Http,
+    refreshing = false,
+  ): Promise<StoredClient> => {
     const redirectUrl = settings.redirectUrl;
     if (settings.clientId !== undefined) {
       const method =
@@ -189,7 +194,7 @@ export function oauth(options: OAuthOptions): McpAuth {
     }
     const key = `${PREFIX}client ${as.issuer}`;
     const stored = await read<StoredClient>(key);
-    if (stored && stored.redirectUrl === redirectUrl) {
+    if (stored && (refreshing || stored.redirectUrl === redirectUrl)) {
       remember(stored.clientSecret);
       return stored;
     }
@@ -279,7 +284,7 @@ export function oauth(options: OAuthOptions): McpAuth {
     remember(tokens.refreshToken);
     try {
       const as = await authServer(tokens.issuer, http);
-      const client = await clientAt(as, http);
+      const client = await clientAt(as, http, true);
       const response = await oauth4.refreshTokenGrantRequest(
         as,
         clientOf(client),
