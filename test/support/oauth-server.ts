@@ -59,6 +59,11 @@ export interface OAuthTestServer {
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
   /** The token's claims when it is a live access token (for `resource`, also its audience). */
   verify(token: string, resource?: string): VerifiedToken | undefined;
+  /**
+   * Issues an access token directly, as if a client had signed in (default: client `direct`,
+   * every supported scope, no resource), for tests of a resource server.
+   */
+  issueAccessToken(grant?: { clientId?: string; scopes?: string[]; resource?: string }): string;
   /** Makes every access token issued so far expire, so the next use needs a refresh. */
   expireAccessTokens(): void;
   /** Every authorization request received, in order. */
@@ -379,6 +384,17 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthTestServer 
       if (!found || found.expiresAt <= now()) return undefined;
       if (resource !== undefined && found.resource !== resource) return undefined;
       return found;
+    },
+    issueAccessToken(grant = {}) {
+      const access = issue("at");
+      accessTokens.set(access, {
+        subject,
+        clientId: grant.clientId ?? "direct",
+        scopes: grant.scopes ?? scopesSupported,
+        resource: grant.resource,
+        expiresAt: now() + ttl,
+      });
+      return access;
     },
     expireAccessTokens() {
       for (const claims of accessTokens.values()) claims.expiresAt = 0;
