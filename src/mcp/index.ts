@@ -23,6 +23,7 @@
  */
 
 export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
+export type { McpAuth, McpAuthChallenge } from "./client/mcp-session.ts";
 export {
   type AuthInfo,
   type AuthorizeContext,

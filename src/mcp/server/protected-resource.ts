@@ -52,7 +52,7 @@ const REFUSAL = Symbol.for("toolwire.InsufficientScope");
  * `insufficientScope`.
  */
 export interface InsufficientScope {
-  readonly [REFUSAL]: true;
+  readonly type: "insufficient_scope";
   /** The scopes the request needs, space-separated as in the challenge. */
   readonly scope: string;
   /** Said to the client as `error_description`, if given. */
@@ -88,7 +88,13 @@ export function insufficientScope(
       message: "`insufficientScope` needs scopes (and a description) without quotes or backslashes",
     });
   }
-  return { [REFUSAL]: true, scope: joined, description: options?.description };
+  // The brand (not `type`, which an `AuthInfo` might carry too) marks it, across module copies.
+  return {
+    [REFUSAL]: true,
+    type: "insufficient_scope",
+    scope: joined,
+    description: options?.description,
+  } as InsufficientScope;
 }
 
 /** Checks whether `authorize` handed back an `insufficientScope` refusal. */
