@@ -34,6 +34,8 @@ export function watchSignIn(auth: McpAuth, onState: (state: SignInState) => void
 
 /** The typed error's kind and message (a `ToolError` never carries a token or code). */
 export function failureText(error: unknown): string {
-  if (isToolError(error)) return `${error.type}: ${error.message}`;
+  if (isToolError(error)) {
+    return error.message.startsWith(error.type) ? error.message : `${error.type}: ${error.message}`;
+  }
   return error instanceof Error ? error.message : String(error);
 }
