@@ -33,7 +33,8 @@ test("the demo signs in through the popup, then lists and calls the server's too
   popup.on("console", (message) => logged.push(message.text()));
   await expect(page.getByTestId("mcp-status")).toHaveAttribute("data-sign-in", "signing_in");
   await popup.getByRole("button", { name: "Allow" }).click();
-  await popup.waitForEvent("close");
+  // The popup comes back to the demo page, which hands the answer over and closes it.
+  await expect.poll(() => popup.isClosed()).toBe(true);
 
   await expect(page.getByTestId("mcp-status")).toHaveText(
     "Signed in and connected: its tools joined the agent.",
