@@ -42,5 +42,12 @@ export default defineConfig({
       reuseExistingServer: !process.env.CI,
       timeout: 30_000,
     },
+    {
+      // A local authorization server and an MCP server that needs its tokens (e2e/oauth-servers.ts).
+      command: "node_modules/.bin/tsx e2e/oauth-servers.ts",
+      port: 4175,
+      reuseExistingServer: !process.env.CI,
+      timeout: 30_000,
+    },
   ],
 });

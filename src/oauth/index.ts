@@ -20,4 +20,5 @@
  * @module
  */
 
+export { type BrowserOAuthOptions, browserOAuth, finishSignIn } from "./browser-oauth.ts";
 export { type OAuthOptions, type OAuthStorage, oauth } from "./oauth.ts";
