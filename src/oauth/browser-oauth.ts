@@ -117,7 +117,7 @@ export function browserOAuth(options: BrowserOAuthOptions = {}): McpAuth {
   const page = scope().location;
   const bad = (message: string) => new ToolError({ type: "invalid_configuration", message });
   if (typeof page?.origin !== "string" || scope().window === undefined) {
-    throw bad("browserOAuth() needs a web page; use the Node provider elsewhere");
+    throw bad("browserOAuth() needs a web page; elsewhere use nodeOAuth from toolwire/node");
   }
   if (mode !== "popup" && mode !== "redirect") throw bad("`mode` must be `popup` or `redirect`");
   let redirect: URL;
@@ -212,7 +212,7 @@ export function popupSignIn(
       if (event.origin !== redirect.origin || event.source !== popup) return;
       if (data?.type !== CALLBACK_MESSAGE || typeof data.url !== "string") return;
       // Another sign-in's answer (a second popup of the same page) is not this one's.
-      if (new URL(data.url).searchParams.get("state") !== state) return;
+      if (!URL.canParse(data.url) || new URL(data.url).searchParams.get("state") !== state) return;
       const answer = data.url;
       settle(() => resolve(answer));
     };
