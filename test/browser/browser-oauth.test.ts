@@ -139,3 +139,84 @@ describe("browserOAuth options", () => {
     }
   });
 });
+
+describe("browserOAuth with connectMcp, against the test authorization server", () => {
+  const MCP = "http://127.0.0.1:9/mcp";
+
+  /** The authorization server and an MCP server behind it, reached through `fetch`. */
+  async function servers() {
+    const { createOAuthServer } = await import("../support/oauth-server.ts");
+    const { Toolset, defineTool } = await import("../../src/index.ts");
+    const { createMcpHandler } = await import("../../src/mcp/index.ts");
+    const v = await import("valibot");
+    const as = createOAuthServer({ issuer: "http://127.0.0.1:9" });
+    const whoami = defineTool({
+      name: "whoami",
+      description: "Says who called",
+      readOnly: true,
+      input: v.object({}),
+      call: (_input, ctx) => `you are ${(ctx.auth as { subject: string }).subject}`,
+    });
+    const mcp = createMcpHandler(Toolset.local([whoami]), {
+      name: "p",
+      version: "1",
+      allowedHosts: ["*"],
+      allowedOrigins: ["*"],
+      resourceMetadata: { authorizationServers: ["http://127.0.0.1:9"] },
+      authorize: (request, { resource }) => {
+        const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
+        const claims = as.verify(token, resource);
+        return claims ? { subject: claims.subject } : false;
+      },
+    });
+    // Like the page's own `fetch`, it refuses to be called as another object's method.
+    const fetch = function (this: unknown, input: RequestInfo | URL, init?: RequestInit) {
+      if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+      const request = new Request(input, init);
+      return new URL(request.url).pathname.startsWith("/mcp") ||
+        new URL(request.url).pathname.startsWith("/.well-known/oauth-protected-resource")
+        ? mcp.fetch(request)
+        : as.fetch(request);
+    };
+    return { as, fetch };
+  }
+
+  test("signs in through the popup, keeps the tokens in sessionStorage, and calls the tool", async () => {
+    const { as, fetch } = await servers();
+    sessionStorage.clear();
+    // The popup is a real window, but the authorization server is in this page: its answer is
+    // posted from the popup's window as finishSignIn would.
+    const open = window.open.bind(window);
+    vi.spyOn(window, "open").mockImplementation((url) => {
+      const popup = open("about:blank", "_blank", "popup");
+      opened.push(popup);
+      void as.fetch(String(url)).then((answer) => {
+        const back = answer.headers.get("location") as string;
+        window.dispatchEvent(
+          new MessageEvent("message", {
+            origin: location.origin,
+            source: popup,
+            data: { type: "toolwire.oauth.callback", url: back },
+          }),
+        );
+      });
+      return popup;
+    });
+    const { connectMcp } = await import("../../src/mcp/index.ts");
+    const remote = await connectMcp({ url: MCP, fetch, auth: browserOAuth({ fetch }) });
+    try {
+      const result = await remote.call("whoami", {});
+      expect(result.content[0]).toMatchObject({ text: "you are user-1" });
+    } finally {
+      await remote.shutdown();
+    }
+    const kept = Object.keys(sessionStorage).join(" ");
+    expect(kept).toContain("toolwire.oauth.");
+    expect(as.authorizationRequests.length).toBe(1);
+    // A second connection reuses the tokens: no second popup.
+    const again = await connectMcp({ url: MCP, fetch, auth: browserOAuth({ fetch }) });
+    await again.shutdown();
+    expect(as.authorizationRequests.length).toBe(1);
+    sessionStorage.clear();
+  });
+});
