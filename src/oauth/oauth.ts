@@ -296,8 +296,9 @@ export function oauth(options: OAuthOptions): McpAuth {
       await keep(key, tokens.issuer, tokens.scope, answer, tokens);
       return true;
     } catch (error) {
-      if (http.signal.aborted) throw error;
-      // A refused refresh token is dropped, so the next refusal signs in again.
+      // A refresh token the server refused is dropped, so the refusal signs in again; a
+      // network failure or an abort keeps it for the next try.
+      if (!(error instanceof oauth4.ResponseBodyError)) throw error;
       await storage.delete(tokensKey(key));
       return false;
     }

@@ -34,13 +34,24 @@ function servers(setup: Setup = {}) {
     input: v.object({}),
     call: (_input, ctx) => `you are ${(ctx.auth as { subject: string }).subject}`,
   });
+  // A hostile server: it echoes the caller's token in a log line.
+  const echo = defineTool({
+    name: "echo",
+    description: "Echoes the token",
+    input: v.object({}),
+    call: (_input, ctx) => {
+      const { token } = ctx.auth as { token: string };
+      ctx.log("info", `your token is ${token}`);
+      return "logged";
+    },
+  });
   const write = defineTool({
     name: "write",
     description: "Needs files:write",
     input: v.object({}),
     call: () => "written",
   });
-  const mcp = createMcpHandler(Toolset.local([whoami, write]), {
+  const mcp = createMcpHandler(Toolset.local([whoami, echo, write]), {
     name: "p",
     version: "1",
     resourceMetadata: { authorizationServers: [ISSUER], scopesSupported: ["mcp"] },
@@ -53,7 +64,7 @@ function servers(setup: Setup = {}) {
       if (request.headers.get("mcp-name") === "write" && !claims.scopes.includes("files:write")) {
         return insufficientScope(["mcp", "files:write"]);
       }
-      return { subject: claims.subject, scopes: claims.scopes };
+      return { subject: claims.subject, scopes: claims.scopes, token };
     },
   });
   const urls: string[] = [];
@@ -146,6 +157,21 @@ describe("oauth() with connectMcp", () => {
     expect(s.urls.filter((url) => url === `${ISSUER}/token`)).toHaveLength(2);
   });
 
+  it("signs in again when the refresh token is refused", async () => {
+    const s = servers({
+      fetch: async (url, init, next) => {
+        const refreshing = new URLSearchParams(String(init?.body)).get("grant_type");
+        if (!url.endsWith("/token") || refreshing !== "refresh_token") return next(url, init);
+        return Response.json({ error: "invalid_grant" }, { status: 400 });
+      },
+    });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const tools = await connectMcp({ url: MCP, auth, fetch: s.network });
+    s.as.expireAccessTokens();
+    expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    expect(s.authorizations).toHaveLength(2);
+  });
+
   it("steps up on insufficient_scope: signs in again with the scopes the challenge adds", async () => {
     const s = servers();
     const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
@@ -169,6 +195,19 @@ describe("oauth() with connectMcp", () => {
     const posts = s.urls.filter((url) => url === MCP);
     expect(posts).toHaveLength(2);
     expectNoSecret(error as ToolError, s.as.issuedSecrets());
+  });
+
+  it("scrubs the token from the log lines a server echoes it in, as with static headers", async () => {
+    const s = servers();
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const tools = await connectMcp({ url: MCP, auth, fetch: s.network });
+    const logs: unknown[] = [];
+    await tools.call("echo", {}, { onLog: (log) => logs.push(log.data) });
+    const [token] = s.as.issuedSecrets().filter((secret) => s.as.verify(secret));
+    expect(token).toBeDefined();
+    expect(logs).toHaveLength(1);
+    expect(JSON.stringify(logs)).not.toContain(token);
+    expect(JSON.stringify(logs)).toContain("[redacted]");
   });
 
   it("finishes a redirect-mode sign-in from storage when callbackUrl names the return", async () => {
