@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
 import { defineTool, isToolError, type ToolError, Toolset } from "../../src/index.ts";
 import { connectMcp, createMcpHandler, insufficientScope } from "../../src/mcp/index.ts";
+import { parseChallenge } from "../../src/oauth/discovery.ts";
 import { type OAuthStorage, oauth } from "../../src/oauth/index.ts";
 import { caught } from "../support/caught.ts";
 import { createOAuthServer, type OAuthServerOptions } from "../support/oauth-server.ts";
@@ -482,5 +483,23 @@ describe("oauth() cancellation and configuration", () => {
         isToolError(await caught(async () => oauth(options as never)), "invalid_configuration"),
       ).toBe(true);
     }
+  });
+});
+
+describe("the WWW-Authenticate challenge", () => {
+  it("reads the Bearer challenge's parameters, quoted or not, among other challenges", () => {
+    expect(
+      parseChallenge(
+        'DPoP algs="ES256", Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x.example/.well-known/oauth-protected-resource/mcp"',
+      ),
+    ).toEqual({
+      error: "insufficient_scope",
+      scope: "files:read files:write",
+      resourceMetadata: "https://x.example/.well-known/oauth-protected-resource/mcp",
+    });
+    expect(parseChallenge('Bearer scope=mcp, realm="a \\"b\\""')).toEqual({ scope: "mcp" });
+    expect(parseChallenge('Bearer realm="mcp", Basic realm="x", scope="not-bearer"')).toEqual({});
+    expect(parseChallenge("Basic realm=x")).toEqual({});
+    expect(parseChallenge(null)).toEqual({});
   });
 });
