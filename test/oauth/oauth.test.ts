@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
-import { defineTool, isToolError, type ToolError, Toolset } from "../../src/index.ts";
+import { defineTool, isToolError, ToolError, Toolset } from "../../src/index.ts";
 import { connectMcp, createMcpHandler, insufficientScope } from "../../src/mcp/index.ts";
 import { parseChallenge } from "../../src/oauth/discovery.ts";
 import { type OAuthStorage, oauth } from "../../src/oauth/index.ts";
@@ -368,6 +368,34 @@ describe("oauth() refuses what it must not trust", () => {
     const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
     expect(isToolError(error, "protocol")).toBe(true);
     expect(s.urls.some((url) => url.endsWith("/token"))).toBe(false);
+  });
+
+  it("ends with the user's refusal: error=access_denied, or authorize's own ToolError", async () => {
+    const s = servers();
+    const denied = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      authorize: async (url) => {
+        const back = new URL(REDIRECT);
+        back.searchParams.set("error", "access_denied");
+        back.searchParams.set("state", url.searchParams.get("state") ?? "");
+        back.searchParams.set("iss", ISSUER);
+        return back;
+      },
+    });
+    const error = await caught(connectMcp({ url: MCP, auth: denied, fetch: s.network }));
+    expect(isToolError(error, "transport")).toBe(true);
+    expect(error.message).toContain("access_denied");
+    const closed = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      authorize: () =>
+        Promise.reject(
+          new ToolError({ type: "interaction_declined", tool: "oauth sign-in", reason: "closed" }),
+        ),
+    });
+    const declined = await caught(connectMcp({ url: MCP, auth: closed, fetch: s.network }));
+    expect(isToolError(declined, "interaction_declined")).toBe(true);
   });
 
   it("reads metadata bounded: a body over 256 KiB fails that sign-in", async () => {
