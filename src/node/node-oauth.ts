@@ -66,15 +66,8 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
   const storage = tokensFile === undefined ? memoryStorage() : fileStorage(tokensFile);
   const hostInUrl = host.includes(":") ? `[${host}]` : host;
   // One `oauth()` per redirect URL (a free port differs per sign-in); all share the storage.
-  const flows = new Map<string, McpAuth>();
-  const flowFor = (redirectUrl: string, authorize: OAuthOptions["authorize"]) => {
-    let flow = flows.get(redirectUrl);
-    if (!flow) {
-      flow = oauth({ ...client, redirectUrl, storage, authorize });
-      flows.set(redirectUrl, flow);
-    }
-    return flow;
-  };
+  const flowFor = (redirectUrl: string, authorize: OAuthOptions["authorize"]) =>
+    oauth({ ...client, redirectUrl, storage, authorize });
   let waiting: ((returned: URL) => void) | undefined;
   const authorize = async (url: URL, signal: AbortSignal): Promise<string> => {
     let onAbort = () => {};
@@ -91,9 +84,9 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
       signal.removeEventListener("abort", onAbort);
     }
   };
-  // A placeholder redirect for what needs no redirect server (the token, a refresh).
-  const idle = flowFor(`http://${hostInUrl}:${port}${CALLBACK_PATH}`, authorize);
-  let current = idle;
+  // Until the first sign-in, a placeholder redirect: giving the token or refreshing it needs no
+  // redirect server. It also checks the client options now rather than at the first 401.
+  let current = flowFor(`http://${hostInUrl}:${port}${CALLBACK_PATH}`, authorize);
   let signingIn: Promise<void> | undefined;
 
   const signIn = async (challenge: Parameters<McpAuth["unauthorized"]>[0], signal: AbortSignal) => {

@@ -144,9 +144,9 @@ export async function discoverResource(
   const candidates = challenge.resourceMetadata
     ? [checkUrl(new URL(challenge.resourceMetadata, endpoint), "resource_metadata")]
     : [
-        ...(path === "" ? [] : [new URL(`/.well-known/oauth-protected-resource${path}`, endpoint)]),
-        new URL("/.well-known/oauth-protected-resource", endpoint),
-      ];
+        ...(path === "" ? [] : [`/.well-known/oauth-protected-resource${path}`]),
+        "/.well-known/oauth-protected-resource",
+      ].map((well) => checkUrl(new URL(well, endpoint), "the MCP endpoint"));
   for (const url of candidates) {
     const response = await httpOptions(http, url)[oauth4.customFetch](url.href, {
       method: "GET",

@@ -7,7 +7,7 @@
 import * as oauth4 from "oauth4webapi";
 import { cancelledError } from "../abort.ts";
 import { errorText, isToolError, ToolError } from "../errors.ts";
-import type { McpAuth, McpAuthChallenge } from "../mcp/client/mcp-session.ts";
+import { type McpAuth, type McpAuthChallenge, scrubError } from "../mcp/client/mcp-session.ts";
 import { excerpt, redactUrl } from "../redaction.ts";
 import {
   type Challenge,
@@ -296,8 +296,9 @@ export function oauth(options: OAuthOptions): McpAuth {
       await keep(key, tokens.issuer, tokens.scope, answer, tokens);
       return true;
     } catch (error) {
-      if (http.signal.aborted) throw error;
-      // A refused refresh token is dropped, so the next refusal signs in again.
+      // A refresh token the server refused is dropped, so the refusal signs in again; a
+      // network failure or an abort keeps it for the next try.
+      if (!(error instanceof oauth4.ResponseBodyError)) throw error;
       await storage.delete(tokensKey(key));
       return false;
     }
@@ -314,7 +315,7 @@ export function oauth(options: OAuthOptions): McpAuth {
     } catch {
       throw new ToolError({ type: "protocol", message: "authorize() resolved with no URL" });
     }
-    for (const [name, value] of callback.searchParams) if (name !== "iss") remember(value);
+    remember(callback.searchParams.get("code") ?? undefined);
     await storage.delete(PENDING);
     const params = oauth4.validateAuthResponse(as, clientOf(client), callback, pending.state);
     const response = await oauth4.authorizationCodeGrantRequest(
@@ -414,7 +415,7 @@ export function oauth(options: OAuthOptions): McpAuth {
       const key = resource.origin + resource.pathname;
       await inFlight.get(key)?.catch(() => {});
       const returned = settings.callbackUrl?.();
-      if (returned) {
+      if (returned && URL.canParse(returned, settings.redirectUrl)) {
         const pending = await read<PendingSignIn>(PENDING);
         const state = new URL(returned, settings.redirectUrl).searchParams.get("state");
         if (pending && pending.key === key && state === pending.state) {
@@ -529,12 +530,7 @@ function failure(what: string, error: unknown, signal: AbortSignal, secrets: str
     return isToolError(signal.reason) ? signal.reason : cancelledError("oauth sign-in", signal);
   }
   const sorted = secrets.sort((a, b) => b.length - a.length);
-  if (isToolError(error)) {
-    const data = error.toJSON();
-    const text = JSON.stringify(data);
-    const clean = excerpt(text, sorted, Number.POSITIVE_INFINITY);
-    return clean === text ? error : new ToolError(JSON.parse(clean));
-  }
+  if (isToolError(error)) return scrubError(error, sorted);
   if (
     error instanceof oauth4.ResponseBodyError ||
     error instanceof oauth4.AuthorizationResponseError
