@@ -190,7 +190,7 @@ describe("oauth() with connectMcp", () => {
     const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
     const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
     expect(isToolError(error, "transport")).toBe(true);
-    expect((error as ToolError).message).toMatch(/HTTP 401.*right after signing in/);
+    expect((error as ToolError).message).toMatch(/HTTP 401.*signing in again did not help/);
     expect(s.authorizations).toHaveLength(1);
     // `auto` took the 401 as no evidence of a legacy server: no `initialize` was tried.
     const posts = s.urls.filter((url) => url === MCP);
