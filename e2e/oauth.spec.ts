@@ -4,7 +4,14 @@
 // code or token may show in the page, the console, or a URL, except the code in the one
 // redirect that carries it back.
 import { expect, type Request, test } from "@playwright/test";
+import { chromiumLaunchOptions } from "../scripts/chromium.ts";
 import { send, watchErrors } from "./demo-page.ts";
+
+// Playwright turns Chromium's popup blocker off; these tests need it on, as users have it, so
+// the popup must open within the click's user activation.
+test.use({
+  launchOptions: { ...chromiumLaunchOptions, ignoreDefaultArgs: ["--disable-popup-blocking"] },
+});
 
 /** The page's errors, but for Chromium's note on the 401 that starts the sign-in (expected). */
 const unexpected = (errors: string[]) =>
@@ -86,4 +93,33 @@ test("closing the sign-in popup fails the connection with the typed error, and n
   );
   await expect(page.locator(".remote")).toHaveCount(0);
   expect(unexpected(errors)).toEqual([]);
+});
+
+// Redirect mode on a page of its own (e2e/oauth-servers.ts serves it on 127.0.0.1:4177, with
+// toolwire bundled from the sources): the tab goes to the consent page and comes back,
+// connecting again finishes the sign-in, and the code leaves the address bar (docs/design.md
+// OW8).
+test("redirect mode: the tab signs in and comes back, and the code leaves the address bar", async ({
+  page,
+}) => {
+  const app = "http://127.0.0.1:4177/app.html";
+  const errors = watchErrors(page);
+  await page.goto(app);
+  await page.getByRole("button", { name: "Connect" }).click();
+  // The tab itself is now on the authorization server's consent page.
+  await page.getByRole("button", { name: "Allow" }).click();
+  await expect(page.locator("#out")).toHaveText("connected: echo, whoami; you are user-1");
+  expect(page.url()).toBe(app);
+  const secrets: string[] = await (await page.request.get(SECRETS_URL)).json();
+  const text = (await page.locator("body").textContent()) ?? "";
+  for (const secret of secrets) expect(text).not.toContain(secret);
+  expect(unexpected(errors)).toEqual([]);
+});
+
+test("a popup sign-in not started from a click is blocked, and fails with unsupported", async ({
+  page,
+}) => {
+  await page.goto("http://127.0.0.1:4177/app.html?mode=popup");
+  await expect(page.locator("#out")).toHaveText(/^failed: unsupported: opening the sign-in popup/);
+  await expect(page.locator("#out")).toContainText("start the sign-in from a click");
 });

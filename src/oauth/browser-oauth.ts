@@ -9,6 +9,35 @@ import { ToolError } from "../errors.ts";
 import type { McpAuth } from "../mcp/client/mcp-session.ts";
 import { type OAuthOptions, type OAuthStorage, oauth } from "./oauth.ts";
 
+// The page APIs used, declared here: the core type-checks without the DOM library (Workers).
+/** What is used of a Web Storage (`sessionStorage`, `localStorage`). */
+type WebStorage = {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+};
+interface PageWindow {
+  readonly closed: boolean;
+  readonly opener: unknown;
+  open(url: string, target: string, features: string): PageWindow | null;
+  close(): void;
+  postMessage(message: unknown, targetOrigin: string): void;
+  addEventListener(type: "message", listener: (event: PageMessage) => void): void;
+  removeEventListener(type: "message", listener: (event: PageMessage) => void): void;
+}
+interface PageMessage {
+  readonly origin: string;
+  readonly source: unknown;
+  readonly data: unknown;
+}
+interface Page {
+  location?: { href: string; origin: string; pathname: string; assign(url: string): void };
+  history?: { state: unknown; replaceState(data: unknown, unused: string, url?: string): void };
+  window?: PageWindow;
+  sessionStorage?: WebStorage;
+}
+const scope = () => globalThis as unknown as Page;
+
 /** Options of `browserOAuth()`; everything else is as for `oauth()`. */
 export interface BrowserOAuthOptions
   extends Omit<OAuthOptions, "redirectUrl" | "authorize" | "callbackUrl" | "storage"> {
@@ -31,7 +60,13 @@ export interface BrowserOAuthOptions
    * keeps the sign-in across tabs and restarts, but any script of the origin can read it at any
    * time, so an XSS bug then leaks long-lived refresh tokens.
    */
-  storage?: OAuthStorage | Storage;
+  storage?:
+    | OAuthStorage
+    | {
+        getItem(key: string): string | null;
+        setItem(key: string, value: string): void;
+        removeItem(key: string): void;
+      };
   /** `window.open` features of the popup; default a 500×650 popup window. */
   popupFeatures?: string;
   /** How long the popup may take, in ms; default 10 minutes. Then the sign-in fails with `timeout`. */
@@ -79,10 +114,10 @@ const SIGN_IN = "oauth sign-in";
  */
 export function browserOAuth(options: BrowserOAuthOptions = {}): McpAuth {
   const { mode = "popup", redirectUrl, storage, popupFeatures, popupTimeoutMs, ...rest } = options;
-  const page = globalThis.location;
+  const page = scope().location;
   const bad = (message: string) => new ToolError({ type: "invalid_configuration", message });
-  if (typeof page?.origin !== "string" || typeof globalThis.window === "undefined") {
-    throw bad("browserOAuth() needs a web page; use the Node provider elsewhere");
+  if (typeof page?.origin !== "string" || scope().window === undefined) {
+    throw bad("browserOAuth() needs a web page; elsewhere use nodeOAuth from toolwire/node");
   }
   if (mode !== "popup" && mode !== "redirect") throw bad("`mode` must be `popup` or `redirect`");
   let redirect: URL;
@@ -127,14 +162,13 @@ export function browserOAuth(options: BrowserOAuthOptions = {}): McpAuth {
  * @returns `true` when this window was the sign-in popup (it is closing), else `false`.
  */
 export function finishSignIn(): boolean {
-  const page = globalThis.location;
-  const here = globalThis.window;
-  if (!page || !here) return false;
+  const { location: page, window: here, history } = scope();
+  if (!page || !here || !history) return false;
   if (!isReturn(new URL(page.href))) return false;
-  const opener = here.opener as Window | null;
+  const opener = here.opener as PageWindow | null;
   if (!opener || opener === here) return false;
   const href = page.href;
-  here.history.replaceState(here.history.state, "", withoutAnswer(new URL(href)));
+  history.replaceState(history.state, "", withoutAnswer(new URL(href)));
   // The target origin keeps the code from ever reaching a page of another origin.
   opener.postMessage({ type: CALLBACK_MESSAGE, url: href }, page.origin);
   here.close();
@@ -150,7 +184,8 @@ export function popupSignIn(
   timeoutMs: number,
 ): Promise<string> {
   if (signal.aborted) return Promise.reject(cancelledError(SIGN_IN, signal));
-  const popup = globalThis.window.open(url.href, "toolwire-oauth", features);
+  const here = scope().window as PageWindow;
+  const popup = here.open(url.href, "toolwire-oauth", features);
   if (!popup) {
     return Promise.reject(
       new ToolError({
@@ -164,7 +199,7 @@ export function popupSignIn(
   return new Promise<string>((resolve, reject) => {
     let grace: ReturnType<typeof setTimeout> | undefined;
     const settle = (outcome: () => void) => {
-      globalThis.window.removeEventListener("message", onMessage);
+      here.removeEventListener("message", onMessage);
       signal.removeEventListener("abort", onAbort);
       clearTimeout(deadline);
       clearTimeout(grace);
@@ -172,12 +207,12 @@ export function popupSignIn(
       if (!popup.closed) popup.close();
       outcome();
     };
-    const onMessage = (event: MessageEvent) => {
+    const onMessage = (event: PageMessage) => {
       const data = event.data as { type?: unknown; url?: unknown } | null;
       if (event.origin !== redirect.origin || event.source !== popup) return;
       if (data?.type !== CALLBACK_MESSAGE || typeof data.url !== "string") return;
       // Another sign-in's answer (a second popup of the same page) is not this one's.
-      if (new URL(data.url).searchParams.get("state") !== state) return;
+      if (!URL.canParse(data.url) || new URL(data.url).searchParams.get("state") !== state) return;
       const answer = data.url;
       settle(() => resolve(answer));
     };
@@ -195,7 +230,7 @@ export function popupSignIn(
         );
       }, CLOSED_GRACE_MS);
     }, POLL_MS);
-    globalThis.window.addEventListener("message", onMessage);
+    here.addEventListener("message", onMessage);
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -203,7 +238,7 @@ export function popupSignIn(
 // Redirect mode: the tab leaves; what follows happens on the return page (see `takeReturn`).
 function leaveForSignIn(url: URL, signal: AbortSignal): Promise<string> {
   if (signal.aborted) return Promise.reject(cancelledError(SIGN_IN, signal));
-  globalThis.location.assign(url.href);
+  scope().location?.assign(url.href);
   return new Promise<string>((_resolve, reject) => {
     signal.addEventListener("abort", () => reject(cancelledError(SIGN_IN, signal)), {
       once: true,
@@ -216,11 +251,13 @@ function leaveForSignIn(url: URL, signal: AbortSignal): Promise<string> {
  * anything that reads `location` later) the first time the flow asks.
  */
 export function takeReturn(redirect: URL): string | undefined {
-  const href = globalThis.location.href;
+  const { location, history } = scope();
+  if (!location || !history) return undefined;
+  const href = location.href;
   const here = new URL(href);
   if (here.origin !== redirect.origin || here.pathname !== redirect.pathname) return undefined;
   if (!isReturn(here)) return undefined;
-  globalThis.history.replaceState(globalThis.history.state, "", withoutAnswer(here));
+  history.replaceState(history.state, "", withoutAnswer(here));
   return href;
 }
 
@@ -237,15 +274,15 @@ function withoutAnswer(url: URL): string {
 }
 
 // A sandboxed frame throws on `sessionStorage`; the flow then keeps its state in memory.
-function tabStorage(): Storage | undefined {
+function tabStorage(): WebStorage | undefined {
   try {
-    return globalThis.sessionStorage;
+    return scope().sessionStorage;
   } catch {
     return undefined;
   }
 }
 
-function toOAuthStorage(storage: OAuthStorage | Storage | undefined): OAuthStorage | undefined {
+function toOAuthStorage(storage: OAuthStorage | WebStorage | undefined): OAuthStorage | undefined {
   if (!storage || !("getItem" in storage)) return storage;
   return {
     get: (key) => storage.getItem(key) ?? undefined,
