@@ -68,11 +68,13 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
   // One `oauth()` per redirect URL (a free port differs per sign-in); all share the storage.
   const flowFor = (redirectUrl: string, authorize: OAuthOptions["authorize"]) =>
     oauth({ ...client, redirectUrl, storage, authorize });
-  let waiting: ((returned: URL) => void) | undefined;
+  // The sign-in waiting for its redirect: only a request with its `state` ends it, so another
+  // local process cannot end it with an answer of its own.
+  let waiting: { state: string | null; resolve(returned: URL): void } | undefined;
   const authorize = async (url: URL, signal: AbortSignal): Promise<string> => {
     let onAbort = () => {};
     const returned = new Promise<URL>((resolve, reject) => {
-      waiting = resolve;
+      waiting = { state: url.searchParams.get("state"), resolve };
       onAbort = () => reject(cancelledError("oauth sign-in", signal));
       signal.addEventListener("abort", onAbort, { once: true });
     });
@@ -96,10 +98,11 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
         {
           fetch: (request) => {
             const url = new URL(request.url);
-            if (url.pathname !== CALLBACK_PATH || !url.searchParams.has("state")) {
+            const state = url.searchParams.get("state");
+            if (url.pathname !== CALLBACK_PATH || !waiting || state !== waiting.state) {
               return new Response("Not found", { status: 404 });
             }
-            waiting?.(url);
+            waiting.resolve(url);
             waiting = undefined;
             return new Response(DONE_PAGE, {
               headers: { "content-type": "text/html; charset=utf-8" },

@@ -10,6 +10,7 @@ import { raceSignal } from "../abort.ts";
 import { errorText, ToolError } from "../errors.ts";
 import { readBody } from "../mcp/client/mcp-session.ts";
 import { redactUrl } from "../redaction.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 
 /** The most of a metadata, registration or token response that is read: 256 KiB. */
 export const MAX_OAUTH_BODY_BYTES = 256 * 1024;
@@ -153,31 +154,32 @@ export async function discoverResource(
       headers: { accept: "application/json" },
     });
     if (response.status !== 200) continue;
-    const body = await response.json().catch(() => undefined);
-    if (typeof body !== "object" || body === null || typeof body.resource !== "string") {
+    const parsed: unknown = await response.json().catch(() => undefined);
+    const body = isJsonObject(parsed) ? parsed : {};
+    const { resource } = body;
+    if (typeof resource !== "string") {
       throw metadataError(url, "is not protected-resource metadata (no `resource`)");
     }
-    const { resource } = body as { resource: string };
     if (!namesEndpoint(resource, endpoint)) {
       throw metadataError(url, `names resource ${redactUrl(resource)}, not this endpoint`);
     }
-    const servers = Array.isArray(body.authorization_servers)
-      ? body.authorization_servers.filter((entry: unknown) => typeof entry === "string")
-      : [];
+    const servers = strings(body.authorization_servers);
     if (servers.length === 0) throw metadataError(url, "names no authorization server");
-    const scopes = Array.isArray(body.scopes_supported)
-      ? body.scopes_supported.filter((entry: unknown) => typeof entry === "string")
-      : undefined;
+    const scopes = strings(body.scopes_supported);
     return {
       resource,
       authorizationServers: servers,
-      ...(scopes && scopes.length > 0 ? { scopesSupported: scopes } : {}),
+      ...(scopes.length > 0 ? { scopesSupported: scopes } : {}),
     };
   }
   throw new ToolError({
     type: "protocol",
     message: `${redactUrl(endpoint)} asked for sign-in but publishes no protected-resource metadata (tried ${candidates.map((url) => url.pathname).join(", ")})`,
   });
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((entry) => typeof entry === "string") : [];
 }
 
 // RFC 9728 §3.3 / RFC 8707: the metadata's resource identifies this endpoint or a prefix of it.

@@ -49,6 +49,11 @@ function setup() {
   const open = async (url: URL) => {
     const answer = await network(url, { redirect: "manual" });
     const location = new URL(answer.headers.get("location") ?? "");
+    // Another local process guessing at the port gets nothing and ends nothing.
+    const forged = new URL(location);
+    forged.searchParams.set("state", "forged");
+    forged.searchParams.set("code", "forged");
+    pages.push(`${(await fetch(forged)).status}`);
     redirects.push(location);
     pages.push(await (await fetch(location)).text());
   };
@@ -73,7 +78,7 @@ describe("nodeOAuth", () => {
     expect(redirect?.hostname).toBe("127.0.0.1");
     expect(redirect?.pathname).toBe("/callback");
     expect(Number(redirect?.port)).toBeGreaterThan(0);
-    expect(s.pages[0]).toContain("Signed in");
+    expect(s.pages).toEqual(["404", expect.stringContaining("Signed in")]);
     // The server is gone once the sign-in is over.
     await expect(fetch(redirect as URL)).rejects.toThrow();
     await tools.shutdown();

@@ -125,6 +125,29 @@ describe("oauth() with connectMcp", () => {
     });
   }
 
+  it("stops the request's deadline while the user signs in", async () => {
+    const s = servers();
+    const auth = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      // The user takes three deadlines' worth of time.
+      authorize: async (url) => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return s.authorize(url);
+      },
+    });
+    const tools = await connectMcp({
+      url: MCP,
+      auth,
+      fetch: s.network,
+      requestTimeoutMs: 100,
+      protocol: "2026-07-28",
+    });
+    expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    // A step-up in the middle of a call pauses that call's idle deadline too.
+    expect((await tools.call("write", {})).content).toEqual([{ type: "text", text: "written" }]);
+  });
+
   it("keeps the sign-in in storage: a new connectMcp with it asks the user nothing", async () => {
     const s = servers();
     const storage = memory();
@@ -190,7 +213,7 @@ describe("oauth() with connectMcp", () => {
     const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
     const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
     expect(isToolError(error, "transport")).toBe(true);
-    expect((error as ToolError).message).toMatch(/HTTP 401.*right after signing in/);
+    expect((error as ToolError).message).toMatch(/HTTP 401.*signing in again did not help/);
     expect(s.authorizations).toHaveLength(1);
     // `auto` took the 401 as no evidence of a legacy server: no `initialize` was tried.
     const posts = s.urls.filter((url) => url === MCP);

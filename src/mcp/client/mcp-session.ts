@@ -331,7 +331,6 @@ export class McpSession {
         try {
           return await this.#fetchAuthorized({ method: "DELETE", headers }, signal);
         } catch (error) {
-          if (isToolError(error) && !signal.aborted) throw error;
           throw fail(signal.aborted ? `timed out after ${CLOSE_TIMEOUT_MS} ms` : describe(error));
         }
       });
@@ -948,9 +947,9 @@ function safeUrl(location: string, base: string): string {
   }
 }
 
-function advice(status: number, signedIn: boolean): string {
-  if ((status === 401 || status === 403) && signedIn) {
-    return " (the server refused the credentials it asked for right after signing in)";
+function advice(status: number, withAuth: boolean): string {
+  if ((status === 401 || status === 403) && withAuth) {
+    return " (the server refused the credentials `auth` gave, signing in again did not help)";
   }
   if (status === 401 || status === 403) {
     return " (the server refused the credentials; pass `auth`, such as oauth() from toolwire/oauth, or an Authorization header in `headers`)";
