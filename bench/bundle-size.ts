@@ -119,6 +119,19 @@ export const run = async (url) => {
 };`,
   },
   {
+    name: "oauth client: connectMcp + oauth() + core",
+    // The MCP authorization flow (issue 17) is oauth4webapi plus discovery and storage: about
+    // 10 KB on top of the MCP client (32.7 KB measured), paid only by who imports toolwire/oauth.
+    budget: 34 * KB,
+    source: `import { connectMcp } from "./src/mcp/index.ts";
+import { oauth } from "./src/oauth/index.ts";
+export const run = async (url, authorize) => {
+  const auth = oauth({ redirectUrl: "http://127.0.0.1:8976/callback", authorize });
+  const remote = await connectMcp({ url, auth });
+  return remote.listTools();
+};`,
+  },
+  {
     name: "mcp server: createMcpHandler + core",
     // Two protocol eras on one endpoint (issue 13): the 2026-07-28 exchange and its signed
     // questions add about 4 KB to the 2025 server.

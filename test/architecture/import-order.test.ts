@@ -23,6 +23,7 @@ const ORDER = [
   "toolset",
   "sse",
   "mcp",
+  "oauth",
   "web",
   "models",
   "ai-sdk",
