@@ -8,6 +8,7 @@
 //     --spec-version 2026-07-28
 import { InteractionResponse } from "../../src/index.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 
 const url = process.argv.at(-1) ?? "";
@@ -60,6 +61,7 @@ const toolset = await connectMcp({
   protocol,
   formInteractions: true,
   samplingInteractions: true,
+  jsonSchemaValidator,
 });
 let failed = false;
 const calls =

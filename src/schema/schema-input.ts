@@ -2,7 +2,16 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { errorText, ToolError, type ValidationIssue } from "../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
-import type { JsonSchemaCheck } from "./validate-json-schema.ts";
+
+/** Returns the issues found in a value, empty when it conforms. */
+export type JsonSchemaCheck = (value: unknown) => ValidationIssue[];
+
+/**
+ * Compiles a raw JSON Schema document into a check. toolwire's own is `jsonSchemaValidator`
+ * from `toolwire/json-schema`; any function of this shape works (one wrapping Ajv where code
+ * generation is allowed, say). It, or the check it returns, throws for a schema it cannot apply.
+ */
+export type JsonSchemaValidator = (schema: Record<string, unknown> | boolean) => JsonSchemaCheck;
 
 /** A schema given as a document rather than a valibot schema. */
 export interface RawJsonSchemaInput {
@@ -59,19 +68,41 @@ export function isValibotSchema(value: unknown): value is ValibotSchema {
  * Creates the published JSON Schema and the validator for a schema input, once per tool.
  *
  * @param input A valibot schema or `{ jsonSchema }`.
+ * @param validator What interprets a raw JSON Schema; a raw one without it is refused.
+ * @param label What the schema is, for errors (`tool search's input`).
  * @returns The prepared schema.
- * @throws ToolError `invalid_configuration` when the input is neither.
+ * @throws ToolError `invalid_configuration` when the input is neither, or is raw and there is
+ * no validator.
  */
-export function prepareSchema(input: SchemaInput): PreparedSchema {
+export function prepareSchema(
+  input: SchemaInput,
+  validator: JsonSchemaValidator | undefined,
+  label: string,
+): PreparedSchema {
   if (isValibotSchema(input)) return prepareValibot(input);
   const jsonSchema = (input as Partial<RawJsonSchemaInput> | undefined)?.jsonSchema;
   if (typeof jsonSchema !== "boolean" && (typeof jsonSchema !== "object" || jsonSchema === null)) {
     throw new ToolError({
       type: "invalid_configuration",
-      message: "a schema must be a valibot schema or { jsonSchema: object | boolean }",
+      message: `${label} must be a valibot schema or { jsonSchema: object | boolean }`,
     });
   }
-  return prepareRaw(jsonSchema);
+  if (validator === undefined) throw missingValidator(`${label} is a raw JSON Schema`);
+  return prepareRaw(jsonSchema, validator);
+}
+
+/**
+ * Creates the error for a raw JSON Schema given without a validator.
+ *
+ * @param what What needs one (`tool search's input is a raw JSON Schema`).
+ */
+export function missingValidator(what: string): ToolError {
+  return new ToolError({
+    type: "invalid_configuration",
+    message:
+      `${what}, which needs a validator: ` +
+      'import { jsonSchemaValidator } from "toolwire/json-schema" and pass it as `jsonSchemaValidator`',
+  });
 }
 
 // What valibot's `~standard.validate` returns: its own run's dataset (what `v.safeParse` reads
@@ -109,17 +140,20 @@ function prepareValibot(schema: ValibotSchema): PreparedSchema {
   };
 }
 
-function prepareRaw(jsonSchema: Record<string, unknown> | boolean): PreparedSchema {
-  // Loaded on first use so a bundle with only valibot tools never carries the JSON Schema
-  // interpreter; the promise is kept so the schema compiles once.
-  let check: Promise<JsonSchemaCheck> | undefined;
+function prepareRaw(
+  jsonSchema: Record<string, unknown> | boolean,
+  validator: JsonSchemaValidator,
+): PreparedSchema {
+  // Compiled on the first call, not at definition: a program defining many tools starts
+  // without interpreting schemas it may never use.
+  let check: JsonSchemaCheck | undefined;
   return {
     jsonSchema,
     async validate(value) {
-      check ??= import("./validate-json-schema.ts").then((m) => m.compileJsonSchema(jsonSchema));
       let issues: ValidationIssue[];
       try {
-        issues = (await check)(value);
+        check ??= validator(jsonSchema);
+        issues = check(value);
       } catch (error) {
         throw new ToolError(
           {
