@@ -52,7 +52,7 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   /** The tool's name, for errors. */
   protected abstract readonly toolName: string;
   /** Applies a form's schema to its reply; without it the asker alone checks the reply. */
-  protected formValidator: JsonSchemaValidator | undefined;
+  declare protected formValidator?: JsonSchemaValidator | undefined;
   #state: CallState = "ready";
   #busy = false;
   #events: CallEvent<Q>[] = [];

@@ -1,4 +1,4 @@
-import { errorText, ToolError, unreachable, type ValidationIssue } from "../errors.ts";
+import { ToolError, unreachable } from "../errors.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolInteractionRequest } from "./interaction-request.ts";
@@ -14,8 +14,9 @@ import { readSamplingResult } from "./read-sampling.ts";
  * @param request The pending request.
  * @param response The caller's reply.
  * @param validator What applies a form's schema; without it the asker alone checks the reply.
- * @throws ToolError `invalid_interaction` naming what is wrong; `invalid_configuration` when
- * the request's own schema cannot be interpreted (the asker's fault, not the reply's).
+ * @throws ToolError `invalid_interaction` naming what is wrong; what the validator throws
+ * (`invalid_configuration`) when the request's own schema cannot be applied (the asker's
+ * fault, not the reply's).
  */
 export async function checkInteractionResponse(
   request: ToolInteractionRequest,
@@ -47,20 +48,8 @@ export async function checkInteractionResponse(
       return unreachable(kind);
   }
   if (!isJsonObject(content)) throw invalid("a form reply must be a JSON object");
-  if (!kind.schemaValidation || validator === undefined) return;
-  let issues: ValidationIssue[];
-  try {
-    issues = validator(kind.schema)(content);
-  } catch (error) {
-    throw new ToolError(
-      {
-        type: "invalid_configuration",
-        message: `the form's JSON Schema cannot be applied: ${errorText(error)}`,
-      },
-      { cause: error },
-    );
-  }
-  const first = issues[0];
+  if (!kind.schemaValidation || !validator) return;
+  const [first] = validator(kind.schema)(content);
   if (first) {
     throw invalid(
       `the form reply does not match its schema: ${first.path || "/"} ${first.message}`,

@@ -30,6 +30,7 @@
  * @module
  */
 import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
+import { errorText, ToolError } from "../errors.ts";
 import type { JsonSchemaCheck, JsonSchemaValidator } from "../schema/schema-input.ts";
 
 // Units that only say "a child failed"; the child's own unit says what and where.
@@ -37,14 +38,27 @@ const AGGREGATE = new Set(["properties", "items", "prefixItems", "allOf", "$ref"
 
 /**
  * Compiles a JSON Schema document into a check that returns JSON-pointer located issues
- * (`path`, `message`, `keyword`), empty when the value conforms. The check may throw for a
- * schema it cannot apply (an unresolvable `$ref`); toolwire turns that into
- * `invalid_configuration` for a local tool and ignores it for a remote one.
+ * (`path`, `message`, `keyword`), empty when the value conforms.
+ *
+ * @throws ToolError `invalid_configuration` (from the compile or from the check) for a schema
+ * it cannot apply, such as an unresolvable `$ref`: a local tool's call fails with it, a remote
+ * tool's schema is left to the server.
  */
 export const jsonSchemaValidator: JsonSchemaValidator = (schema): JsonSchemaCheck => {
-  const validator = new Validator(schema as Schema | boolean, draftOf(schema), false);
+  let validator: Validator;
+  try {
+    validator = new Validator(schema as Schema | boolean, draftOf(schema), false);
+  } catch (error) {
+    throw cannotApply(error);
+  }
   return (value) => {
-    const { valid, errors } = validator.validate(value);
+    let outcome: ReturnType<Validator["validate"]>;
+    try {
+      outcome = validator.validate(value);
+    } catch (error) {
+      throw cannotApply(error);
+    }
+    const { valid, errors } = outcome;
     if (valid) return [];
     const leaves = errors.filter((unit) => !AGGREGATE.has(unit.keyword));
     return (leaves.length > 0 ? leaves : errors).map((unit) => ({
@@ -54,6 +68,16 @@ export const jsonSchemaValidator: JsonSchemaValidator = (schema): JsonSchemaChec
     }));
   };
 };
+
+function cannotApply(error: unknown): ToolError {
+  return new ToolError(
+    {
+      type: "invalid_configuration",
+      message: `the JSON Schema cannot be applied: ${errorText(error)}`,
+    },
+    { cause: error },
+  );
+}
 
 function draftOf(schema: Record<string, unknown> | boolean): SchemaDraft {
   const uri = typeof schema === "object" ? String(schema.$schema ?? "") : "";

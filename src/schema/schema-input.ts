@@ -9,7 +9,9 @@ export type JsonSchemaCheck = (value: unknown) => ValidationIssue[];
 /**
  * Compiles a raw JSON Schema document into a check. toolwire's own is `jsonSchemaValidator`
  * from `toolwire/json-schema`; any function of this shape works (one wrapping Ajv where code
- * generation is allowed, say). It, or the check it returns, throws for a schema it cannot apply.
+ * generation is allowed, say). For a schema it cannot apply (an unresolvable `$ref`), it or the
+ * check it returns throws, preferably a `ToolError` `invalid_configuration` as toolwire's does;
+ * a local tool's call then fails with that error, a remote tool's check is skipped.
  */
 export type JsonSchemaValidator = (schema: Record<string, unknown> | boolean) => JsonSchemaCheck;
 
@@ -69,7 +71,7 @@ export function isValibotSchema(value: unknown): value is ValibotSchema {
  *
  * @param input A valibot schema or `{ jsonSchema }`.
  * @param validator What interprets a raw JSON Schema; a raw one without it is refused.
- * @param label What the schema is, for errors (`tool search's input`).
+ * @param label What a raw schema is, for that error (`tool search's JSON Schema input`).
  * @returns The prepared schema.
  * @throws ToolError `invalid_configuration` when the input is neither, or is raw and there is
  * no validator.
@@ -84,25 +86,16 @@ export function prepareSchema(
   if (typeof jsonSchema !== "boolean" && (typeof jsonSchema !== "object" || jsonSchema === null)) {
     throw new ToolError({
       type: "invalid_configuration",
-      message: `${label} must be a valibot schema or { jsonSchema: object | boolean }`,
+      message: "a schema must be a valibot schema or { jsonSchema: object | boolean }",
     });
   }
-  if (validator === undefined) throw missingValidator(`${label} is a raw JSON Schema`);
+  if (typeof validator !== "function") {
+    throw new ToolError({
+      type: "invalid_configuration",
+      message: `${label} needs jsonSchemaValidator from "toolwire/json-schema"`,
+    });
+  }
   return prepareRaw(jsonSchema, validator);
-}
-
-/**
- * Creates the error for a raw JSON Schema given without a validator.
- *
- * @param what What needs one (`tool search's input is a raw JSON Schema`).
- */
-export function missingValidator(what: string): ToolError {
-  return new ToolError({
-    type: "invalid_configuration",
-    message:
-      `${what}, which needs a validator: ` +
-      'import { jsonSchemaValidator } from "toolwire/json-schema" and pass it as `jsonSchemaValidator`',
-  });
 }
 
 // What valibot's `~standard.validate` returns: its own run's dataset (what `v.safeParse` reads
@@ -145,24 +138,14 @@ function prepareRaw(
   validator: JsonSchemaValidator,
 ): PreparedSchema {
   // Compiled on the first call, not at definition: a program defining many tools starts
-  // without interpreting schemas it may never use.
+  // without interpreting schemas it may never use. A schema the validator cannot apply throws
+  // its `invalid_configuration` on every call.
   let check: JsonSchemaCheck | undefined;
   return {
     jsonSchema,
     async validate(value) {
-      let issues: ValidationIssue[];
-      try {
-        check ??= validator(jsonSchema);
-        issues = check(value);
-      } catch (error) {
-        throw new ToolError(
-          {
-            type: "invalid_configuration",
-            message: `the JSON Schema cannot be applied: ${errorText(error)}`,
-          },
-          { cause: error },
-        );
-      }
+      check ??= validator(jsonSchema);
+      const issues = check(value);
       return issues.length === 0
         ? { ok: true, value }
         : { ok: false, issues: issues as [ValidationIssue, ...ValidationIssue[]] };

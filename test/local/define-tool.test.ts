@@ -261,16 +261,16 @@ describe("defineTool", () => {
   describe("without a jsonSchemaValidator", () => {
     const raw = { jsonSchema: { type: "object" } };
     test.each([
-      ["a raw input schema", { input: raw }, "tool lookup's input is a raw JSON Schema"],
+      ["a raw input schema", { input: raw }, "tool lookup's JSON Schema input"],
       [
         "a raw output schema",
         { input: v.object({}), output: raw },
-        "tool lookup's output is a raw JSON Schema",
+        "tool lookup's JSON Schema output",
       ],
       [
         "formSchemaValidation",
         { input: v.object({}), interactions: { form: true, formSchemaValidation: true } },
-        "tool lookup checks form replies against their JSON Schema",
+        "tool lookup's formSchemaValidation",
       ],
     ])("refuses %s at definition, naming the import", (_label, extra, what) => {
       let error: unknown;
@@ -282,7 +282,7 @@ describe("defineTool", () => {
       expect(error).toMatchObject({ type: "invalid_configuration" });
       const message = (error as Error).message;
       expect(message).toContain(what);
-      expect(message).toContain('import { jsonSchemaValidator } from "toolwire/json-schema"');
+      expect(message).toContain('needs jsonSchemaValidator from "toolwire/json-schema"');
     });
 
     test("defines valibot tools and form questions without schema validation", () => {

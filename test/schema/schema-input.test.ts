@@ -120,13 +120,17 @@ describe("prepareSchema at the edges", () => {
   test("refuses a raw schema without a validator, naming the import", () => {
     let error: unknown;
     try {
-      prepareSchema({ jsonSchema: { type: "object" } }, undefined, "tool search's input");
+      prepareSchema(
+        { jsonSchema: { type: "object" } },
+        undefined,
+        "tool search's JSON Schema input",
+      );
     } catch (caught) {
       error = caught;
     }
     expect(error).toMatchObject({ type: "invalid_configuration" });
     expect(String((error as Error).message)).toMatch(
-      /tool search's input is a raw JSON Schema.*"toolwire\/json-schema"/,
+      /tool search's JSON Schema input needs jsonSchemaValidator from "toolwire\/json-schema"$/,
     );
   });
 
