@@ -92,7 +92,7 @@ export interface Tool<Input = unknown> {
   readonly "~input": PreparedSchema;
   /** Output validation, when an output schema is declared. */
   readonly "~output"?: PreparedSchema;
-  /** What checks form replies, when `formSchemaValidation` is declared. */
+  /** The tool's `jsonSchemaValidator`, which its handler checks form replies with. */
   readonly "~formValidator"?: JsonSchemaValidator | undefined;
   /**
    * The author's function as given, which may return a bare value; the local handler calls it

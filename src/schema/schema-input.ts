@@ -45,8 +45,8 @@ export interface PreparedSchema {
    * Validates a value, returning the parsed value or JSON-pointer located issues. A valibot
    * schema that throws (a `transform` or `check` failing on this value) yields an issue at `""`.
    *
-   * @throws ToolError `invalid_configuration` when a raw JSON Schema cannot be interpreted
-   * (an unresolvable `$ref`, say).
+   * @throws what the validator throws for a raw JSON Schema it cannot apply (an unresolvable
+   * `$ref`, say): `invalid_configuration` from toolwire's.
    */
   validate(value: unknown): Promise<ValidationOutcome>;
 }
