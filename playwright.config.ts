@@ -42,5 +42,13 @@ export default defineConfig({
       reuseExistingServer: !process.env.CI,
       timeout: 30_000,
     },
+    {
+      // A local authorization server (4175), an MCP server that needs its tokens (4176) and a
+      // redirect-mode sign-in page (4177, listening last) (e2e/oauth-servers.ts).
+      command: "node_modules/.bin/tsx e2e/oauth-servers.ts",
+      port: 4177,
+      reuseExistingServer: !process.env.CI,
+      timeout: 30_000,
+    },
   ],
 });

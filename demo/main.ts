@@ -1,6 +1,7 @@
 import { isReadOnly, type ToolInfo } from "../src/index.ts";
 import { headParts } from "./compaction-record.ts";
 import { DemoSession } from "./demo-session.ts";
+import { watchSignIn } from "./mcp-sign-in.ts";
 import {
   createModel,
   loadApiKey,
@@ -58,9 +59,16 @@ async function start(root: HTMLElement): Promise<void> {
   const timeline = createTimelinePanel();
   const tools = createToolsPanel({
     alwaysAllow: session.alwaysAllow,
-    connect: async (url, namespace) => {
-      const { connectMcp } = await import("../src/mcp/index.ts");
-      await session.remotes.connect(url, namespace, connectMcp);
+    connect: async (url, namespace, onSignIn) => {
+      const [{ connectMcp }, { browserOAuth }] = await Promise.all([
+        import("../src/mcp/index.ts"),
+        import("../src/oauth/index.ts"),
+      ]);
+      // A server that needs OAuth answers 401; the sign-in then opens in a popup (this runs
+      // from the Connect click, so the browser lets it open) and its tokens stay in this tab's
+      // sessionStorage. A server without OAuth is connected as before.
+      const auth = watchSignIn(browserOAuth(), onSignIn);
+      await session.remotes.connect(url, namespace, (options) => connectMcp({ ...options, auth }));
     },
     disconnect: (remote) => session.remotes.disconnect(remote),
   });
@@ -211,5 +219,15 @@ function report(error: unknown): void {
   );
 }
 
-const root = document.querySelector<HTMLElement>("#app");
-if (root) start(root).catch(report);
+// The OAuth sign-in popup loads this page with the authorization server's answer; it hands that
+// back to the page that opened it and closes, instead of starting a second demo.
+async function boot(): Promise<void> {
+  if (window.opener && new URLSearchParams(location.search).has("state")) {
+    const { finishSignIn } = await import("../src/oauth/index.ts");
+    if (finishSignIn()) return;
+  }
+  const root = document.querySelector<HTMLElement>("#app");
+  if (root) await start(root);
+}
+
+boot().catch(report);

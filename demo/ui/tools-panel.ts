@@ -1,4 +1,5 @@
 import { isReadOnly, type ToolInfo } from "../../src/index.ts";
+import { failureText, type SignInState } from "../mcp-sign-in.ts";
 import type { RemoteServer } from "../remote-servers.ts";
 import { element } from "./element.ts";
 
@@ -8,8 +9,8 @@ import { element } from "./element.ts";
 export interface ToolsPanelOptions {
   /** Writing tools allowed without asking; the panel edits it. */
   alwaysAllow: Set<string>;
-  /** Connects an MCP server. */
-  connect(url: string, namespace: string): Promise<void>;
+  /** Connects an MCP server, signing in with OAuth if it asks; `onSignIn` follows the sign-in. */
+  connect(url: string, namespace: string, onSignIn: (state: SignInState) => void): Promise<void>;
   /** Disconnects one. */
   disconnect(remote: RemoteServer): Promise<void>;
 }
@@ -37,7 +38,7 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
   const remoteList = element("div", { className: "remote-list" });
   const status = element("p", {
     className: "help",
-    attrs: { role: "status", "aria-live": "polite" },
+    attrs: { role: "status", "aria-live": "polite", "data-testid": "mcp-status" },
   });
   const url = element("input", {
     className: "input",
@@ -73,12 +74,33 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
           event.preventDefault();
           button.disabled = true;
           status.textContent = "Connecting…";
+          status.dataset.signIn = "none";
+          const target = url.value.trim();
+          let signIn: SignInState | undefined;
+          const onSignIn = (state: SignInState) => {
+            signIn = state;
+            status.dataset.signIn = state.type;
+            status.textContent =
+              state.type === "signing_in"
+                ? "Signing in: finish in the sign-in window…"
+                : state.type === "signed_in"
+                  ? "Signed in. Connecting…"
+                  : `Sign-in failed: ${state.message}`;
+          };
           try {
-            await options.connect(url.value.trim(), namespace.value.trim());
-            status.textContent = "Connected: its tools joined the agent.";
+            await options.connect(target, namespace.value.trim(), onSignIn);
+            if (signIn?.type === "signed_in") signedIn.add(target);
+            status.textContent =
+              signIn?.type === "signed_in"
+                ? "Signed in and connected: its tools joined the agent."
+                : "Connected: its tools joined the agent.";
             url.value = "";
+            draw();
           } catch (error) {
-            status.textContent = `Could not connect: ${error instanceof Error ? error.message : String(error)}`;
+            // A failed sign-in already says why; anything else is the connection's failure.
+            if (signIn?.type !== "failed") {
+              status.textContent = `Could not connect: ${failureText(error)}`;
+            }
           } finally {
             button.disabled = false;
           }
@@ -93,12 +115,13 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
       element("p", {
         className: "help",
         attrs: { id: "mcp-help" },
-        text: "Tools are listed as namespace__name. Remote tools are gated like local ones: anything not marked read-only asks first. The server must allow this page's origin (CORS).",
+        text: "Tools are listed as namespace__name. Remote tools are gated like local ones: anything not marked read-only asks first. The server must allow this page's origin (CORS). A server that needs OAuth opens its sign-in in a popup; the tokens stay in this tab (sessionStorage) and are never shown.",
       }),
       button,
       status,
     ],
   );
+  const signedIn = new Set<string>();
   let remoteState: readonly RemoteServer[] = [];
   let localState: readonly ToolInfo[] = [];
   const webMcpList = element("ul", {
@@ -134,11 +157,23 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
           element("section", { className: "remote" }, [
             element("div", { className: "remote-head" }, [
               element("code", { text: remote.url }),
+              signedIn.has(remote.url)
+                ? element("span", {
+                    className: "badge badge-read",
+                    text: "signed in (OAuth)",
+                    attrs: { "data-testid": "signed-in" },
+                  })
+                : undefined,
               element("button", {
                 className: "button button-small",
                 text: "Disconnect",
                 attrs: { type: "button" },
-                on: { click: () => options.disconnect(remote) },
+                on: {
+                  click: () => {
+                    signedIn.delete(remote.url);
+                    void options.disconnect(remote);
+                  },
+                },
               }),
             ]),
             element(

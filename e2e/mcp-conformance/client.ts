@@ -2,6 +2,9 @@
 // (`MCP_CONFORMANCE_PROTOCOL_VERSION`), against the scenario server whose URL is the last
 // argument. It lists the tools and calls each with example arguments built from its schema
 // (or the ones the scenario's context gives), answering every question with an example too.
+// For the `auth/*` scenarios it signs in with `oauth()`: the "user" is a fetch of the
+// authorization URL that takes the redirect's `Location`; a pre-registered client comes from
+// the scenario's context, and the CIMD URL is the one the suite expects.
 // Run by hand, e.g.:
 //   node_modules/node22/bin/node node_modules/conformance-next/dist/index.js client \
 //     --command "node --import tsx e2e/mcp-conformance/client.ts" --scenario tools_call \
@@ -10,6 +13,7 @@ import { InteractionResponse } from "../../src/index.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
 import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
+import { oauth } from "../../src/oauth/index.ts";
 
 const url = process.argv.at(-1) ?? "";
 const protocol =
@@ -17,7 +21,29 @@ const protocol =
 // Some scenarios name the calls to make, with their arguments.
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
   toolCalls?: Array<{ name: string; arguments?: unknown }>;
+  client_id?: string;
+  client_secret?: string;
 };
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+
+// The authorization server redirects the browser to the redirect URL; the redirect is the answer.
+async function authorize(url: URL, signal: AbortSignal): Promise<string> {
+  const response = await fetch(url, { redirect: "manual", signal });
+  await response.body?.cancel();
+  const location = response.headers.get("location");
+  if (!location) throw new Error(`the authorization endpoint answered ${response.status}`);
+  return location;
+}
+
+const auth = scenario.startsWith("auth/")
+  ? oauth({
+      redirectUrl: "http://localhost:3000/callback",
+      authorize,
+      clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+      ...(context.client_id ? { clientId: context.client_id } : {}),
+      ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+    })
+  : undefined;
 
 // A value that satisfies the simple schemas scenarios use: the default, the first enum value,
 // or a plain value of the type.
@@ -62,6 +88,7 @@ const toolset = await connectMcp({
   formInteractions: true,
   samplingInteractions: true,
   jsonSchemaValidator,
+  ...(auth ? { auth } : {}),
 });
 let failed = false;
 const calls =

@@ -23,10 +23,18 @@
  */
 
 export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
+export type { McpAuth, McpAuthChallenge } from "./client/mcp-session.ts";
 export {
   type AuthInfo,
+  type AuthorizeContext,
+  type AuthorizeOutcome,
   createMcpHandler,
   type McpErrorContext,
   type McpHandler,
   type McpHandlerOptions,
 } from "./server/handler.ts";
+export {
+  type InsufficientScope,
+  insufficientScope,
+  type ResourceMetadataOptions,
+} from "./server/protected-resource.ts";

@@ -24,6 +24,7 @@ export {
   type McpServerEntry,
   type McpServersConfig,
 } from "./mcp-servers.ts";
+export { type NodeOAuthOptions, nodeOAuth } from "./node-oauth.ts";
 export { type FetchHandler, type Served, type ServeOptions, serve } from "./serve.ts";
 export { type ConnectStdioOptions, connectStdio } from "./stdio-client.ts";
 export { type ServeStdioOptions, serveStdio } from "./stdio-server.ts";

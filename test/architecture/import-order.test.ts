@@ -24,6 +24,7 @@ const ORDER = [
   "toolset",
   "sse",
   "mcp",
+  "oauth",
   "web",
   "models",
   "ai-sdk",

@@ -15,12 +15,13 @@ const server = import.meta.glob<string>("../../e2e/demo-mcp-server.ts", {
   eager: true,
 });
 
-/** The browser entries: `toolwire`, `toolwire/agent`, `toolwire/models`, `toolwire/mcp`, `toolwire/web`. */
+/** The browser entries: `toolwire`, `toolwire/agent`, `toolwire/models`, `toolwire/mcp`, `toolwire/oauth`, `toolwire/web`. */
 const BROWSER_ENTRIES = [
   "src/index.ts",
   "src/agent/index.ts",
   "src/models/index.ts",
   "src/mcp/index.ts",
+  "src/oauth/index.ts",
   "src/web/index.ts",
 ];
 /** The e2e's MCP server runs in Node, so it may use `toolwire/node` too. */

@@ -134,7 +134,8 @@ beforeAll(async () => {
     { name: "route", description: "Plans a route", execute: async () => "turn left" },
     "https://maps.example",
   );
-  vi.stubGlobal("document", { modelContext });
+  // `querySelector` finds nothing, so a page block's click handler is set up but never runs.
+  vi.stubGlobal("document", { modelContext, querySelector: () => null });
   vi.stubGlobal("location", { origin: PAGE_ORIGIN });
 });
 

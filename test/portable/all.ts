@@ -11,6 +11,7 @@ import { cases as mcpClient } from "./mcp-client.cases.ts";
 import { cases as mcpRoundTrip } from "./mcp-round-trip.cases.ts";
 import { cases as mcpServer } from "./mcp-server.cases.ts";
 import { cases as models } from "./models.cases.ts";
+import { cases as oauth } from "./oauth.cases.ts";
 import { cases as smoke } from "./smoke.cases.ts";
 import { cases as web } from "./web.cases.ts";
 
@@ -24,4 +25,5 @@ export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "compaction.cases.ts", cases: compaction },
   { file: "mcp-round-trip.cases.ts", cases: mcpRoundTrip },
   { file: "web.cases.ts", cases: web },
+  { file: "oauth.cases.ts", cases: oauth },
 ];

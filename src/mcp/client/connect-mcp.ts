@@ -23,6 +23,7 @@ import {
 } from "../protocol.ts";
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
+  type McpAuth,
   McpSession,
   type ModernEnvelope,
   protocolError,
@@ -46,6 +47,14 @@ export interface ConnectMcpOptions {
    * URL's query values and user info, never appear in an error, log or event.
    */
   headers?: HeadersInit;
+  /**
+   * Authorizes every HTTP request (`oauth()` from `toolwire/oauth` signs in where the server
+   * says). Its `authorization()` gives each request's `Authorization` header; on a 401, or a
+   * 403 with `insufficient_scope`, `unauthorized()` gets new credentials and the request is
+   * sent once more. A refusal right after that ends with a `transport` error. Not together
+   * with an `Authorization` header in `headers`.
+   */
+  auth?: McpAuth;
   /**
    * The MCP revision to speak (default `"auto"`). `"2026-07-28"`: no session, every request
    * carries its version and capabilities; the connection opens with `server/discover`.
@@ -152,6 +161,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     settings.headers,
     settings.fetch,
     settings.maxMessageBytes,
+    settings.auth,
   );
   try {
     const listing = (await open(session, settings))
@@ -177,6 +187,7 @@ interface Settings {
   url: string;
   protocol: "auto" | "2026-07-28" | "2025-11-25";
   headers: Headers;
+  auth: McpAuth | undefined;
   namespace: string | undefined;
   trusted: boolean;
   maxMessageBytes: number;
@@ -486,6 +497,20 @@ function checkOptions(options: ConnectMcpOptions): Settings {
       `${which} has a name or value HTTP forbids (such as a line break); fix it in \`headers\``,
     );
   }
+  const auth = options.auth;
+  if (auth !== undefined) {
+    const usable =
+      typeof auth === "object" &&
+      auth !== null &&
+      typeof auth.authorization === "function" &&
+      typeof auth.unauthorized === "function";
+    if (!usable) throw invalid("auth must have authorization() and unauthorized() methods");
+    if (headers.has("authorization")) {
+      throw invalid(
+        "pass either `auth` or an Authorization header in `headers`, not both: `auth` sets that header",
+      );
+    }
+  }
   const namespace = options.namespace;
   if (namespace !== undefined) toolName(namespace);
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -516,6 +541,7 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     url: url.href,
     protocol,
     headers,
+    auth,
     namespace,
     trusted: options.trustAnnotations === true,
     maxMessageBytes,

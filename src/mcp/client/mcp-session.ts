@@ -30,6 +30,39 @@ import {
 } from "../json-rpc.ts";
 import { META } from "../protocol.ts";
 
+/**
+ * What `connectMcp` needs to authorize its HTTP requests; `oauth()` from `toolwire/oauth` makes
+ * one (the MCP authorization flow), or write your own for another scheme.
+ */
+export interface McpAuth {
+  /**
+   * The `Authorization` header value for a request to `resource` (the MCP endpoint URL), or
+   * undefined before sign-in. Called before every HTTP request the connection makes.
+   */
+  authorization(resource: URL, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * The server answered 401, or 403 with `insufficient_scope`: obtain new credentials (discover,
+   * register, sign in, refresh, step up) and resolve to have the request retried once; reject
+   * with a `ToolError` (never carrying a token or code) when it cannot.
+   */
+  unauthorized(challenge: McpAuthChallenge, signal: AbortSignal): Promise<void>;
+}
+
+/** The refusal `McpAuth.unauthorized` is asked to resolve. */
+export interface McpAuthChallenge {
+  /** The MCP endpoint URL that refused the request. */
+  resource: URL;
+  /** 401, or 403 (`insufficient_scope`). */
+  status: number;
+  /** The refusal's `WWW-Authenticate` header, or null when it had none. */
+  wwwAuthenticate: string | null;
+  /**
+   * The `Authorization` value the refused request carried, if any: a refusal of a value that
+   * has since been replaced (a concurrent sign-in) needs only the retry.
+   */
+  authorization?: string;
+}
+
 /** What a server may send on a request's stream besides the response. */
 export type ServerMessage =
   | { type: "request"; message: JsonRpcRequest }
@@ -45,6 +78,14 @@ export interface SessionRequestOptions {
   label: string;
   /** Extra request headers (2026-07-28 `Mcp-Param-*`), already encoded. */
   headers?: Record<string, string>;
+  /** The exchange's deadline, stopped while `McpAuth.unauthorized` signs in. */
+  deadline?: Deadline;
+}
+
+/** A deadline that can stop while the user signs in, and starts over after. */
+export interface Deadline {
+  pause(): void;
+  resume(): void;
 }
 
 /** What a 2026-07-28 request declares and sends in its `_meta` envelope. */
@@ -89,7 +130,8 @@ export class McpSession {
   readonly #headers: Headers;
   readonly #fetch: typeof fetch | undefined;
   readonly #maxBytes: number;
-  readonly #secrets: readonly string[];
+  readonly #auth: McpAuth | undefined;
+  #secrets: readonly string[];
   readonly #notices = new Set<Promise<void>>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -109,14 +151,17 @@ export class McpSession {
    * credentials.
    * @param fetchImpl The `fetch` to use; `globalThis.fetch` at call time when absent.
    * @param maxMessageBytes Cap of one response body, SSE line or SSE event (default 4 MiB).
+   * @param auth Gives each request its `Authorization` header and signs in again on a refusal.
    */
   constructor(
     url: string,
     headers: Headers,
     fetchImpl: typeof fetch | undefined,
     maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+    auth?: McpAuth,
   ) {
     this.#url = url;
+    this.#auth = auth;
     this.#headers = headers;
     this.#fetch = fetchImpl;
     this.#maxBytes = maxMessageBytes;
@@ -184,7 +229,8 @@ export class McpSession {
     return withDeadline(
       method,
       options.timeoutMs,
-      (signal) => this.request(this.newRequestId(), method, params, { signal, label: method }),
+      (signal, deadline) =>
+        this.request(this.newRequestId(), method, params, { signal, label: method, deadline }),
       options.signal,
     );
   }
@@ -275,7 +321,6 @@ export class McpSession {
       this.#listen?.abort();
       await Promise.all(this.#notices);
       if (this.#sessionId === undefined) return;
-      const fetchImpl = this.#fetch ?? globalThis.fetch;
       const fail = (why: string) =>
         new ToolError({
           type: "transport",
@@ -284,8 +329,7 @@ export class McpSession {
       const headers = this.#headersFor();
       const response = await withTimer(CLOSE_TIMEOUT_MS, async (signal) => {
         try {
-          const init: RequestInit = { method: "DELETE", headers, redirect: "manual", signal };
-          return await raceSignal(fetchImpl(this.#url, init), signal);
+          return await this.#fetchAuthorized({ method: "DELETE", headers }, signal);
         } catch (error) {
           throw fail(signal.aborted ? `timed out after ${CLOSE_TIMEOUT_MS} ms` : describe(error));
         }
@@ -313,12 +357,10 @@ export class McpSession {
     this.#standalone = controller;
     const { signal } = controller;
     void (async () => {
-      const fetchImpl = this.#fetch ?? globalThis.fetch;
       const headers = new Headers(this.#headersFor());
       headers.set("accept", "text/event-stream");
       headers.delete("content-type");
-      const init: RequestInit = { method: "GET", headers, redirect: "manual", signal };
-      const response = await raceSignal(fetchImpl(this.#url, init), signal);
+      const response = await this.#fetchAuthorized({ method: "GET", headers }, signal);
       const type = (response.headers.get("content-type") ?? "").toLowerCase();
       if (!response.ok || !type.startsWith("text/event-stream") || !response.body) {
         response.body?.cancel().catch(() => {});
@@ -430,20 +472,18 @@ export class McpSession {
       method?: string;
       params?: JsonRpcParams;
       headers?: Record<string, string>;
+      deadline?: Deadline;
     },
   ): Promise<Response> {
-    const fetchImpl = this.#fetch ?? globalThis.fetch;
-    const init: RequestInit = {
-      method: "POST",
-      headers: this.#modern ? this.#modernHeaders(options) : this.#headersFor(),
-      body: JSON.stringify(message),
-      // A redirect would resend the body and the caller's headers to a host they did not name
-      // (SSRF, leaked keys); "manual" rather than "error", which Workers do not support.
-      redirect: "manual",
-    };
-    if (options.signal) init.signal = options.signal;
-    // A custom `fetch` may ignore the signal; the caller must not hang on it.
-    const response = await raceSignal(fetchImpl(this.#url, init), options.signal);
+    const response = await this.#fetchAuthorized(
+      {
+        method: "POST",
+        headers: this.#modern ? this.#modernHeaders(options) : this.#headersFor(),
+        body: JSON.stringify(message),
+      },
+      options.signal,
+      options.deadline,
+    );
     if (!response.ok) {
       throw await this.#httpFailure(response, options, this.#sessionId !== undefined);
     }
@@ -455,6 +495,66 @@ export class McpSession {
       this.#requestHeaders = undefined;
     }
     return response;
+  }
+
+  // One HTTP request to the endpoint. A redirect is never followed: it would resend the body
+  // and the caller's headers to a host they did not name (SSRF, leaked keys); "manual" rather
+  // than "error", which Workers do not support. With `auth`, the request carries its
+  // `Authorization`; a 401, or a 403 with `insufficient_scope`, has `auth.unauthorized()` get
+  // new credentials (the deadline stopped meanwhile) and the request goes once more; a refusal
+  // after that is returned as is, to fail as HTTP 401/403 (design.md OA1, OA2).
+  async #fetchAuthorized(
+    init: RequestInit & { headers: Headers },
+    signal: AbortSignal | undefined,
+    deadline?: Deadline,
+  ): Promise<Response> {
+    const fetchImpl = this.#fetch ?? globalThis.fetch;
+    const request: RequestInit = { ...init, redirect: "manual" };
+    if (signal) request.signal = signal;
+    const auth = this.#auth;
+    // A custom `fetch` may ignore the signal; the caller must not hang on it.
+    if (!auth) return raceSignal(fetchImpl(this.#url, request), signal);
+    const resource = new URL(this.#url);
+    const authSignal = signal ?? new AbortController().signal;
+    for (let attempt = 0; ; attempt++) {
+      const value = await raceSignal(auth.authorization(resource, authSignal), signal);
+      const headers = new Headers(init.headers);
+      if (typeof value === "string" && value !== "") {
+        this.#learnSecret(value);
+        headers.set("authorization", value);
+      }
+      const response = await raceSignal(fetchImpl(this.#url, { ...request, headers }), signal);
+      const challenge = response.headers.get("www-authenticate");
+      const refused =
+        response.status === 401 ||
+        (response.status === 403 && /\binsufficient_scope\b/.test(challenge ?? ""));
+      if (!refused || attempt > 0) return response;
+      response.body?.cancel().catch(() => {});
+      const status = response.status;
+      deadline?.pause();
+      try {
+        await raceSignal(
+          auth.unauthorized(
+            {
+              resource,
+              status,
+              wwwAuthenticate: challenge,
+              ...(typeof value === "string" && value !== "" ? { authorization: value } : {}),
+            },
+            authSignal,
+          ),
+          signal,
+        );
+      } finally {
+        deadline?.resume();
+      }
+    }
+  }
+
+  // An `Authorization` value `auth` gave counts as a credential from now on, like a header's.
+  #learnSecret(value: string): void {
+    if (this.#secrets.includes(value)) return;
+    this.#secrets = credentialsOf({ headers: { authorization: value }, secrets: this.#secrets });
   }
 
   async #awaitResponse(
@@ -582,7 +682,7 @@ export class McpSession {
     }
     const detail = await readBody(response, ERROR_BODY_BYTES, options.signal).catch(() => "");
     const shown = detail.trim() === "" ? "" : `: ${excerpt(detail.trim(), this.#secrets)}`;
-    return fail(`HTTP ${status}${shown}${advice(status)}`);
+    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined)}`);
   }
 
   // The 2026-07-28 headers of one request: the version, `Mcp-Method`, `Mcp-Name` for the
@@ -681,18 +781,27 @@ interface AwaitedResponse {
 export async function withDeadline<T>(
   label: string,
   timeoutMs: number,
-  run: (signal: AbortSignal) => Promise<T>,
+  run: (signal: AbortSignal, deadline: Deadline) => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T> {
   if (signal?.aborted) throw cancelledError(label, signal);
   const controller = new AbortController();
-  const timer = setTimeout(() => {
-    controller.abort(new ToolError({ type: "timeout", tool: label, timeoutMs }));
-  }, timeoutMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline: Deadline = {
+    pause: () => clearTimeout(timer),
+    resume: () => {
+      clearTimeout(timer);
+      if (controller.signal.aborted) return;
+      timer = setTimeout(() => {
+        controller.abort(new ToolError({ type: "timeout", tool: label, timeoutMs }));
+      }, timeoutMs);
+    },
+  };
+  deadline.resume();
   const onAbort = () => controller.abort(cancelledError(label, signal as AbortSignal));
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await run(controller.signal);
+    return await run(controller.signal, deadline);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
@@ -797,7 +906,7 @@ function describe(error: unknown): string {
  * read fails with `tooLarge()`, or, without it, ends with what was read (an error body, of
  * which only an excerpt is shown).
  */
-async function readBody(
+export async function readBody(
   response: Response,
   maxBytes: number,
   signal: AbortSignal | undefined,
@@ -838,9 +947,12 @@ function safeUrl(location: string, base: string): string {
   }
 }
 
-function advice(status: number): string {
+function advice(status: number, withAuth: boolean): string {
+  if ((status === 401 || status === 403) && withAuth) {
+    return " (the server refused the credentials `auth` gave, signing in again did not help)";
+  }
   if (status === 401 || status === 403) {
-    return " (the server refused the credentials; pass them through `headers`)";
+    return " (the server refused the credentials; pass `auth`, such as oauth() from toolwire/oauth, or an Authorization header in `headers`)";
   }
   if (status === 404) return " (check the endpoint path in `url`)";
   return "";

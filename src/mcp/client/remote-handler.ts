@@ -97,6 +97,8 @@ export class RemoteHandler extends CallMachine<Question> {
       label: this.toolName,
       onMessage: (message: ServerMessage) => this.#onServerMessage(message),
       headers: this.#session.modern ? this.#plan.paramHeaders(this.#arguments) : {},
+      // A step-up sign-in is the user's time, not the server's.
+      deadline: { pause: () => this.#timer.disarm(), resume: () => this.#timer.arm() },
     };
     this.#session
       .request(id, "tools/call", params, options)

@@ -11,6 +11,13 @@ import type { ToolInteractionRequest } from "../../interaction/interaction-reque
 import { Toolset } from "../../toolset/toolset.ts";
 import { httpError, type IncomingRequest, incomingRequest, noHeaders } from "./http.ts";
 import { createStateCodec } from "./mrtr.ts";
+import {
+  createProtectedResource,
+  endpointUrl,
+  type InsufficientScope,
+  isInsufficientScope,
+  type ResourceMetadataOptions,
+} from "./protected-resource.ts";
 import { handleDelete, handlePost, methodNotAllowed, readPost } from "./rpc-2025.ts";
 import { claimsModern, handleModernPost } from "./rpc-2026.ts";
 import {
@@ -36,6 +43,18 @@ export interface AuthInfo {
   scopes?: string[];
   /** Anything else the hook wants the tools to see. */
   extra?: Record<string, unknown>;
+}
+
+/** What `authorize` may answer: admit (`true`, an `AuthInfo`), refuse (`false`), or ask for scope. */
+export type AuthorizeOutcome = boolean | AuthInfo | InsufficientScope;
+
+/** What `authorize` is told besides the request. */
+export interface AuthorizeContext {
+  /**
+   * The resource identifier tokens must be issued for: `resourceMetadata.resource`, else the
+   * endpoint's URL as the request reached it (`https://host/mcp`).
+   */
+  resource: string;
 }
 
 /** Where a failure reported to `onError` happened. */
@@ -76,21 +95,39 @@ export interface McpHandlerOptions {
   /**
    * Admits or refuses a request; runs for every request but CORS preflights, after the Host and
    * Origin checks. `false` (or a throw, which `onError` sees) answers 401 with
-   * `WWW-Authenticate: Bearer`. `true` admits an anonymous caller; an `AuthInfo` admits that
-   * caller, reaches every tool it calls as `ctx.auth`, and names its identity: the first of
-   * `subject`, `sub`, `id`, `clientId`, `token` that is set, else the whole value compared as
-   * JSON. A session answers only the identity that created it (others get 404), and
-   * `notifications/cancelled` only reaches the sender's own calls.
+   * `WWW-Authenticate: Bearer` (with `resource_metadata` and `scope` under `resourceMetadata`,
+   * and `error="invalid_token"` when the request carried `Authorization`). `insufficientScope(…)`
+   * (returned or thrown) answers 403 `insufficient_scope` naming the scopes needed. `true` admits
+   * an anonymous caller; an `AuthInfo` admits that caller, reaches every tool it calls as
+   * `ctx.auth`, and names its identity: the first of `subject`, `sub`, `id`, `clientId`, `token`
+   * that is set, else the whole value compared as JSON. A session answers only the identity that
+   * created it (others get 404), and `notifications/cancelled` only reaches the sender's own
+   * calls.
+   *
+   * `context.resource` is the resource identifier (see `resourceMetadata.resource`): check that
+   * the token was issued for it (its audience), so a token meant for another server is refused.
+   * To decide by the JSON-RPC method or tool, read `request.clone()`: the server reads the body
+   * after `authorize`.
    *
    * @example
    * ```ts
-   * authorize: async (request) => {
-   *   const user = await verify(request.headers.get("authorization"));
+   * authorize: async (request, { resource }) => {
+   *   const user = await verify(request.headers.get("authorization"), resource);
    *   return user ? { subject: user.id, scopes: user.scopes } : false;
    * }
    * ```
    */
-  authorize?(request: Request): boolean | AuthInfo | Promise<boolean | AuthInfo>;
+  authorize?(
+    request: Request,
+    context: AuthorizeContext,
+  ): AuthorizeOutcome | Promise<AuthorizeOutcome>;
+  /**
+   * Makes the endpoint an OAuth protected resource (RFC 9728): its metadata is served at
+   * `/.well-known/oauth-protected-resource` + `endpoint` (CORS open to any page), and every 401
+   * points clients there, so an MCP client with `auth` finds the authorization server and signs
+   * in. Tokens are still checked by `authorize`.
+   */
+  resourceMetadata?: ResourceMetadataOptions;
   /**
    * Observes failures the client sees only as a generic answer: a 500, an authorizer that threw,
    * and a toolset failure whose details are withheld (see `McpErrorContext`). Details never
@@ -169,7 +206,8 @@ type OptionalOption =
   | "onError"
   | "stateSecret"
   | "cacheHints"
-  | "questionKey";
+  | "questionKey"
+  | "resourceMetadata";
 
 /** A web-standard request handler for one MCP endpoint. */
 export interface McpHandler {
@@ -229,6 +267,9 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     inFlight,
     stateCodec: createStateCodec(resolved.stateSecret, resolved.requestStateTtlMs),
     listens: new Set(),
+    protectedResource:
+      resolved.resourceMetadata &&
+      createProtectedResource(resolved.resourceMetadata, resolved.endpoint),
     report(error, phase, request) {
       if (!onError) return;
       try {
@@ -275,6 +316,10 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Resp
   if (refusal !== undefined) return httpError(403, `Forbidden: ${refusal}`, noHeaders());
   const headers = state.policy.corsHeaders(request);
   if (!onEndpoint(request.url, state.options.endpoint)) {
+    const resource = state.protectedResource;
+    if (resource && new URL(request.url).pathname === resource.metadataPath) {
+      return resourceMetadataAnswer(state, request, headers);
+    }
     return httpError(404, "Not Found", headers);
   }
   if (request.method === "OPTIONS") {
@@ -283,11 +328,7 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Resp
     return new Response(null, { status: 204, headers: merged });
   }
   const auth = await authorize(state, request);
-  if (auth === false) {
-    const merged = new Headers(headers);
-    merged.set("www-authenticate", 'Bearer realm="mcp"');
-    return httpError(401, "Unauthorized", merged);
-  }
+  if (auth === false || isInsufficientScope(auth)) return refuse(state, request, headers, auth);
   const caller = { auth: auth.value, identity: identityOf(auth.value) };
   switch (request.method) {
     case "POST": {
@@ -325,18 +366,70 @@ function safely(check: () => boolean): boolean {
 async function authorize(
   state: ServerState,
   request: IncomingRequest,
-): Promise<false | { value: unknown }> {
+): Promise<false | InsufficientScope | { value: unknown }> {
   const hook = state.options.authorize;
   if (!hook) return { value: undefined };
   try {
-    const outcome = await hook(request.toRequest());
+    const resource =
+      state.protectedResource?.resourceOf(request.url) ??
+      endpointUrl(request.url, state.options.endpoint);
+    const outcome = await hook(request.toRequest(), { resource });
     if (outcome === true) return { value: undefined };
+    if (isInsufficientScope(outcome)) return outcome;
     return typeof outcome === "object" && outcome !== null ? { value: outcome } : false;
   } catch (error) {
+    if (isInsufficientScope(error)) return error;
     // An authorizer that fails refuses; failing open would defeat it.
     state.report(error, "authorize", () => request.toRequest());
     return false;
   }
+}
+
+// 401 for no or a bad token, 403 for a good one that lacks scope (RFC 6750 §3, MCP
+// authorization): with `resourceMetadata`, both name where the client signs in.
+function refuse(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+  refusal: false | InsufficientScope,
+): Response {
+  const merged = new Headers(headers);
+  const resource = state.protectedResource;
+  if (refusal !== false) {
+    merged.set(
+      "www-authenticate",
+      resource
+        ? resource.forbidden(request.url, refusal)
+        : `Bearer error="insufficient_scope", scope="${refusal.scope}"`,
+    );
+    return httpError(403, "Forbidden: insufficient scope", merged);
+  }
+  merged.set(
+    "www-authenticate",
+    resource
+      ? resource.unauthorized(request.url, request.headers.has("authorization"))
+      : 'Bearer realm="mcp"',
+  );
+  return httpError(401, "Unauthorized", merged);
+}
+
+function resourceMetadataAnswer(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+): Response {
+  if (request.method === "OPTIONS") {
+    const merged = new Headers(headers);
+    for (const [key, value] of state.policy.preflightHeaders(request)) merged.set(key, value);
+    merged.set("access-control-allow-methods", "GET, OPTIONS");
+    return new Response(null, { status: 204, headers: merged });
+  }
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return methodNotAllowed(headers, "GET, OPTIONS");
+  }
+  return (state.protectedResource as NonNullable<ServerState["protectedResource"]>).document(
+    request.url,
+  );
 }
 
 /** Returns the options with defaults filled in, or throws `invalid_configuration`. */

@@ -8,6 +8,7 @@ import type { JsonRpcId, JsonRpcResponse } from "../json-rpc.ts";
 import type { McpLoggingLevel } from "../protocol.ts";
 import type { OriginPolicy, ResolvedOptions } from "./handler.ts";
 import type { StateCodec } from "./mrtr.ts";
+import type { ProtectedResource } from "./protected-resource.ts";
 import type { Listen } from "./rpc-2026.ts";
 
 /** What one handler keeps between requests. */
@@ -27,6 +28,8 @@ export interface ServerState {
   readonly stateCodec: StateCodec;
   /** Open 2026 `subscriptions/listen` streams. */
   readonly listens: Set<Listen>;
+  /** The protected-resource metadata and challenges, with `resourceMetadata`. */
+  readonly protectedResource: ProtectedResource | undefined;
   /** Reports a failure the client only sees as a generic answer; never throws. */
   report(error: unknown, phase: "authorize" | "request" | "tool", request: () => Request): void;
 }

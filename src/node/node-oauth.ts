@@ -1,0 +1,224 @@
+/// <reference types="node" />
+// Signing in from Node (docs/design.md, "OAuth (client)", OA9): `oauth()` with a loopback
+// redirect server (RFC 8252 §7.3) that runs only while a sign-in waits for its redirect, and
+// tokens in memory or in a file only the user can read.
+
+import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { cancelledError } from "../abort.ts";
+import { errorText, ToolError } from "../errors.ts";
+import type { McpAuth } from "../mcp/client/mcp-session.ts";
+import { type OAuthOptions, type OAuthStorage, oauth } from "../oauth/oauth.ts";
+import { type Served, serve } from "./serve.ts";
+
+/** Options of `nodeOAuth()`; the client options are as for `oauth()` from `toolwire/oauth`. */
+export interface NodeOAuthOptions
+  extends Omit<OAuthOptions, "redirectUrl" | "authorize" | "callbackUrl" | "storage"> {
+  /**
+   * The redirect server's port (default 0: a free one per sign-in; the redirect URL names it).
+   * Give a fixed one when the client is pre-registered with an exact redirect URL.
+   */
+  port?: number;
+  /** The interface the redirect server binds (default `127.0.0.1`, loopback only). */
+  host?: string;
+  /**
+   * Keeps tokens and the registered client in this JSON file (mode 0600, written atomically),
+   * so the next run signs in without the browser. Default: in memory, for this process.
+   */
+  tokensFile?: string;
+  /**
+   * Shows the user the authorization URL (open a browser, print it). Default: prints it to
+   * stderr. A rejection ends the sign-in with that error.
+   */
+  open?(url: URL): void | Promise<void>;
+}
+
+const CALLBACK_PATH = "/callback";
+const DONE_PAGE =
+  "<!doctype html><meta charset=utf-8><title>Signed in</title><p>Signed in. You can close this window.";
+
+/**
+ * Creates the `auth` for `connectMcp` in Node: the MCP authorization flow of `oauth()`, where a
+ * sign-in starts a redirect server on `http://127.0.0.1:<port>/callback`, shows the
+ * authorization URL through `open`, and closes the server once the browser came back. Pass the
+ * connection's `signal` to bound how long it waits for the user.
+ *
+ * @example
+ * ```ts
+ * const tools = await connectMcp({
+ *   url: "https://mcp.example.com/mcp",
+ *   auth: nodeOAuth({ tokensFile: `${os.homedir()}/.config/my-agent/tokens.json` }),
+ * });
+ * ```
+ *
+ * @throws ToolError `invalid_configuration` for a bad port or host, as `oauth()` does for the
+ * rest. A sign-in rejects as `oauth()`'s does, or with `transport` when the redirect server
+ * cannot listen.
+ */
+export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
+  const { port = 0, host = "127.0.0.1", tokensFile, open = printUrl, ...client } = options;
+  const invalid = (message: string) => new ToolError({ type: "invalid_configuration", message });
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw invalid("port must be a whole number from 0 to 65535");
+  }
+  if (typeof host !== "string" || host === "") throw invalid("host must be a host name or address");
+  if (typeof open !== "function") throw invalid("open must be a function");
+  const storage = tokensFile === undefined ? memoryStorage() : fileStorage(tokensFile);
+  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+  // One `oauth()` per redirect URL (a free port differs per sign-in); all share the storage.
+  const flowFor = (redirectUrl: string, authorize: OAuthOptions["authorize"]) =>
+    oauth({ ...client, redirectUrl, storage, authorize });
+  // The sign-in waiting for its redirect: only a request with its `state` ends it, so another
+  // local process cannot end it with an answer of its own.
+  let waiting: { state: string | null; resolve(returned: URL): void } | undefined;
+  const authorize = async (url: URL, signal: AbortSignal): Promise<string> => {
+    let onAbort = () => {};
+    const returned = new Promise<URL>((resolve, reject) => {
+      waiting = { state: url.searchParams.get("state"), resolve };
+      onAbort = () => reject(cancelledError("oauth sign-in", signal));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    returned.catch(() => {});
+    try {
+      await open(url);
+      return (await returned).href;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  };
+  // Until the first sign-in, a placeholder redirect: giving the token or refreshing it needs no
+  // redirect server. It also checks the client options now rather than at the first 401.
+  let current = flowFor(`http://${hostInUrl}:${port}${CALLBACK_PATH}`, authorize);
+  let signingIn: Promise<void> | undefined;
+
+  const signIn = async (challenge: Parameters<McpAuth["unauthorized"]>[0], signal: AbortSignal) => {
+    let server: Served;
+    try {
+      server = await serve(
+        {
+          fetch: (request) => {
+            const url = new URL(request.url);
+            const state = url.searchParams.get("state");
+            if (url.pathname !== CALLBACK_PATH || !waiting || state !== waiting.state) {
+              return new Response("Not found", { status: 404 });
+            }
+            waiting.resolve(url);
+            waiting = undefined;
+            return new Response(DONE_PAGE, {
+              headers: { "content-type": "text/html; charset=utf-8" },
+            });
+          },
+        },
+        { port, hostname: host, signal },
+      );
+    } catch (error) {
+      if (signal.aborted) throw cancelledError("oauth sign-in", signal);
+      throw new ToolError({
+        type: "transport",
+        message: `the sign-in's redirect server could not listen on ${host}:${port}: ${errorText(error)}`,
+      });
+    }
+    try {
+      const chosen = new URL(server.url).port;
+      current = flowFor(`http://${hostInUrl}:${chosen}${CALLBACK_PATH}`, authorize);
+      await current.unauthorized(challenge, signal);
+    } finally {
+      waiting = undefined;
+      await server.close();
+    }
+  };
+
+  return {
+    authorization: (resource, signal) => current.authorization(resource, signal),
+    unauthorized(challenge, signal) {
+      signingIn ??= signIn(challenge, signal).finally(() => {
+        signingIn = undefined;
+      });
+      return signingIn;
+    },
+  };
+}
+
+function printUrl(url: URL): void {
+  process.stderr.write(`Sign in to continue: open this URL in a browser:\n${url.href}\n`);
+}
+
+function memoryStorage(): OAuthStorage {
+  const values = new Map<string, string>();
+  return {
+    get: (key) => values.get(key),
+    set: (key, value) => void values.set(key, value),
+    delete: (key) => void values.delete(key),
+  };
+}
+
+// A JSON object of keys to values in one file, read once and rewritten whole on each change:
+// a temporary file created 0600 beside it, then renamed over it, so a crash leaves the old
+// file or the new one, never half of one, and no other user can read a token at any moment.
+function fileStorage(path: string): OAuthStorage {
+  let values: Map<string, string> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const load = async () => {
+    if (values) return values;
+    let text: string | undefined;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw fileError("read", path, error);
+    }
+    const parsed: unknown = text === undefined ? {} : safeJson(text);
+    values = new Map(
+      Object.entries(typeof parsed === "object" && parsed !== null ? parsed : {}).filter(
+        (entry): entry is [string, string] => typeof entry[1] === "string",
+      ),
+    );
+    return values;
+  };
+  const save = (known: Map<string, string>) => {
+    const text = `${JSON.stringify(Object.fromEntries(known), null, 2)}\n`;
+    // One write at a time, in order; a failed one does not block the next.
+    writing = writing
+      .catch(() => {})
+      .then(async () => {
+        const temporary = `${path}.${process.pid}.tmp`;
+        try {
+          await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+          await writeFile(temporary, text, { mode: 0o600 });
+          await chmod(temporary, 0o600);
+          await rename(temporary, path);
+        } catch (error) {
+          await rm(temporary, { force: true }).catch(() => {});
+          throw fileError("write", path, error);
+        }
+      });
+    return writing;
+  };
+  return {
+    get: async (key) => (await load()).get(key),
+    set: async (key, value) => {
+      const known = await load();
+      known.set(key, value);
+      await save(known);
+    },
+    delete: async (key) => {
+      const known = await load();
+      if (known.delete(key)) await save(known);
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+function fileError(what: "read" | "write", path: string, error: unknown): ToolError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new ToolError({
+    type: "invalid_configuration",
+    message: `could not ${what} the tokens file ${path}${code ? ` (${code})` : ""}`,
+  });
+}
