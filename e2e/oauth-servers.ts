@@ -2,8 +2,8 @@
 // (test/support/oauth-server.ts, with its one-click consent page) on 127.0.0.1:4175, an MCP
 // server on 127.0.0.1:4176 that needs its tokens (`resourceMetadata` names the authorization
 // server, `authorize` checks each bearer token's audience and scope), and on 127.0.0.1:4177 a
-// page that signs in with `browserOAuth({ mode: "redirect" })`, or with a popup opened without a
-// click (`?mode=popup`), which the browser blocks (toolwire bundled from the sources by esbuild). GET /_test/secrets on the authorization server lists every code and
+// page that signs in with `browserOAuth({ mode: "redirect" })` (toolwire bundled from the
+// sources by esbuild). GET /_test/secrets on the authorization server lists every code and
 // token issued, so the spec can check none leaked. Run with `tsx e2e/oauth-servers.ts`.
 import { build } from "esbuild";
 import * as v from "valibot";
@@ -86,9 +86,9 @@ const page = `<!doctype html>
 <script type="module">
   import { browserOAuth, connectMcp } from "/toolwire.js";
   const out = document.querySelector("#out");
-  async function connect(mode) {
+  async function connect() {
     try {
-      const auth = browserOAuth({ mode });
+      const auth = browserOAuth({ mode: "redirect" });
       const tools = await connectMcp({ url: "${mcpServer.url}/mcp", auth });
       const names = (await tools.listTools()).map((tool) => tool.name).join(", ");
       const who = (await tools.call("whoami", {})).content[0].text;
@@ -97,12 +97,9 @@ const page = `<!doctype html>
       out.textContent = "failed: " + error.message;
     }
   }
-  document.querySelector("#connect").onclick = () => connect("redirect");
-  const query = new URLSearchParams(location.search);
+  document.querySelector("#connect").onclick = connect;
   // Back from the authorization server: connecting again finishes the sign-in.
-  if (query.has("state")) connect("redirect");
-  // A popup sign-in started without a click, which the browser blocks.
-  if (query.get("mode") === "popup") connect("popup");
+  if (new URLSearchParams(location.search).has("state")) connect();
 </script>`;
 const appServer = await serve(
   {

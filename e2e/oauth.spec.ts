@@ -4,14 +4,7 @@
 // code or token may show in the page, the console, or a URL, except the code in the one
 // redirect that carries it back.
 import { expect, type Request, test } from "@playwright/test";
-import { chromiumLaunchOptions } from "../scripts/chromium.ts";
 import { send, watchErrors } from "./demo-page.ts";
-
-// Playwright turns Chromium's popup blocker off; these tests need it on, as users have it, so
-// the popup must open within the click's user activation.
-test.use({
-  launchOptions: { ...chromiumLaunchOptions, ignoreDefaultArgs: ["--disable-popup-blocking"] },
-});
 
 /** The page's errors, but for Chromium's note on the 401 that starts the sign-in (expected). */
 const unexpected = (errors: string[]) =>
@@ -114,12 +107,4 @@ test("redirect mode: the tab signs in and comes back, and the code leaves the ad
   const text = (await page.locator("body").textContent()) ?? "";
   for (const secret of secrets) expect(text).not.toContain(secret);
   expect(unexpected(errors)).toEqual([]);
-});
-
-test("a popup sign-in not started from a click is blocked, and fails with unsupported", async ({
-  page,
-}) => {
-  await page.goto("http://127.0.0.1:4177/app.html?mode=popup");
-  await expect(page.locator("#out")).toHaveText(/^failed: unsupported: opening the sign-in popup/);
-  await expect(page.locator("#out")).toContainText("start the sign-in from a click");
 });

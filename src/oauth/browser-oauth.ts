@@ -135,12 +135,8 @@ export function browserOAuth(options: BrowserOAuthOptions = {}): McpAuth {
   }
   const features = popupFeatures ?? "popup,width=500,height=650";
   const kept = toOAuthStorage(storage ?? tabStorage());
-  const chosen = rest.fetch;
   return oauth({
     ...rest,
-    // A page's `fetch` throws "Illegal invocation" when called as another object's method;
-    // calling it plain works for the global one and for a caller's.
-    fetch: (input, init) => (chosen ?? globalThis.fetch)(input, init),
     redirectUrl: redirect.href,
     ...(kept ? { storage: kept } : {}),
     ...(mode === "popup"

@@ -100,9 +100,12 @@ export function httpOptions(http: Http, url: string | URL | undefined) {
 // A `fetch` whose answer is read at once, up to the cap, and handed on as a buffered Response:
 // oauth4webapi then parses JSON it can no longer be flooded with.
 function boundedFetch(http: Http) {
+  // Called plain, not as `http.fetch(...)`: a page's `fetch` throws "Illegal invocation" when
+  // called as another object's method.
+  const send = http.fetch;
   return async (url: string, init: RequestInit): Promise<Response> => {
     const response = await raceSignal(
-      http.fetch(url, { ...init, redirect: "manual", signal: http.signal }),
+      send(url, { ...init, redirect: "manual", signal: http.signal }),
       http.signal,
     );
     const tooLarge = () =>

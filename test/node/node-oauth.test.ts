@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool, isToolError, Toolset } from "../../src/index.ts";
 import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
 import { nodeOAuth } from "../../src/node/index.ts";
@@ -124,6 +124,28 @@ describe("nodeOAuth", () => {
     expect(isToolError(error, "cancelled")).toBe(true);
     const redirect = new URL(shown?.searchParams.get("redirect_uri") ?? "");
     await expect(fetch(redirect)).rejects.toThrow();
+  });
+
+  it("prints the sign-in URL to stderr when no open is given", async () => {
+    const s = setup();
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      printed.push(String(chunk));
+      const url = /https?:\/\/\S+/.exec(String(chunk))?.[0];
+      if (url) void s.open(new URL(url));
+      return true;
+    });
+    try {
+      const tools = await connectMcp({
+        url: MCP,
+        auth: nodeOAuth({ fetch: s.network }),
+        fetch: s.network,
+      });
+      expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(printed.join("")).toContain(`${ISSUER}/authorize?`);
   });
 
   it("rejects a bad port", () => {

@@ -499,16 +499,11 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   }
   const auth = options.auth;
   if (auth !== undefined) {
-    const usable =
-      typeof auth === "object" &&
-      auth !== null &&
-      typeof auth.authorization === "function" &&
-      typeof auth.unauthorized === "function";
-    if (!usable) throw invalid("auth must have authorization() and unauthorized() methods");
+    if (typeof auth?.authorization !== "function" || typeof auth.unauthorized !== "function") {
+      throw invalid("auth must have authorization() and unauthorized()");
+    }
     if (headers.has("authorization")) {
-      throw invalid(
-        "pass either `auth` or an Authorization header in `headers`, not both: `auth` sets that header",
-      );
+      throw invalid("pass `auth` or an Authorization header in `headers`, not both");
     }
   }
   const namespace = options.namespace;

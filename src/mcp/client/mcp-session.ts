@@ -60,7 +60,7 @@ export interface McpAuthChallenge {
    * The `Authorization` value the refused request carried, if any: a refusal of a value that
    * has since been replaced (a concurrent sign-in) needs only the retry.
    */
-  authorization?: string;
+  authorization?: string | undefined;
 }
 
 /** What a server may send on a request's stream besides the response. */
@@ -519,7 +519,7 @@ export class McpSession {
     for (let attempt = 0; ; attempt++) {
       const value = await raceSignal(auth.authorization(resource, authSignal), signal);
       const headers = new Headers(init.headers);
-      if (typeof value === "string" && value !== "") {
+      if (value) {
         this.#learnSecret(value);
         headers.set("authorization", value);
       }
@@ -535,12 +535,7 @@ export class McpSession {
       try {
         await raceSignal(
           auth.unauthorized(
-            {
-              resource,
-              status,
-              wwwAuthenticate: challenge,
-              ...(typeof value === "string" && value !== "" ? { authorization: value } : {}),
-            },
+            { resource, status, wwwAuthenticate: challenge, authorization: value || undefined },
             authSignal,
           ),
           signal,
@@ -952,7 +947,7 @@ function advice(status: number, withAuth: boolean): string {
     return " (the server refused the credentials `auth` gave, signing in again did not help)";
   }
   if (status === 401 || status === 403) {
-    return " (the server refused the credentials; pass `auth`, such as oauth() from toolwire/oauth, or an Authorization header in `headers`)";
+    return " (the server refused the credentials; pass `auth` (see toolwire/oauth) or an Authorization header)";
   }
   if (status === 404) return " (check the endpoint path in `url`)";
   return "";

@@ -15,6 +15,7 @@ import {
   createProtectedResource,
   endpointUrl,
   type InsufficientScope,
+  insufficientScopeChallenge,
   isInsufficientScope,
   type ResourceMetadataOptions,
 } from "./protected-resource.ts";
@@ -400,7 +401,7 @@ function refuse(
       "www-authenticate",
       resource
         ? resource.forbidden(request.url, refusal)
-        : `Bearer error="insufficient_scope", scope="${refusal.scope}"`,
+        : insufficientScopeChallenge(refusal, undefined),
     );
     return httpError(403, "Forbidden: insufficient scope", merged);
   }

@@ -187,11 +187,22 @@ export function createProtectedResource(
       }),
     unauthorized: (url, hadToken) =>
       `Bearer ${hadToken ? 'error="invalid_token", ' : ""}resource_metadata="${metadataUrl(url)}"${scope}`,
-    forbidden: (url, refusal) =>
-      `Bearer error="insufficient_scope", scope="${refusal.scope}", resource_metadata="${metadataUrl(url)}"${
-        refusal.description === undefined ? "" : `, error_description="${refusal.description}"`
-      }`,
+    forbidden: (url, refusal) => insufficientScopeChallenge(refusal, metadataUrl(url)),
   };
+}
+
+/**
+ * The `WWW-Authenticate` value of a 403 for `refusal`: the scope, then where the metadata is
+ * (with `resourceMetadata`), then the description if any.
+ */
+export function insufficientScopeChallenge(
+  refusal: InsufficientScope,
+  metadataUrl: string | undefined,
+): string {
+  const metadata = metadataUrl === undefined ? "" : `, resource_metadata="${metadataUrl}"`;
+  const description =
+    refusal.description === undefined ? "" : `, error_description="${refusal.description}"`;
+  return `Bearer error="insufficient_scope", scope="${refusal.scope}"${metadata}${description}`;
 }
 
 /** The URL of `endpoint` on the origin `url` reached (`https://host/mcp`), without a URL parse. */
