@@ -3,6 +3,7 @@
 import { agentLoop } from "./agent-loop.ts";
 import { bundleSizes } from "./bundle-size.ts";
 import { callOverhead } from "./call-overhead.ts";
+import { coldStarts } from "./cold-start.ts";
 import { benchCompaction } from "./compaction.ts";
 import { edgeCpu } from "./edge-cpu.ts";
 import { longRun } from "./long-run.ts";
@@ -20,3 +21,4 @@ await agentLoop();
 await benchCompaction();
 await longRun();
 await bundleSizes();
+await coldStarts();

@@ -1,8 +1,9 @@
 /// <reference types="node" />
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ANSWER_DIRECTLY, type AnswersDirectly, JsonAnswer } from "../mcp/server/http.ts";
-import { bodyAbandoned, incomingRequest, webRequest } from "./web-request.ts";
+import type { Answer, IncomingRequest, JsonAnswer } from "../mcp/server/http.ts";
+
+type WebRequestModule = typeof import("./web-request.ts");
 
 /** What `serve` serves: anything with a web-standard `fetch` (a `createMcpHandler` handler). */
 export interface FetchHandler {
@@ -46,9 +47,23 @@ export interface Served {
  */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<Served> {
   options.signal?.throwIfAborted();
+  // Loaded by the first serve(), not by importing toolwire/node: setting up the lazy Request
+  // reads undici's Request, which costs Node its fetch implementation (about 25 ms of cold
+  // start, `npm run bench`), and node:http is not free either.
+  const [{ createServer }, web, { directAnswer }] = await Promise.all([
+    import("node:http"),
+    import("./web-request.ts"),
+    import("../mcp/server/http.ts"),
+  ]);
+  // A handler from `createMcpHandler` is answered without a web Request or, for a JSON answer,
+  // a Response: together about half of what a small `tools/call` cost (design.md SP1).
+  const direct = directAnswer(handler);
   const hostname = options.hostname ?? "127.0.0.1";
   const server = createServer((req, res) => {
-    bridge(handler, req, res, base).catch(() => {
+    const answered = direct
+      ? answerDirectly(direct, req, res, base, web)
+      : bridge(handler, req, res, base, web);
+    answered.catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
@@ -84,23 +99,29 @@ async function bridge(
   req: IncomingMessage,
   res: ServerResponse,
   base: string,
+  { bodyAbandoned, webRequest }: WebRequestModule,
 ): Promise<void> {
-  // A handler from `createMcpHandler` is answered without a web Request or, for a JSON answer,
-  // a Response: together about half of what a small `tools/call` cost (design.md SP1).
-  const direct = (handler as FetchHandler & Partial<AnswersDirectly>)[ANSWER_DIRECTLY];
-  if (typeof direct === "function") {
-    const incoming = incomingRequest(req, res, base);
-    const answer = await direct(incoming);
-    if (incoming.abandoned()) res.shouldKeepAlive = false;
-    if (answer instanceof JsonAnswer) return writeJson(answer, res);
-    return writeResponse(answer, res);
-  }
   const request = webRequest(req, res, base);
   const response = await handler.fetch(request);
   // The handler refused the body before its end (too large, say): answer, then close, so the
   // rest of an unbounded body is never read.
   if (bodyAbandoned(request)) res.shouldKeepAlive = false;
   await writeResponse(response, res);
+}
+
+async function answerDirectly(
+  direct: (request: IncomingRequest) => Promise<Answer>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  base: string,
+  { incomingRequest }: WebRequestModule,
+): Promise<void> {
+  const incoming = incomingRequest(req, res, base);
+  const answer = await direct(incoming);
+  // As in `bridge`: a body refused before its end closes the connection after the answer.
+  if (incoming.abandoned()) res.shouldKeepAlive = false;
+  if (answer instanceof Response) return writeResponse(answer, res);
+  writeJson(answer, res);
 }
 
 // Waits one turn of the event loop: a body the handler already has settles before it.

@@ -273,13 +273,30 @@ export interface AnswersDirectly {
   [ANSWER_DIRECTLY](request: IncomingRequest): Promise<Answer>;
 }
 
+/** The function that answers an `IncomingRequest`, when `handler` comes from `createMcpHandler`. */
+export function directAnswer(
+  handler: object,
+): ((request: IncomingRequest) => Promise<Answer>) | undefined {
+  const direct = (handler as Partial<AnswersDirectly>)[ANSWER_DIRECTLY];
+  return typeof direct === "function" ? direct : undefined;
+}
+
 /** A JSON answer carrying one message (see `messageText` for one JSON cannot hold). */
 export function jsonAnswer(body: JsonRpcMessage, status: number, headers: Headers): JsonAnswer {
   return new JsonAnswer(status, headers, messageText(body) ?? "");
 }
 
-/** No extra headers: for answers to requests that are refused before CORS applies. */
-export const NO_HEADERS: Headers = new Headers();
+let none: Headers | undefined;
+
+/**
+ * No extra headers: for answers to requests that are refused before CORS applies. Made on first
+ * use: a `Headers` built at import time makes Node load its fetch implementation, about 20 ms
+ * of every program's cold start (`npm run bench`, cold start).
+ */
+export function noHeaders(): Headers {
+  none ??= new Headers();
+  return none;
+}
 
 /**
  * An HTTP error (400, 401, 403, 404, 405, 406, 413, 415, 500, 503) whose body is a JSON-RPC
