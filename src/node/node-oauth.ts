@@ -3,7 +3,6 @@
 // redirect server (RFC 8252 §7.3) that runs only while a sign-in waits for its redirect, and
 // tokens in memory or in a file only the user can read.
 
-import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { cancelledError } from "../abort.ts";
 import { errorText, ToolError } from "../errors.ts";
@@ -158,8 +157,11 @@ function memoryStorage(): OAuthStorage {
 function fileStorage(path: string): OAuthStorage {
   let values: Map<string, string> | undefined;
   let writing: Promise<void> = Promise.resolve();
+  // node:fs is loaded with the first read, not with toolwire/node (cold start).
+  const fs = () => import("node:fs/promises");
   const load = async () => {
     if (values) return values;
+    const { readFile } = await fs();
     let text: string | undefined;
     try {
       text = await readFile(path, "utf8");
@@ -181,6 +183,7 @@ function fileStorage(path: string): OAuthStorage {
       .catch(() => {})
       .then(async () => {
         const temporary = `${path}.${process.pid}.tmp`;
+        const { chmod, mkdir, rename, rm, writeFile } = await fs();
         try {
           await mkdir(dirname(path), { recursive: true, mode: 0o700 });
           await writeFile(temporary, text, { mode: 0o600 });

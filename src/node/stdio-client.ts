@@ -6,7 +6,7 @@
 // its environment, its stderr, the bounded reads, and the shutdown ladder. See
 // `docs/design.md`, "stdio".
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess, spawn as Spawn } from "node:child_process";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
 import { type ConnectMcpOptions, connectMcp } from "../mcp/client/connect-mcp.ts";
@@ -114,7 +114,11 @@ export interface ConnectStdioOptions {
 export async function connectStdio(options: ConnectStdioOptions): Promise<Toolset> {
   const settings = checkOptions(options);
   settings.signal?.throwIfAborted();
-  const child = new StdioChild(settings);
+  // Loaded on the first call, not with toolwire/node: a program that only serves does not pay
+  // for it at start (docs/design.md, "Bundles and cold start").
+  const { spawn } = await import("node:child_process");
+  settings.signal?.throwIfAborted();
+  const child = new StdioChild(settings, spawn);
   let inner: Toolset;
   try {
     const mcp: ConnectMcpOptions = {
@@ -289,7 +293,7 @@ class StdioChild {
   #stderrTail = "";
   #stopping: Promise<void> | undefined;
 
-  constructor(settings: Settings) {
+  constructor(settings: Settings, spawn: typeof Spawn) {
     this.#settings = settings;
     const keep = settings.stderr === "pipe" || typeof settings.stderr === "function";
     const child = spawn(settings.command, settings.args, {
