@@ -243,6 +243,7 @@ describe("oauth() with connectMcp", () => {
       redirectUrl: REDIRECT,
       fetch: s.network,
       storage,
+      callbackUrl: () => undefined,
       authorize: (url) => {
         left = url;
         return new Promise<string>(() => {});
@@ -277,6 +278,123 @@ describe("oauth() with connectMcp", () => {
     expect((await tools.call("whoami", {})).content).toEqual([
       { type: "text", text: "you are user-1" },
     ]);
+    expect(storage.values.has("toolwire.oauth.pending")).toBe(false);
+  });
+
+  it("refreshes once when requests find the token expiring together, keeping the rotated one", async () => {
+    // Tokens that live 10 s are always within the refresh margin: every request refreshes.
+    const s = servers({ as: { accessTokenTtlSeconds: 10 } });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const resource = new URL(MCP);
+    const signal = new AbortController().signal;
+    await auth.unauthorized({ resource, status: 401, wwwAuthenticate: "Bearer" }, signal);
+    const before = s.urls.filter((url) => url === `${ISSUER}/token`).length;
+    const [a, b] = await Promise.all([
+      auth.authorization(resource, signal),
+      auth.authorization(resource, signal),
+    ]);
+    expect(s.urls.filter((url) => url === `${ISSUER}/token`).length - before).toBe(1);
+    expect(a).toBe(b);
+    expect(s.as.verify((a ?? "").replace(/^Bearer /, ""), MCP)).toBeDefined();
+    // The rotated refresh token was kept: the next request refreshes with it.
+    expect(await auth.authorization(resource, signal)).toMatch(/^Bearer /);
+    expect(s.authorizations).toHaveLength(1);
+  });
+
+  it("takes a 401 of a request sent before the sign-in finished as a retry, not a new sign-in", async () => {
+    const s = servers();
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const signal = new AbortController().signal;
+    const refusal = { resource: new URL(MCP), status: 401, wwwAuthenticate: "Bearer" };
+    await auth.unauthorized(refusal, signal);
+    const requests = s.urls.length;
+    // A second request went out without a token, and its 401 comes after the first sign-in.
+    await auth.unauthorized({ ...refusal, authorization: undefined }, signal);
+    expect(s.urls.length).toBe(requests);
+    expect(s.authorizations).toHaveLength(1);
+  });
+
+  it("keeps no pending sign-in in storage outside redirect mode, and drops a refused one", async () => {
+    const s = servers();
+    const storage = memory();
+    const keys: string[] = [];
+    const watched: OAuthStorage = {
+      ...storage,
+      set: (key, value) => {
+        keys.push(key);
+        storage.set(key, value);
+      },
+    };
+    const closed = () =>
+      Promise.reject(
+        new ToolError({ type: "interaction_declined", tool: "oauth sign-in", reason: "closed" }),
+      );
+    const popup = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage: watched,
+      authorize: closed,
+    });
+    await caught(connectMcp({ url: MCP, auth: popup, fetch: s.network }));
+    expect(keys).not.toContain("toolwire.oauth.pending");
+    const redirect = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage: watched,
+      authorize: closed,
+      callbackUrl: () => undefined,
+    });
+    const error = await caught(connectMcp({ url: MCP, auth: redirect, fetch: s.network }));
+    expect(isToolError(error, "interaction_declined")).toBe(true);
+    expect(keys).toContain("toolwire.oauth.pending");
+    expect(storage.values.has("toolwire.oauth.pending")).toBe(false);
+  });
+
+  it("does not finish a redirect-mode sign-in whose pending state is older than 15 minutes", async () => {
+    const s = servers();
+    const storage = memory();
+    let left: URL | undefined;
+    const leaving = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage,
+      callbackUrl: () => undefined,
+      authorize: (url) => {
+        left = url;
+        return new Promise<string>(() => {});
+      },
+    });
+    const controller = new AbortController();
+    const gone = connectMcp({
+      url: MCP,
+      auth: leaving,
+      fetch: s.network,
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(left).toBeDefined());
+    controller.abort();
+    await caught(gone);
+    const answer = await s.network(left as URL, { redirect: "manual" });
+    const returned = answer.headers.get("location") ?? "";
+    const pending = JSON.parse(storage.values.get("toolwire.oauth.pending") ?? "{}");
+    storage.values.set(
+      "toolwire.oauth.pending",
+      JSON.stringify({ ...pending, createdAt: Date.now() - 16 * 60_000 }),
+    );
+    const back = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage,
+      // The stale return is not used: a new sign-in starts, which this user declines.
+      authorize: () =>
+        Promise.reject(
+          new ToolError({ type: "interaction_declined", tool: "oauth sign-in", reason: "no" }),
+        ),
+      callbackUrl: () => returned,
+    });
+    const error = await caught(connectMcp({ url: MCP, auth: back, fetch: s.network }));
+    expect(isToolError(error, "interaction_declined")).toBe(true);
+    expect(s.urls.some((url) => url.endsWith("/token"))).toBe(false);
     expect(storage.values.has("toolwire.oauth.pending")).toBe(false);
   });
 
