@@ -75,17 +75,25 @@ export interface InsufficientScope {
  * }
  * ```
  *
- * @throws ToolError `invalid_configuration` for an empty scope or one with a quote or backslash.
+ * @throws ToolError `invalid_configuration` for no scope, a scope outside RFC 6749's characters
+ * (printable ASCII but `"` and `\`), or a description with a quote, backslash, control or
+ * non-ASCII character: either would break the `WWW-Authenticate` header.
  */
 export function insufficientScope(
   scope: string | readonly string[],
   options?: { description?: string },
 ): InsufficientScope {
   const joined = typeof scope === "string" ? scope.trim() : scope.join(" ");
-  if (joined === "" || /["\\]/.test(joined) || /["\\]/.test(options?.description ?? "")) {
+  const words = joined.split(" ").filter((word) => word !== "");
+  if (
+    words.length === 0 ||
+    !words.every(isScopeToken) ||
+    !/^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(options?.description ?? "")
+  ) {
     throw new ToolError({
       type: "invalid_configuration",
-      message: "`insufficientScope` needs scopes (and a description) without quotes or backslashes",
+      message:
+        "`insufficientScope` needs scopes (and a description) of printable ASCII without quotes or backslashes",
     });
   }
   // The brand (not `type`, which an `AuthInfo` might carry too) marks it, across module copies.
@@ -134,12 +142,10 @@ export function createProtectedResource(
     throw bad("`resourceMetadata.authorizationServers` must list at least one absolute URL");
   }
   const scopes = options.scopesSupported;
-  if (
-    scopes !== undefined &&
-    (!Array.isArray(scopes) ||
-      !scopes.every((s) => typeof s === "string" && s !== "" && !/[\s"\\]/.test(s)))
-  ) {
-    throw bad("`resourceMetadata.scopesSupported` must be scope names (no spaces or quotes)");
+  if (scopes !== undefined && (!Array.isArray(scopes) || !scopes.every(isScopeToken))) {
+    throw bad(
+      "`resourceMetadata.scopesSupported` must be scope names (printable ASCII, no spaces or quotes)",
+    );
   }
   const fixed = options.resource;
   if (fixed !== undefined && (!isAbsoluteUrl(fixed) || fixed.includes("#"))) {
@@ -214,6 +220,11 @@ function originOf(url: string): string {
   const scheme = url.indexOf("//");
   const path = scheme === -1 ? -1 : url.indexOf("/", scheme + 2);
   return path === -1 ? new URL(url).origin : url.slice(0, path);
+}
+
+// RFC 6749 §3.3 scope-token: %x21 / %x23-5B / %x5D-7E, what a quoted header value can carry.
+function isScopeToken(value: unknown): boolean {
+  return typeof value === "string" && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(value);
 }
 
 function isAbsoluteUrl(value: unknown): value is string {
