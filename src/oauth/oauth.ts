@@ -368,8 +368,8 @@ export function oauth(options: OAuthOptions): McpAuth {
         message: `the authorization server ${redactUrl(issuer)} names no authorization or token endpoint`,
       });
     }
-    checkUrl(as.authorization_endpoint, "the authorization endpoint");
-    checkUrl(as.token_endpoint, "the token endpoint");
+    checkUrl(as.authorization_endpoint, "the authorization endpoint", endpoint);
+    checkUrl(as.token_endpoint, "the token endpoint", endpoint);
     const client = await clientAt(as, http);
     const scope = scopeFor(challenge, resource.scopesSupported, previous, as, settings.scope);
     const verifier = oauth4.generateRandomCodeVerifier();
@@ -430,9 +430,14 @@ export function oauth(options: OAuthOptions): McpAuth {
     await signIn(endpoint, key, parsed, stepUp ? tokens : undefined, http);
   };
 
-  const guarded = async (what: string, signal: AbortSignal, run: (http: Http) => Promise<void>) => {
+  const guarded = async (
+    what: string,
+    endpoint: URL,
+    signal: AbortSignal,
+    run: (http: Http) => Promise<void>,
+  ) => {
     if (signal.aborted) throw cancelledError("oauth sign-in", signal);
-    const http: Http = { fetch: fetchOf(), signal };
+    const http: Http = { fetch: fetchOf(), signal, endpoint };
     try {
       await run(http);
     } catch (error) {
@@ -453,7 +458,7 @@ export function oauth(options: OAuthOptions): McpAuth {
         }
         const state = new URL(returned, settings.redirectUrl).searchParams.get("state");
         if (pending && pending.key === key && state === pending.state) {
-          await guarded(`signing in to ${redactUrl(resource)}`, signal, (http) =>
+          await guarded(`signing in to ${redactUrl(resource)}`, resource, signal, (http) =>
             finish(pending, returned, http),
           );
         }
@@ -466,8 +471,11 @@ export function oauth(options: OAuthOptions): McpAuth {
         const running = inFlight.get(key);
         if (running) await running.catch(() => {});
         else {
-          const work = guarded(`refreshing the token for ${redactUrl(resource)}`, signal, (http) =>
-            refresh(key, current, http).then(() => {}),
+          const work = guarded(
+            `refreshing the token for ${redactUrl(resource)}`,
+            resource,
+            signal,
+            (http) => refresh(key, current, http).then(() => {}),
           ).finally(() => inFlight.delete(key));
           inFlight.set(key, work);
           await work;
@@ -483,7 +491,7 @@ export function oauth(options: OAuthOptions): McpAuth {
       const key = endpoint.origin + endpoint.pathname;
       const running = inFlight.get(key);
       if (running) return running;
-      const work = guarded(`signing in to ${redactUrl(endpoint)}`, signal, (http) =>
+      const work = guarded(`signing in to ${redactUrl(endpoint)}`, endpoint, signal, (http) =>
         recover(challenge, http),
       ).finally(() => inFlight.delete(key));
       inFlight.set(key, work);

@@ -481,6 +481,37 @@ describe("oauth() refuses what it must not trust", () => {
     expect(s.urls.some((url) => url.startsWith("http://as.example"))).toBe(false);
   });
 
+  it("never lets a remote endpoint's metadata aim a request at this machine", async () => {
+    const remote = new URL("https://mcp.example/mcp");
+    const cases: [string, Record<string, unknown> | undefined][] = [
+      ['Bearer resource_metadata="http://127.0.0.1:8080/admin/reset"', undefined],
+      ['Bearer resource_metadata="https://0.0.0.0:8443/x"', undefined],
+      ["Bearer", { resource: remote.href, authorization_servers: ["https://127.0.0.1:4443"] }],
+      ["Bearer", { resource: remote.href, authorization_servers: ["https://localhost"] }],
+    ];
+    for (const [wwwAuthenticate, metadata] of cases) {
+      const asked: string[] = [];
+      const auth = oauth({
+        redirectUrl: REDIRECT,
+        authorize: () => Promise.reject(new Error("must not be reached")),
+        fetch: async (input) => {
+          const url = String(input);
+          asked.push(url);
+          return metadata ? Response.json(metadata) : new Response(null, { status: 404 });
+        },
+      });
+      const error = await caught(
+        auth.unauthorized(
+          { resource: remote, status: 401, wwwAuthenticate },
+          new AbortController().signal,
+        ),
+      );
+      expect(isToolError(error, "protocol")).toBe(true);
+      expect(error.message).toContain("on this machine");
+      expect(asked.filter((url) => !url.startsWith("https://mcp.example/"))).toEqual([]);
+    }
+  });
+
   it("refuses authorization server metadata whose issuer differs", async () => {
     const s = servers({
       fetch: async (url, init, next) => {
