@@ -31,6 +31,11 @@ export interface NodeOAuthOptions
    */
   tokensFile?: string;
   /**
+   * How long a sign-in may wait for the browser to come back, in ms; default 10 minutes. Then
+   * it fails with `timeout` and the redirect server closes.
+   */
+  timeoutMs?: number;
+  /**
    * Shows the user the authorization URL (open a browser, print it). Default: prints it to
    * stderr. A rejection ends the sign-in with that error.
    */
@@ -64,7 +69,14 @@ const LOOPBACK_HOST = /^(localhost|::1|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
  * cannot listen.
  */
 export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
-  const { port = 0, host = "127.0.0.1", tokensFile, open = printUrl, ...client } = options;
+  const {
+    port = 0,
+    host = "127.0.0.1",
+    tokensFile,
+    open = printUrl,
+    timeoutMs = 600_000,
+    ...client
+  } = options;
   const invalid = (message: string) => new ToolError({ type: "invalid_configuration", message });
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw invalid("port must be a whole number from 0 to 65535");
@@ -75,6 +87,9 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
     );
   }
   if (typeof open !== "function") throw invalid("open must be a function");
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    throw invalid("timeoutMs must be a positive whole number of milliseconds");
+  }
   const storage = tokensFile === undefined ? memoryStorage() : fileStorage(tokensFile);
   const hostInUrl = host.includes(":") ? `[${host}]` : host;
   // One `oauth()` per redirect URL (a free port differs per sign-in); all share the storage.
@@ -85,16 +100,22 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
   let waiting: { state: string | null; resolve(returned: URL): void } | undefined;
   const authorize = async (url: URL, signal: AbortSignal): Promise<string> => {
     let onAbort = () => {};
+    let deadline: ReturnType<typeof setTimeout> | undefined;
     const returned = new Promise<URL>((resolve, reject) => {
       waiting = { state: url.searchParams.get("state"), resolve };
       onAbort = () => reject(cancelledError("oauth sign-in", signal));
       signal.addEventListener("abort", onAbort, { once: true });
+      deadline = setTimeout(
+        () => reject(new ToolError({ type: "timeout", tool: "oauth sign-in", timeoutMs })),
+        timeoutMs,
+      );
     });
     returned.catch(() => {});
     try {
       await open(url);
       return (await returned).href;
     } finally {
+      clearTimeout(deadline);
       signal.removeEventListener("abort", onAbort);
     }
   };

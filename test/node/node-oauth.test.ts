@@ -132,6 +132,24 @@ describe("nodeOAuth", () => {
     await expect(fetch(redirect)).rejects.toThrow();
   });
 
+  it("gives up after timeoutMs with timeout, and leaves no server listening", async () => {
+    const s = setup();
+    let shown: URL | undefined;
+    // The user never comes back.
+    const auth = nodeOAuth({
+      fetch: s.network,
+      timeoutMs: 50,
+      open: (url) => {
+        shown = url;
+      },
+    });
+    const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
+    expect(isToolError(error, "timeout")).toBe(true);
+    const redirect = new URL(shown?.searchParams.get("redirect_uri") ?? "");
+    await expect(fetch(redirect)).rejects.toThrow();
+    expect(() => nodeOAuth({ timeoutMs: 0 })).toThrow(/timeoutMs/);
+  });
+
   it("prints the sign-in URL to stderr when no open is given", async () => {
     const s = setup();
     const printed: string[] = [];
