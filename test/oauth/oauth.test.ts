@@ -512,6 +512,22 @@ describe("oauth() refuses what it must not trust", () => {
     }
   });
 
+  it("never opens an authorization endpoint that is not https (javascript:, data:, plain http)", async () => {
+    for (const endpoint of ["javascript:alert(1)", "data:text/html,x", "http://as.example/auth"]) {
+      const s = servers({
+        fetch: async (url, init, next) => {
+          if (!url.includes("/.well-known/oauth-authorization-server")) return next(url, init);
+          const real = await (await next(url, init)).json();
+          return Response.json({ ...real, authorization_endpoint: endpoint });
+        },
+      });
+      const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+      const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
+      expect(isToolError(error, "protocol")).toBe(true);
+      expect(s.authorizations).toHaveLength(0);
+    }
+  });
+
   it("refuses authorization server metadata whose issuer differs", async () => {
     const s = servers({
       fetch: async (url, init, next) => {
