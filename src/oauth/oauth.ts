@@ -449,17 +449,21 @@ export function oauth(options: OAuthOptions): McpAuth {
     async authorization(resource, signal) {
       const key = resource.origin + resource.pathname;
       await inFlight.get(key)?.catch(() => {});
-      const returned = settings.callbackUrl?.();
+      // Redirect mode: the return is taken (out of the address bar) only by the endpoint whose
+      // sign-in it finishes, so connecting to another server first does not lose it.
+      let pending = settings.callbackUrl ? await read<PendingSignIn>(PENDING) : undefined;
+      const returned =
+        pending === undefined || pending.key === key ? settings.callbackUrl?.() : undefined;
       if (returned && URL.canParse(returned, settings.redirectUrl)) {
-        let pending = await read<PendingSignIn>(PENDING);
         if (pending && !(Date.now() - pending.createdAt < PENDING_TTL_MS)) {
           await storage.delete(PENDING);
           pending = undefined;
         }
         const state = new URL(returned, settings.redirectUrl).searchParams.get("state");
-        if (pending && pending.key === key && state === pending.state) {
+        const waiting = pending;
+        if (waiting && state === waiting.state) {
           await guarded(`signing in to ${redactUrl(resource)}`, resource, signal, (http) =>
-            finish(pending, returned, http),
+            finish(waiting, returned, http),
           );
         }
       }

@@ -274,6 +274,10 @@ describe("oauth() with connectMcp", () => {
         return returned;
       },
     });
+    // The page first connects another server: the return is not its to take.
+    const elsewhere = new URL("http://127.0.0.1:3000/elsewhere");
+    expect(await back.authorization(elsewhere, new AbortController().signal)).toBeUndefined();
+    expect(taken).toBe(false);
     const tools = await connectMcp({ url: MCP, auth: back, fetch: s.network });
     expect((await tools.call("whoami", {})).content).toEqual([
       { type: "text", text: "you are user-1" },
