@@ -5,11 +5,16 @@ import { builtinModules } from "node:module";
 import { gzipSync } from "node:zlib";
 import { build, type Plugin } from "esbuild";
 
-/** One bundle to measure: an entry written as source, and its budget in gzip bytes. */
+/**
+ * One bundle to measure: an entry written as source, and its budget in gzip bytes. The budget
+ * holds both for the entry chunk of a split build and for a single-file build, unless
+ * `singleFileBudget` names a separate ceiling for the latter (and says why in a comment).
+ */
 export interface BundleCase {
   name: string;
   source: string;
   budget?: number;
+  singleFileBudget?: number;
 }
 
 /** What a measured bundle weighs and whether it reaches for Node built-ins. */
@@ -45,10 +50,13 @@ function recordNodeImports(found: Set<string>): Plugin {
  *
  * @param entry The case to bundle.
  * @param platform `browser` (what an app ships) or `neutral` (what an edge runtime loads).
+ * @param splitting Whether to split like an application bundler (code behind a dynamic import
+ * becomes a lazy chunk) or to emit one file, as a Worker or a script tag loads it.
  */
 export async function measure(
   entry: BundleCase,
   platform: "browser" | "neutral" = "browser",
+  splitting = true,
 ): Promise<BundleSize> {
   const nodeImports = new Set<string>();
   const result = await build({
@@ -60,9 +68,7 @@ export async function measure(
     },
     bundle: true,
     write: false,
-    // Split like an application bundler does, so code behind a dynamic import (the JSON
-    // Schema interpreter) is counted as a lazy chunk, not as what every page load ships.
-    splitting: true,
+    splitting,
     outdir: "out",
     minify: true,
     treeShaking: true,
@@ -107,9 +113,9 @@ export const run = async () => [await tools.listTools(), await tools.call("add",
   },
   {
     name: "mcp client: connectMcp + core",
-    // Two protocol eras (issue 13): the 2026-07-28 exchange, `input_required` retries and the
-    // automatic fallback to 2025 add about 3.4 KB to the 2025 client (18.8 KB before).
-    budget: 24 * KB,
+    // Back to 20 KB: without `jsonSchemaValidator` the client ships no JSON Schema interpreter
+    // (21.6 KB with it, 18.3 KB without, both protocol eras included; 18.8 KB with `auth`).
+    budget: 20 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 export const run = async (url) => {
   const remote = await connectMcp({ url, namespace: "calc" });
@@ -121,8 +127,9 @@ export const run = async (url) => {
   {
     name: "oauth client: connectMcp + oauth() + core",
     // The MCP authorization flow (issue 17) is oauth4webapi plus discovery and storage: about
-    // 10 KB on top of the MCP client (32.7 KB measured), paid only by who imports toolwire/oauth.
-    budget: 34 * KB,
+    // 10 KB on top of the MCP client, paid only by who imports toolwire/oauth. 32.7 KB measured
+    // with the JSON Schema interpreter in the client, 28.5 KB without (issue 18), so 30 KB.
+    budget: 30 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 import { oauth } from "./src/oauth/index.ts";
 export const run = async (url, authorize) => {
@@ -134,7 +141,9 @@ export const run = async (url, authorize) => {
   {
     name: "mcp server: createMcpHandler + core",
     // Two protocol eras on one endpoint (issue 13): the 2026-07-28 exchange and its signed
-    // questions add about 4 KB to the 2025 server.
+    // questions add about 4 KB to the 2025 server. The JSON Schema interpreter was never in
+    // it, so taking it out does not bring the server back to 20 KB (24.3 KB measured with the
+    // OAuth protected-resource metadata).
     budget: 25 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
@@ -161,6 +170,9 @@ export const run = async (signal) => {
   {
     name: "core + agent + scriptedModel",
     budget: 25 * KB,
+    // The default model summarizer is a lazy chunk (about 3.4 KB gzip); a single file carries
+    // it. Issue 18 asks for 25 KB here too; that needs the summarizer to be an explicit choice.
+    singleFileBudget: 27 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -173,6 +185,8 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
   {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
     budget: 40 * KB,
+    // As for the agent above: the lazy default summarizer, in the one file.
+    singleFileBudget: 42 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -227,24 +241,23 @@ export const start = () => server.connect(transport);`,
   },
 ];
 
-/** Prints every toolwire entry against its budget, then the peers. */
+/** Prints every toolwire entry against its budget, split and as one file, then the peers. */
 export async function bundleSizes(): Promise<void> {
   const { section } = await import("./report.ts");
-  section("Bundle sizes (esbuild, minified, gzip -9; lazy chunks listed apart)");
+  section("Bundle sizes (esbuild, minified, gzip -9; split: entry chunk, lazy chunks apart)");
+  const verdict = (gzip: number, budget: number | undefined) =>
+    budget === undefined ? "" : ` / ${(budget / KB).toFixed(0)} ${gzip <= budget ? "ok" : "OVER"}`;
   for (const entry of [...toolwireCases, ...peerCases]) {
     const size = await measure(entry);
-    const neutral = await measure(entry, "neutral");
-    const budget =
-      size.budget === undefined
-        ? ""
-        : ` / budget ${(size.budget / KB).toFixed(0)} KB ${size.gzip <= size.budget ? "ok" : "OVER"}`;
-    const lazy = size.lazy > 0 ? `, +${(size.lazy / KB).toFixed(1)} KB min lazy` : "";
+    const single = await measure(entry, "browser", false);
+    const neutral = await measure(entry, "neutral", false);
+    const lazy = size.lazy > 0 ? ` +${(size.lazy / KB).toFixed(1)} KB min lazy` : "";
     const node =
       neutral.nodeImports.length > 0
         ? `, neutral build imports ${neutral.nodeImports.join(" ")}`
         : "";
     console.log(
-      `${entry.name.padEnd(60)} ${(size.gzip / KB).toFixed(1).padStart(6)} KB gzip (${(size.minified / KB).toFixed(1)} KB min${lazy})${budget}${node}`,
+      `${entry.name.padEnd(60)} split ${(size.gzip / KB).toFixed(1).padStart(5)} KB${verdict(size.gzip, entry.budget)}${lazy}; one file ${(single.gzip / KB).toFixed(1).padStart(5)} KB${verdict(single.gzip, entry.singleFileBudget ?? entry.budget)}${node}`,
     );
   }
 }

@@ -3,6 +3,7 @@
 import { agentLoop } from "./agent-loop.ts";
 import { bundleSizes } from "./bundle-size.ts";
 import { callOverhead } from "./call-overhead.ts";
+import { coldStarts } from "./cold-start.ts";
 import { benchCompaction } from "./compaction.ts";
 import { longRun } from "./long-run.ts";
 import { mcpRoundTrip } from "./mcp-round-trip.ts";
@@ -18,3 +19,4 @@ await agentLoop();
 await benchCompaction();
 await longRun();
 await bundleSizes();
+await coldStarts();

@@ -63,6 +63,7 @@ try {
   );
   const body = `import * as v from "valibot";
 import { defineTool, Toolset, type ToolResult } from "toolwire";
+import { jsonSchemaValidator } from "toolwire/json-schema";
 import { Agent, compact, extractiveSummarizer, type Message } from "toolwire/agent";
 import { scriptedModel } from "toolwire/models";
 import { connectMcp, createMcpHandler } from "toolwire/mcp";
@@ -77,11 +78,13 @@ const add = defineTool({ name: "add", description: "Adds", readOnly: true,
   input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
 const half = defineTool({ name: "half", description: "Halves", readOnly: true,
   input: { jsonSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
-  call: (input) => String((input as { n: number }).n / 2) });
+  jsonSchemaValidator, call: (input) => String((input as { n: number }).n / 2) });
 const tools = Toolset.local([add, half]);
 const result: ToolResult = await tools.call("add", { a: 2, b: 3 });
 check(result.content[0]?.type === "text" && result.content[0].text === "5", "local call");
 check((await tools.call("half", { n: 8 })).content[0]?.type === "text", "JSON Schema tool");
+const refused = await tools.call("half", { n: "8" }).then(() => "called", (e: { type?: string }) => e.type);
+check(refused === "invalid_arguments", "JSON Schema validation");
 const handler = createMcpHandler(tools, { name: "consumer", version: "1.0.0" });
 const served = await serve(handler, { port: 0 });
 const remote = await connectMcp({ url: new URL("/mcp", served.url) });

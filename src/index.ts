@@ -74,5 +74,10 @@ export {
   type ToolContext,
 } from "./local/define-tool.ts";
 export { JsonSchema, type SchemaStrictness } from "./schema/json-schema.ts";
-export type { RawJsonSchemaInput, SchemaInput } from "./schema/schema-input.ts";
+export type {
+  JsonSchemaCheck,
+  JsonSchemaValidator,
+  RawJsonSchemaInput,
+  SchemaInput,
+} from "./schema/schema-input.ts";
 export { type CallOptions, Toolset } from "./toolset/toolset.ts";

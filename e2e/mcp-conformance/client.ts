@@ -11,6 +11,7 @@
 //     --spec-version 2026-07-28
 import { InteractionResponse } from "../../src/index.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 import { oauth } from "../../src/oauth/index.ts";
 
@@ -86,6 +87,7 @@ const toolset = await connectMcp({
   protocol,
   formInteractions: true,
   samplingInteractions: true,
+  jsonSchemaValidator,
   ...(auth ? { auth } : {}),
 });
 let failed = false;

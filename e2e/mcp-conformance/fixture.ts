@@ -5,6 +5,7 @@
 // completion scenarios have nothing here to call.
 import * as v from "valibot";
 import { defineTool, isToolError, ToolResult, Toolset } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { createMcpHandler, type McpHandler } from "../../src/mcp/index.ts";
 
 // A 1×1 red PNG and a 44-byte silent WAV (8 kHz, 8-bit mono, no samples).
@@ -414,6 +415,7 @@ export function conformanceToolset(onToolsChanged: () => void = () => {}): Tools
       },
     }),
     defineTool({
+      jsonSchemaValidator,
       name: "test_headers",
       description: "Echoes arguments that clients mirror into Mcp-Param headers",
       readOnly: true,
@@ -431,6 +433,7 @@ export function conformanceToolset(onToolsChanged: () => void = () => {}): Tools
       call: (input) => `Received: ${JSON.stringify(input)}`,
     }),
     defineTool({
+      jsonSchemaValidator,
       name: "json_schema_2020_12_tool",
       description: "Tool with JSON Schema 2020-12 features",
       readOnly: true,

@@ -221,9 +221,9 @@ export function createCompactionStep(
 }
 
 /**
- * `modelSummarizer(model, { validate })`, loaded on the first summary as a chunk of its own
- * (as the JSON Schema interpreter is): a page whose runs never summarise does not ship its
- * prompts. It keeps the agent bundle in its budget (`npm run bench`, bundle sizes).
+ * `modelSummarizer(model, { validate })`, loaded on the first summary as a chunk of its own: a
+ * page whose runs never summarise does not load its prompts (a single-file build still carries
+ * them). It keeps the agent bundle in its budget (`npm run bench`, bundle sizes).
  */
 function defaultSummarizer(model: Model, validate: boolean): Summarizer {
   let loaded: Promise<Summarizer> | undefined;

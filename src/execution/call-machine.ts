@@ -6,6 +6,7 @@ import {
 } from "../interaction/check-interaction-response.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolHandlerBackend } from "./backend.ts";
 import type {
   StepOptions,
@@ -50,6 +51,8 @@ export type CallAnswer = { response: ToolInteractionResponse } | { error: ToolEr
 export abstract class CallMachine<Q> implements ToolHandlerBackend {
   /** The tool's name, for errors. */
   protected abstract readonly toolName: string;
+  /** Applies a form's schema to its reply; without it the asker alone checks the reply. */
+  declare protected formValidator?: JsonSchemaValidator | undefined;
   #state: CallState = "ready";
   #busy = false;
   #events: CallEvent<Q>[] = [];
@@ -188,7 +191,7 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     }
     let problem: unknown;
     try {
-      await checkInteractionResponse(pending.request, response);
+      await checkInteractionResponse(pending.request, response, this.formValidator);
     } catch (error) {
       problem = error;
     }

@@ -1,23 +1,27 @@
 import { ToolError, unreachable } from "../errors.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
-import { prepareSchema } from "../schema/schema-input.ts";
+import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolInteractionRequest } from "./interaction-request.ts";
 import type { ToolInteractionResponse } from "./interaction-response.ts";
 import { readSamplingResult } from "./read-sampling.ts";
 
 /**
  * Checks a reply against the pending request: the id must match exactly, a text reply must be a
- * string, a form reply an object that, when the request asks for it, satisfies the schema, and a
- * sampling reply a `SamplingResult` (`role: "assistant"`, one content block, `model`).
+ * string, a form reply an object that, when the request asks for it and a validator is given,
+ * satisfies the schema, and a sampling reply a `SamplingResult` (`role: "assistant"`, one
+ * content block, `model`).
  *
  * @param request The pending request.
  * @param response The caller's reply.
- * @throws ToolError `invalid_interaction` naming what is wrong; `invalid_configuration` when
- * the request's own schema cannot be interpreted (the asker's fault, not the reply's).
+ * @param validator What applies a form's schema; without it the asker alone checks the reply.
+ * @throws ToolError `invalid_interaction` naming what is wrong; what the validator throws
+ * (`invalid_configuration`) when the request's own schema cannot be applied (the asker's
+ * fault, not the reply's).
  */
 export async function checkInteractionResponse(
   request: ToolInteractionRequest,
   response: ToolInteractionResponse,
+  validator: JsonSchemaValidator | undefined,
 ): Promise<void> {
   const invalid = (message: string) =>
     new ToolError({ type: "invalid_interaction", id: String(response?.id), message });
@@ -44,10 +48,9 @@ export async function checkInteractionResponse(
       return unreachable(kind);
   }
   if (!isJsonObject(content)) throw invalid("a form reply must be a JSON object");
-  if (!kind.schemaValidation) return;
-  const outcome = await prepareSchema({ jsonSchema: kind.schema }).validate(content);
-  if (!outcome.ok) {
-    const first = outcome.issues[0];
+  if (!kind.schemaValidation || !validator) return;
+  const [first] = validator(kind.schema)(content);
+  if (first) {
     throw invalid(
       `the form reply does not match its schema: ${first.path || "/"} ${first.message}`,
     );

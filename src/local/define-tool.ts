@@ -11,8 +11,9 @@ import { ToolError } from "../errors.ts";
 import type { ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
 import type { SamplingRequest, SamplingResult } from "../interaction/sampling.ts";
-import { JsonSchema } from "../schema/json-schema.ts";
+import type { JsonSchema } from "../schema/json-schema.ts";
 import {
+  type JsonSchemaValidator,
   type PreparedSchema,
   prepareSchema,
   type SchemaInput,
@@ -91,6 +92,8 @@ export interface Tool<Input = unknown> {
   readonly "~input": PreparedSchema;
   /** Output validation, when an output schema is declared. */
   readonly "~output"?: PreparedSchema;
+  /** The tool's `jsonSchemaValidator`, which its handler checks form replies with. */
+  readonly "~formValidator"?: JsonSchemaValidator | undefined;
   /**
    * The author's function as given, which may return a bare value; the local handler calls it
    * directly, sparing a sync tool a promise and the ticks it costs to adopt one.
@@ -106,10 +109,24 @@ export interface DefineToolOptions<S extends SchemaInput> {
   description: string;
   /** Display label. */
   title?: string;
-  /** Argument schema: a valibot schema, or `{ jsonSchema }` for a raw JSON Schema. */
+  /**
+   * Argument schema: a valibot schema, or `{ jsonSchema }` for a raw JSON Schema (which needs
+   * `jsonSchemaValidator`).
+   */
   input: S;
-  /** Output schema; when set, every successful result must carry matching `structuredContent`. */
+  /**
+   * Output schema; when set, every successful result must carry matching `structuredContent`.
+   * A raw JSON Schema needs `jsonSchemaValidator`.
+   */
   output?: SchemaInput;
+  /**
+   * Interprets raw JSON Schemas: `{ jsonSchema }` inputs and outputs, and the schemas of form
+   * replies when `interactions.formSchemaValidation` is set. Import toolwire's from
+   * `toolwire/json-schema` (`import { jsonSchemaValidator } from "toolwire/json-schema"`); a
+   * tool that needs one and has none fails here with `invalid_configuration`. Valibot schemas
+   * never use it.
+   */
+  jsonSchemaValidator?: JsonSchemaValidator;
   /**
    * The tool changes nothing, so it skips approval. Default: `annotations.readOnlyHint`, else
    * `false`. It and `annotations.readOnlyHint` are one fact, so giving both with different
@@ -151,7 +168,8 @@ export interface DefineToolOptions<S extends SchemaInput> {
  * @param options The tool's declaration and function.
  * @returns The tool.
  * @throws ToolError `invalid_configuration` for a bad name, a missing description, input schema
- * or function, or `readOnly` contradicting `annotations.readOnlyHint`.
+ * or function, a raw JSON Schema (or `formSchemaValidation`) without `jsonSchemaValidator`, or
+ * `readOnly` contradicting `annotations.readOnlyHint`.
  * @example
  * ```ts
  * const add = defineTool({
@@ -170,8 +188,17 @@ export function defineTool<S extends SchemaInput>(
   const name = toolName(options.name);
   if (typeof options.description !== "string") throw invalid(`tool ${name} needs a description`);
   if (typeof options.call !== "function") throw invalid(`tool ${name} needs a call function`);
-  const input = prepareSchema(options.input);
-  const output = options.output === undefined ? undefined : prepareSchema(options.output);
+  const validator = options.jsonSchemaValidator;
+  const input = prepareSchema(options.input, validator, `tool ${name}'s JSON Schema input`);
+  const output =
+    options.output === undefined
+      ? undefined
+      : prepareSchema(options.output, validator, `tool ${name}'s JSON Schema output`);
+  const interactions = interactionCapabilities(options.interactions);
+  // Form replies are checked against a raw JSON Schema too, so the same validator is needed.
+  if (interactions.formSchemaValidation) {
+    prepareSchema({ jsonSchema: true }, validator, `tool ${name}'s formSchemaValidation`);
+  }
   const hint = options.annotations?.readOnlyHint;
   if (options.readOnly !== undefined && hint !== undefined && options.readOnly !== hint) {
     throw invalid(`tool ${name} has readOnly ${options.readOnly} but readOnlyHint ${hint}`);
@@ -181,13 +208,13 @@ export function defineTool<S extends SchemaInput>(
   const info: ToolInfo = {
     name,
     description: options.description,
-    inputSchema: JsonSchema.unspecified(input.jsonSchema),
+    inputSchema: unspecified(input.jsonSchema),
     annotations: annotationsOf(readOnly, caps, options.title, options.annotations),
     capabilities: caps,
-    interactions: interactionCapabilities(options.interactions),
+    interactions,
   };
   if (options.title !== undefined) info.title = options.title;
-  if (output) info.outputSchema = JsonSchema.unspecified(output.jsonSchema);
+  if (output) info.outputSchema = unspecified(output.jsonSchema);
   if (options.icons) info.icons = options.icons;
   if (options.metadata) info.metadata = options.metadata;
   const call = options.call;
@@ -199,10 +226,17 @@ export function defineTool<S extends SchemaInput>(
     call: async (value, ctx) => call(value, ctx),
     "~run": call,
     "~input": input,
+    "~formValidator": validator,
   };
   if (output) (tool as { "~output"?: PreparedSchema })["~output"] = output;
   if (options.carriedState) tool.carriedState = options.carriedState.bind(options);
   return tool;
+}
+
+// What `JsonSchema.unspecified` makes, written out: the namespace object would bring its other
+// two wrappers into every bundle (51 bytes gzip of the core's 12 KB).
+function unspecified(schema: Record<string, unknown> | boolean): JsonSchema {
+  return { schema, strictness: "unspecified" };
 }
 
 function invalid(message: string): ToolError {

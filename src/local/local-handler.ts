@@ -121,6 +121,7 @@ export class LocalHandler extends CallMachine<Question> {
     super();
     this.#tool = tool;
     this.toolName = tool.name;
+    this.formValidator = tool["~formValidator"];
   }
 
   protected async start(args: unknown, callId: string | undefined, auth: unknown): Promise<void> {

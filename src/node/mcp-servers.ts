@@ -43,6 +43,7 @@ export interface ConnectMcpServersOptions
     | "requestTimeoutMs"
     | "formInteractions"
     | "samplingInteractions"
+    | "jsonSchemaValidator"
     | "shutdownGraceMs"
     | "onLog"
     | "signal"
@@ -172,6 +173,7 @@ async function connectEntry(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onLog ? { onLog: options.onLog } : {}),
       ...(options.protocol ? { protocol: options.protocol } : {}),
+      ...(options.jsonSchemaValidator ? { jsonSchemaValidator: options.jsonSchemaValidator } : {}),
     });
   } catch (error) {
     throw naming(name, error);

@@ -1,7 +1,8 @@
 /// <reference types="node" />
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { bodyAbandoned, webRequest } from "./web-request.ts";
+
+type WebRequestModule = typeof import("./web-request.ts");
 
 /** Fetch handler interface: anything with a web-standard `fetch` method. */
 export interface FetchHandler {
@@ -43,9 +44,16 @@ export interface Served {
  */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<Served> {
   options.signal?.throwIfAborted();
+  // Loaded by the first serve(), not by importing toolwire/node: setting up the lazy Request
+  // reads undici's Request, which costs Node its fetch implementation (about 25 ms of cold
+  // start, `npm run bench`), and node:http is not free either.
+  const [{ createServer }, web] = await Promise.all([
+    import("node:http"),
+    import("./web-request.ts"),
+  ]);
   const hostname = options.hostname ?? "127.0.0.1";
   const server = createServer((req, res) => {
-    bridge(handler, req, res, base).catch(() => {
+    bridge(handler, req, res, base, web).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
@@ -81,6 +89,7 @@ async function bridge(
   req: IncomingMessage,
   res: ServerResponse,
   base: string,
+  { bodyAbandoned, webRequest }: WebRequestModule,
 ): Promise<void> {
   const request = webRequest(req, res, base);
   const response = await handler.fetch(request);

@@ -53,6 +53,12 @@ export interface ConnectStdioOptions {
   /** Answers the server's `sampling/createMessage` as `sampling` steps (default `false`). */
   samplingInteractions?: boolean;
   /**
+   * Checks arguments, `structuredContent` and form replies on this side too, as for
+   * `connectMcp` (pass `jsonSchemaValidator` from `toolwire/json-schema`); absent, the server
+   * validates them.
+   */
+  jsonSchemaValidator?: ConnectMcpOptions["jsonSchemaValidator"];
+  /**
    * The longest line accepted from the child, in bytes (default 4 MiB). A longer one fails
    * every waiting call with `transport` and stops the child; memory stays bounded.
    */
@@ -126,6 +132,7 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
     if (settings.requestTimeoutMs !== undefined) mcp.requestTimeoutMs = settings.requestTimeoutMs;
     if (settings.signal) mcp.signal = settings.signal;
     if (options.onLog) mcp.onLog = options.onLog;
+    if (options.jsonSchemaValidator) mcp.jsonSchemaValidator = options.jsonSchemaValidator;
     inner = await connectMcp(mcp);
   } catch (error) {
     await child.stop();

@@ -2,7 +2,18 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { errorText, ToolError, type ValidationIssue } from "../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
-import type { JsonSchemaCheck } from "./validate-json-schema.ts";
+
+/** Returns the issues found in a value, empty when it conforms. */
+export type JsonSchemaCheck = (value: unknown) => ValidationIssue[];
+
+/**
+ * Compiles a raw JSON Schema document into a check. toolwire's own is `jsonSchemaValidator`
+ * from `toolwire/json-schema`; any function of this shape works (one wrapping Ajv where code
+ * generation is allowed, say). For a schema it cannot apply (an unresolvable `$ref`), it or the
+ * check it returns throws, preferably a `ToolError` `invalid_configuration` as toolwire's does;
+ * a local tool's call then fails with that error, a remote tool's check is skipped.
+ */
+export type JsonSchemaValidator = (schema: Record<string, unknown> | boolean) => JsonSchemaCheck;
 
 /** A schema given as a document rather than a valibot schema. */
 export interface RawJsonSchemaInput {
@@ -34,8 +45,8 @@ export interface PreparedSchema {
    * Validates a value, returning the parsed value or JSON-pointer located issues. A valibot
    * schema that throws (a `transform` or `check` failing on this value) yields an issue at `""`.
    *
-   * @throws ToolError `invalid_configuration` when a raw JSON Schema cannot be interpreted
-   * (an unresolvable `$ref`, say).
+   * @throws what the validator throws for a raw JSON Schema it cannot apply (an unresolvable
+   * `$ref`, say): `invalid_configuration` from toolwire's.
    */
   validate(value: unknown): Promise<ValidationOutcome>;
 }
@@ -59,10 +70,17 @@ export function isValibotSchema(value: unknown): value is ValibotSchema {
  * Creates the published JSON Schema and the validator for a schema input, once per tool.
  *
  * @param input A valibot schema or `{ jsonSchema }`.
+ * @param validator What interprets a raw JSON Schema; a raw one without it is refused.
+ * @param label What a raw schema is, for that error (`tool search's JSON Schema input`).
  * @returns The prepared schema.
- * @throws ToolError `invalid_configuration` when the input is neither.
+ * @throws ToolError `invalid_configuration` when the input is neither, or is raw and there is
+ * no validator.
  */
-export function prepareSchema(input: SchemaInput): PreparedSchema {
+export function prepareSchema(
+  input: SchemaInput,
+  validator: JsonSchemaValidator | undefined,
+  label: string,
+): PreparedSchema {
   if (isValibotSchema(input)) return prepareValibot(input);
   const jsonSchema = (input as Partial<RawJsonSchemaInput> | undefined)?.jsonSchema;
   if (typeof jsonSchema !== "boolean" && (typeof jsonSchema !== "object" || jsonSchema === null)) {
@@ -71,7 +89,13 @@ export function prepareSchema(input: SchemaInput): PreparedSchema {
       message: "a schema must be a valibot schema or { jsonSchema: object | boolean }",
     });
   }
-  return prepareRaw(jsonSchema);
+  if (typeof validator !== "function") {
+    throw new ToolError({
+      type: "invalid_configuration",
+      message: `${label} needs jsonSchemaValidator from "toolwire/json-schema"`,
+    });
+  }
+  return prepareRaw(jsonSchema, validator);
 }
 
 // What valibot's `~standard.validate` returns: its own run's dataset (what `v.safeParse` reads
@@ -109,26 +133,19 @@ function prepareValibot(schema: ValibotSchema): PreparedSchema {
   };
 }
 
-function prepareRaw(jsonSchema: Record<string, unknown> | boolean): PreparedSchema {
-  // Loaded on first use so a bundle with only valibot tools never carries the JSON Schema
-  // interpreter; the promise is kept so the schema compiles once.
-  let check: Promise<JsonSchemaCheck> | undefined;
+function prepareRaw(
+  jsonSchema: Record<string, unknown> | boolean,
+  validator: JsonSchemaValidator,
+): PreparedSchema {
+  // Compiled on the first call, not at definition: a program defining many tools starts
+  // without interpreting schemas it may never use. A schema the validator cannot apply throws
+  // its `invalid_configuration` on every call.
+  let check: JsonSchemaCheck | undefined;
   return {
     jsonSchema,
     async validate(value) {
-      check ??= import("./validate-json-schema.ts").then((m) => m.compileJsonSchema(jsonSchema));
-      let issues: ValidationIssue[];
-      try {
-        issues = (await check)(value);
-      } catch (error) {
-        throw new ToolError(
-          {
-            type: "invalid_configuration",
-            message: `the JSON Schema cannot be applied: ${errorText(error)}`,
-          },
-          { cause: error },
-        );
-      }
+      check ??= validator(jsonSchema);
+      const issues = check(value);
       return issues.length === 0
         ? { ok: true, value }
         : { ok: false, issues: issues as [ValidationIssue, ...ValidationIssue[]] };

@@ -12,6 +12,7 @@ import { ToolResult } from "../execution/tool-result.ts";
 import { resultFromMcp } from "../mcp/client/remote-tool.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 import { JsonSchema } from "../schema/json-schema.ts";
+import type { JsonSchemaCheck, JsonSchemaValidator } from "../schema/schema-input.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import {
   findModelContext,
@@ -39,6 +40,13 @@ export interface ConnectWebMcpOptions {
   trustAnnotations?: boolean;
   /** Longest result accepted, in UTF-16 code units; default 4 MiB. A longer one fails the call. */
   maxResultLength?: number;
+  /**
+   * Checks arguments against each tool's input schema before anything reaches the page (a
+   * mismatch is `invalid_arguments`): pass `jsonSchemaValidator` from `toolwire/json-schema`.
+   * Absent (the default), the page's tool sees the arguments unchecked, as it does from any
+   * other caller. A schema the validator cannot apply is left to the page's tool.
+   */
+  jsonSchemaValidator?: JsonSchemaValidator;
 }
 
 const DEFAULT_MAX_RESULT_LENGTH = 4 * 1024 * 1024;
@@ -47,7 +55,7 @@ interface PageTool {
   info: ToolInfo;
   native: WebMcpRegisteredTool;
   /** The compiled input schema, made on the first call. */
-  check?: Promise<(value: unknown) => ValidationIssue[]>;
+  check?: JsonSchemaCheck;
 }
 
 /**
@@ -57,14 +65,14 @@ interface PageTool {
  * keeps its content and `isError`, other JSON becomes `ToolResult.json`, other text
  * `ToolResult.text`, and a tool that throws gives an `isError: true` result. Each tool's
  * `source` is `{ type: "webmcp", origin, trusted }`. Tools whose names toolwire cannot
- * represent (WebMCP also allows `.`) are left out. Arguments are checked against the tool's
- * input schema before anything is sent.
+ * represent (WebMCP also allows `.`) are left out. With `jsonSchemaValidator`, arguments are
+ * checked against the tool's input schema before anything is sent.
  *
  * @param options Where to read, which frames to include, and whether to trust the hints.
  * @returns The toolset; shutting it down stops listening and cancels live calls.
  * @throws ToolError `unsupported` when the page has no model context with `getTools` and
  * `executeTool` (the message says how to turn WebMCP on); `invalid_configuration` for a bad
- * namespace or origin list.
+ * namespace, origin list or `jsonSchemaValidator`.
  *
  * @example
  * ```ts
@@ -82,6 +90,13 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
     throw new ToolError({
       type: "invalid_configuration",
       message: "maxResultLength must be a positive integer",
+    });
+  }
+  const validator = options.jsonSchemaValidator;
+  if (validator !== undefined && typeof validator !== "function") {
+    throw new ToolError({
+      type: "invalid_configuration",
+      message: "jsonSchemaValidator must be a function",
     });
   }
   const here = (globalThis as { location?: { origin?: string } }).location?.origin;
@@ -128,7 +143,7 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
         tool = (await load()).get(name);
       }
       if (!tool) throw new ToolError({ type: "unknown_tool", name });
-      return pageHandler(context, tool, maxLength);
+      return pageHandler(context, tool, maxLength, validator);
     },
     async shutdown() {
       context.removeEventListener?.("toolchange", onChange);
@@ -210,6 +225,7 @@ function pageHandler(
   context: WebMcpModelContext,
   tool: PageTool,
   maxLength: number,
+  validator: JsonSchemaValidator | undefined,
 ): ToolHandlerBackend {
   const stop = new AbortController();
   const name = tool.info.name;
@@ -240,8 +256,13 @@ function pageHandler(
           issues: [{ path: "", message: "must be an object", keyword: "type" }],
         });
       }
-      tool.check ??= inputCheck(tool.info.inputSchema.schema);
-      const issues = (await tool.check)(args);
+      tool.check ??= inputCheck(validator, tool.info.inputSchema.schema);
+      let issues: ValidationIssue[];
+      try {
+        issues = tool.check(args);
+      } catch {
+        issues = [];
+      }
       if (issues.length > 0) {
         throw new ToolError({
           type: "invalid_arguments",
@@ -269,15 +290,15 @@ function pageHandler(
   };
 }
 
-// Loaded on the first call, like the core's raw JSON Schema tools, so a page that never calls a
-// WebMCP tool never loads the interpreter. A schema it cannot interpret (an unresolvable `$ref`,
-// say) is left to the page's tool, which sees the arguments anyway.
-async function inputCheck(
+// Without a validator, or for a schema it cannot interpret (an unresolvable `$ref`, say), the
+// arguments are left to the page's tool, which sees them anyway.
+function inputCheck(
+  validator: JsonSchemaValidator | undefined,
   schema: Record<string, unknown> | boolean,
-): Promise<(value: unknown) => ValidationIssue[]> {
-  const { compileJsonSchema } = await import("../schema/validate-json-schema.ts");
+): JsonSchemaCheck {
+  if (validator === undefined) return () => [];
   try {
-    return compileJsonSchema(schema);
+    return validator(schema);
   } catch {
     return () => [];
   }

@@ -9,6 +9,7 @@ import {
   streamModelTurn,
 } from "../../src/agent/loop.ts";
 import { defineTool, ToolError, ToolResult, Toolset } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import type { Message } from "../../src/models/message.ts";
 import type { Model, ModelEvent, ModelTool } from "../../src/models/model.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
@@ -643,6 +644,7 @@ describe("the tool catalog", () => {
 
     test("sends an open object schema for a tool whose schema is `true`", async () => {
       const raw = defineTool({
+        jsonSchemaValidator,
         name: "raw",
         description: "r",
         input: { jsonSchema: true as never },

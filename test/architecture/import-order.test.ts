@@ -16,6 +16,7 @@ const ORDER = [
   "redaction.ts",
   "abort.ts",
   "schema",
+  "json-schema",
   "declaration",
   "interaction",
   "execution",

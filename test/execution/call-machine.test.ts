@@ -4,6 +4,7 @@ import type { ToolHandlerBackend } from "../../src/execution/backend.ts";
 import type { ToolHandlerOutput, ToolProgress } from "../../src/execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { defineTool, type Tool } from "../../src/local/define-tool.ts";
 import { LocalHandler } from "../../src/local/local-handler.ts";
 import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
@@ -31,6 +32,8 @@ const remote: Make = async (tool) => {
     fetch: server.fetch,
     protocol: "2025-11-25",
     formInteractions: true,
+    // Arguments and form replies are then checked on this side, as a local tool's are.
+    jsonSchemaValidator,
   });
   return client.toolHandler(tool.name);
 };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { toolName } from "../../src/declaration/tool-name.ts";
 import {
-  checkInteractionResponse,
+  checkInteractionResponse as checkWith,
   noPendingInteraction,
 } from "../../src/interaction/check-interaction-response.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
@@ -9,7 +9,13 @@ import {
   InteractionResponse,
   type ToolInteractionResponse,
 } from "../../src/interaction/interaction-response.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { caught } from "../support/caught.ts";
+
+const checkInteractionResponse = (
+  request: ToolInteractionRequest,
+  response: ToolInteractionResponse,
+) => checkWith(request, response, jsonSchemaValidator);
 
 const text: ToolInteractionRequest = {
   id: "i-1",
@@ -97,6 +103,18 @@ describe("checkInteractionResponse", () => {
   ])("rejects a malformed reply (%s) with invalid_interaction", async (_label, reply) => {
     const error = await caught(
       checkInteractionResponse(text, reply as unknown as ToolInteractionResponse),
+    );
+    expect(error.type).toBe("invalid_interaction");
+  });
+});
+
+describe("checkInteractionResponse without a JSON Schema validator", () => {
+  test("leaves the form's schema to the asker but still checks the reply's shape", async () => {
+    await expect(
+      checkWith(form(true), InteractionResponse.submit("i-1", { city: 3 }), undefined),
+    ).resolves.toBeUndefined();
+    const error = await caught(
+      checkWith(form(true), InteractionResponse.submit("i-1", "Oslo"), undefined),
     );
     expect(error.type).toBe("invalid_interaction");
   });

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
 import { ToolResult } from "../../src/execution/tool-result.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
 import { LocalHandler } from "../../src/local/local-handler.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
@@ -67,6 +68,7 @@ describe("defineTool", () => {
     const input = { type: "object", properties: { q: { type: "string" } } };
     const output = { type: "object", properties: { hits: { type: "number" } } };
     const tool = defineTool({
+      jsonSchemaValidator,
       name: "search",
       description: "Searches",
       input: { jsonSchema: input },
@@ -243,6 +245,7 @@ describe("defineTool", () => {
         description: "d",
         input: v.object({ total: v.unknown() }),
         output,
+        jsonSchemaValidator,
         call: ({ total }) => ({ total }),
       });
       const good = await new LocalHandler(tool).step({ type: "invoke", arguments: { total: 3 } });
@@ -253,5 +256,56 @@ describe("defineTool", () => {
       expect(bad.type).toBe("invalid_output");
       expect(bad.issues?.[0]?.path).toBe("/total");
     }
+  });
+
+  describe("without a jsonSchemaValidator", () => {
+    const raw = { jsonSchema: { type: "object" } };
+    test.each([
+      ["a raw input schema", { input: raw }, "tool lookup's JSON Schema input"],
+      [
+        "a raw output schema",
+        { input: v.object({}), output: raw },
+        "tool lookup's JSON Schema output",
+      ],
+      [
+        "formSchemaValidation",
+        { input: v.object({}), interactions: { form: true, formSchemaValidation: true } },
+        "tool lookup's formSchemaValidation",
+      ],
+    ])("refuses %s at definition, naming the import", (_label, extra, what) => {
+      let error: unknown;
+      try {
+        defineTool({ name: "lookup", description: "d", call: () => "x", ...extra } as never);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toMatchObject({ type: "invalid_configuration" });
+      const message = (error as Error).message;
+      expect(message).toContain(what);
+      expect(message).toContain('needs jsonSchemaValidator from "toolwire/json-schema"');
+    });
+
+    test("defines valibot tools and form questions without schema validation", () => {
+      const tool = defineTool({
+        name: "ask",
+        description: "d",
+        input: v.object({}),
+        interactions: { form: true },
+        call: () => "x",
+      });
+      expect(tool.info.interactions.form).toBe(true);
+    });
+
+    test("refuses a jsonSchemaValidator that is not a function", () => {
+      expect(() =>
+        defineTool({
+          name: "t",
+          description: "d",
+          input: raw,
+          jsonSchemaValidator: {} as never,
+          call: () => "x",
+        }),
+      ).toThrow(expect.objectContaining({ type: "invalid_configuration" }));
+    });
   });
 });

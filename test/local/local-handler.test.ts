@@ -5,6 +5,7 @@ import type { ToolHandlerOutput } from "../../src/execution/handler-io.ts";
 import { ToolResult } from "../../src/execution/tool-result.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import {
   type DefineToolOptions,
   defineTool,
@@ -18,7 +19,14 @@ type Call = DefineToolOptions<SchemaInput>["call"];
 
 function handler(call: Call, extra: Partial<DefineToolOptions<SchemaInput>> = {}): LocalHandler {
   return new LocalHandler(
-    defineTool({ name: "probe", description: "d", input: v.unknown(), ...extra, call }),
+    defineTool({
+      name: "probe",
+      description: "d",
+      input: v.unknown(),
+      jsonSchemaValidator,
+      ...extra,
+      call,
+    }),
   );
 }
 

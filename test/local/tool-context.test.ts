@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import type { ToolHandlerOutput, ToolLog, ToolProgress } from "../../src/execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../src/interaction/interaction-request.ts";
 import { InteractionResponse } from "../../src/interaction/interaction-response.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import {
   type DefineToolOptions,
   defineTool,
@@ -19,7 +20,14 @@ type Options = Partial<DefineToolOptions<SchemaInput>>;
 
 function handlerFor(call: DefineToolOptions<SchemaInput>["call"], extra: Options = {}) {
   return new LocalHandler(
-    defineTool({ name: "probe", description: "d", input: v.unknown(), ...extra, call }),
+    defineTool({
+      name: "probe",
+      description: "d",
+      input: v.unknown(),
+      jsonSchemaValidator,
+      ...extra,
+      call,
+    }),
   );
 }
 

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
 import { ToolResult } from "../../src/execution/tool-result.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
 import type { SchemaInput } from "../../src/schema/schema-input.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
@@ -12,6 +13,7 @@ function returning(value: unknown, output?: SchemaInput): Promise<ToolResult> {
     name: "t",
     description: "Returns a fixed value",
     input: v.object({}),
+    jsonSchemaValidator,
     ...(output === undefined ? {} : { output }),
     call: () => value,
   });

@@ -13,6 +13,7 @@ import {
   ToolResult,
   Toolset,
 } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
 import { caught } from "../support/caught.ts";
 import { roundTripServer } from "../support/round-trip-tools.ts";
@@ -20,8 +21,11 @@ import { fixtureHandler } from "./server/fixture.ts";
 
 const URL_ = "http://localhost/mcp";
 
-async function connected(options: Parameters<typeof roundTripServer>[0] = {}) {
-  const server = roundTripServer(options);
+async function connected(
+  options: Parameters<typeof roundTripServer>[0] & { clientValidation?: boolean } = {},
+) {
+  const { clientValidation = true, ...serverOptions } = options;
+  const server = roundTripServer(serverOptions);
   const methods: string[] = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
     methods.push(init?.method ?? "GET");
@@ -35,6 +39,7 @@ async function connected(options: Parameters<typeof roundTripServer>[0] = {}) {
     ...(options.sessions === "memory" ? { protocol: "2025-11-25" as const } : {}),
     formInteractions: true,
     trustAnnotations: true,
+    ...(clientValidation ? { jsonSchemaValidator } : {}),
   });
   return { ...server, toolset, methods };
 }
@@ -80,6 +85,16 @@ describe("MCP round trip: connectMcp → createMcpHandler", () => {
     const error = await caught(toolset.call("add", { a: "two", b: 3 }));
     expect(isToolError(error, "invalid_arguments")).toBe(true);
     expect(methods.length).toBe(sent);
+    await toolset.shutdown();
+  });
+
+  it("without a jsonSchemaValidator, sends the arguments and the server refuses them", async () => {
+    const { toolset, methods } = await connected({ clientValidation: false });
+    const sent = methods.length;
+    const result = await toolset.call("add", { a: "two", b: 3 });
+    expect(methods.length).toBe(sent + 1);
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain("/a");
     await toolset.shutdown();
   });
 

@@ -19,6 +19,7 @@ interface Setup {
   fetch?: (url: string, init: RequestInit | undefined, next: typeof fetch) => Promise<Response>;
   as?: Partial<OAuthServerOptions>;
   refuseAll?: boolean;
+  sessions?: "memory";
 }
 
 function servers(setup: Setup = {}) {
@@ -56,6 +57,7 @@ function servers(setup: Setup = {}) {
     name: "p",
     version: "1",
     resourceMetadata: { authorizationServers: [ISSUER], scopesSupported: ["mcp"] },
+    ...(setup.sessions ? { sessions: setup.sessions } : {}),
     authorize: (request, { resource }) => {
       if (setup.refuseAll) return false;
       const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
@@ -104,6 +106,17 @@ function expectNoSecret(error: ToolError, secrets: string[]) {
 }
 
 describe("oauth() with connectMcp", () => {
+  it("does not send the user to sign in again to close a session whose token was revoked", async () => {
+    const s = servers({ sessions: "memory" });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const tools = await connectMcp({ url: MCP, auth, protocol: "2025-11-25", fetch: s.network });
+    await tools.call("whoami", {});
+    s.as.expireAccessTokens();
+    const outcome = await caught(tools.shutdown());
+    expect(s.authorizations).toHaveLength(1);
+    expect(String(outcome)).toContain("401");
+  });
+
   for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
     it(`signs in on the first 401 with PKCE and the resource, then calls with the token (${protocol})`, async () => {
       const s = servers();

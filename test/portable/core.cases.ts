@@ -15,6 +15,7 @@ import {
   type ToolsetBackend,
   toolName,
 } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
 
 const add = defineTool({
@@ -143,7 +144,7 @@ export const cases: PortableCase[] = [
     },
   },
   {
-    name: "core: a raw JSON Schema validates arguments with @cfworker/json-schema",
+    name: "core: a raw JSON Schema validates arguments with toolwire/json-schema",
     async run() {
       const tool = defineTool({
         name: "search",
@@ -155,6 +156,7 @@ export const cases: PortableCase[] = [
             required: ["q"],
           },
         },
+        jsonSchemaValidator,
         call: (input) => `found ${(input as { q: string }).q}`,
       });
       const tools = Toolset.local([tool]);

@@ -1,6 +1,7 @@
 // connectMcp through an in-memory fake MCP server (a `fetch` function, no sockets), so the
 // client is proven in Node, Chromium, workerd and Deno.
 import { isToolError } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 import { createFakeMcp } from "../support/fake-mcp-fetch.ts";
 import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
@@ -87,10 +88,10 @@ export const cases: PortableCase[] = [
     },
   },
   {
-    name: "mcp client: invalid arguments fail before any request",
+    name: "mcp client: with a jsonSchemaValidator, invalid arguments fail before any request",
     async run() {
       const server = fake();
-      const toolset = await connectMcp({ url: URL_, fetch: server.fetch });
+      const toolset = await connectMcp({ url: URL_, fetch: server.fetch, jsonSchemaValidator });
       const before = server.requests.length;
       await assertRejects(
         () => toolset.call("echo", "not an object"),

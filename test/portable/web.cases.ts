@@ -2,6 +2,7 @@
 // globals, and where the runtime has no WebMCP it says so with `unsupported`.
 import * as v from "valibot";
 import { defineTool, ToolResult, Toolset } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { FakeModelContext } from "../support/fake-model-context.ts";
 import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
 
@@ -58,7 +59,7 @@ export const cases: PortableCase[] = [
         }),
       ]);
       await registerWebMcpTools(echo, { signal: stop.signal, modelContext: context });
-      const page = await connectWebMcp({ modelContext: context });
+      const page = await connectWebMcp({ modelContext: context, jsonSchemaValidator });
       assertEqual((await page.call("echo", { x: 1 })).structuredContent, { x: 1 });
       await assertRejects(
         () => page.call("echo", { x: "one" }),

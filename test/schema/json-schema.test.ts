@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
 import { defineTool, Toolset } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { JsonSchema } from "../../src/schema/json-schema.ts";
 
 const doc = { type: "object", properties: { q: { type: "string" } }, required: ["q"] };
@@ -29,6 +30,7 @@ describe("JsonSchema", () => {
     const outcomes: string[] = [];
     for (const wrap of [JsonSchema.strict, JsonSchema.bestEffort, JsonSchema.unspecified]) {
       const tool = defineTool({
+        jsonSchemaValidator,
         name: "search",
         description: "Searches",
         input: { jsonSchema: wrap(doc).schema },

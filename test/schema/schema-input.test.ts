@@ -1,6 +1,9 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
-import { isValibotSchema, prepareSchema } from "../../src/schema/schema-input.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
+import { isValibotSchema, prepareSchema, type SchemaInput } from "../../src/schema/schema-input.ts";
+
+const prepare = (input: SchemaInput) => prepareSchema(input, jsonSchemaValidator, "the input");
 
 describe("isValibotSchema", () => {
   test("recognises valibot schemas, sync and async, by shape", () => {
@@ -17,7 +20,7 @@ describe("isValibotSchema", () => {
 
 describe("prepareSchema", () => {
   test("publishes a valibot schema as JSON Schema without $schema", () => {
-    const prepared = prepareSchema(v.object({ a: v.number() }));
+    const prepared = prepare(v.object({ a: v.number() }));
     expect(prepared.jsonSchema).toEqual({
       type: "object",
       properties: { a: { type: "number" } },
@@ -26,12 +29,12 @@ describe("prepareSchema", () => {
   });
 
   test("returns the transformed value of a valibot schema", async () => {
-    const prepared = prepareSchema(v.object({ n: v.pipe(v.string(), v.transform(Number)) }));
+    const prepared = prepare(v.object({ n: v.pipe(v.string(), v.transform(Number)) }));
     expect(await prepared.validate({ n: "42" })).toEqual({ ok: true, value: { n: 42 } });
   });
 
   test("locates valibot issues by JSON pointer, nested paths included", async () => {
-    const prepared = prepareSchema(
+    const prepared = prepare(
       v.object({ user: v.object({ tags: v.array(v.string()) }), age: v.number() }),
     );
     const outcome = await prepared.validate({ user: { tags: ["a", 2] }, age: "x" });
@@ -42,12 +45,12 @@ describe("prepareSchema", () => {
   });
 
   test("reports a root-level valibot issue at the empty pointer", async () => {
-    const outcome = await prepareSchema(v.object({})).validate("nope");
+    const outcome = await prepare(v.object({})).validate("nope");
     expect(outcome).toMatchObject({ ok: false, issues: [{ path: "" }] });
   });
 
   test("runs async valibot schemas", async () => {
-    const prepared = prepareSchema(
+    const prepared = prepare(
       v.pipeAsync(
         v.string(),
         v.checkAsync(async (s) => s === "yes", "must be yes"),
@@ -62,7 +65,7 @@ describe("prepareSchema", () => {
 
   test("publishes a raw JSON Schema unchanged and validates with it", async () => {
     const doc = { type: "object", properties: { a: { type: "integer" } }, required: ["a"] };
-    const prepared = prepareSchema({ jsonSchema: doc });
+    const prepared = prepare({ jsonSchema: doc });
     expect(prepared.jsonSchema).toBe(doc);
     expect(await prepared.validate({ a: 1 })).toEqual({ ok: true, value: { a: 1 } });
     expect(await prepared.validate({ a: 1.5 })).toMatchObject({
@@ -72,7 +75,7 @@ describe("prepareSchema", () => {
   });
 
   test("reuses one compiled raw validator across calls", async () => {
-    const prepared = prepareSchema({ jsonSchema: { type: "string" } });
+    const prepared = prepare({ jsonSchema: { type: "string" } });
     const results = await Promise.all([prepared.validate("a"), prepared.validate(1)]);
     expect(results.map((r) => r.ok)).toEqual([true, false]);
   });
@@ -85,13 +88,13 @@ describe("prepareSchema at the edges", () => {
     ["an object without jsonSchema", { type: "object" }],
     ["a jsonSchema that is no document", { jsonSchema: "object" }],
   ])("rejects %s with invalid_configuration", (_label, input) => {
-    expect(() => prepareSchema(input as never)).toThrow(
+    expect(() => prepare(input as never)).toThrow(
       expect.objectContaining({ type: "invalid_configuration" }),
     );
   });
 
   test("turns a throwing valibot transform into one issue at the root", async () => {
-    const prepared = prepareSchema(
+    const prepared = prepare(
       v.pipe(
         v.string(),
         v.transform((s) => JSON.parse(s)),
@@ -104,7 +107,7 @@ describe("prepareSchema at the edges", () => {
   });
 
   test("fails a raw schema it cannot interpret with invalid_configuration, on every use", async () => {
-    const prepared = prepareSchema({
+    const prepared = prepare({
       jsonSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } },
     });
     for (let i = 0; i < 2; i++) {
@@ -114,8 +117,30 @@ describe("prepareSchema at the edges", () => {
     }
   });
 
+  test("refuses a raw schema without a validator, naming the import", () => {
+    let error: unknown;
+    try {
+      prepareSchema(
+        { jsonSchema: { type: "object" } },
+        undefined,
+        "tool search's JSON Schema input",
+      );
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ type: "invalid_configuration" });
+    expect(String((error as Error).message)).toMatch(
+      /tool search's JSON Schema input needs jsonSchemaValidator from "toolwire\/json-schema"$/,
+    );
+  });
+
+  test("needs no validator for a valibot schema", async () => {
+    const prepared = prepareSchema(v.string(), undefined, "the input");
+    expect(await prepared.validate("a")).toEqual({ ok: true, value: "a" });
+  });
+
   test("accepts the boolean schemas true and false", async () => {
-    expect((await prepareSchema({ jsonSchema: true }).validate(1)).ok).toBe(true);
-    expect((await prepareSchema({ jsonSchema: false }).validate(1)).ok).toBe(false);
+    expect((await prepare({ jsonSchema: true }).validate(1)).ok).toBe(true);
+    expect((await prepare({ jsonSchema: false }).validate(1)).ok).toBe(false);
   });
 });

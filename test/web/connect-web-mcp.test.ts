@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
 import { defineTool, isReadOnly, Toolset } from "../../src/index.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import { connectWebMcp, registerWebMcpTools } from "../../src/web/index.ts";
 import { caught } from "../support/caught.ts";
 import { FakeModelContext } from "../support/fake-model-context.ts";
@@ -191,7 +192,7 @@ describe("connectWebMcp", () => {
     });
     const stop = new AbortController();
     await registerWebMcpTools(Toolset.local([add]), { signal: stop.signal, modelContext: context });
-    const page = await connectWebMcp({ modelContext: context });
+    const page = await connectWebMcp({ modelContext: context, jsonSchemaValidator });
     expect((await page.call("add", { a: 2, b: 2 })).content).toEqual([{ type: "text", text: "4" }]);
     // Checked against the listed schema here, before the page is asked (W10).
     const bad = await caught(page.call("add", { a: "x" }));
@@ -212,13 +213,20 @@ describe("connectWebMcp", () => {
         return "ok";
       },
     });
-    const page = await connectWebMcp({ modelContext: context });
+    const page = await connectWebMcp({ modelContext: context, jsonSchemaValidator });
     expect((await caught(page.call("count", [1, 2]))).type).toBe("invalid_arguments");
     const missing = await caught(page.call("count", { n: 1.5 }));
     expect(missing.data).toMatchObject({ type: "invalid_arguments", tool: "count" });
     expect(ran).toBe(0);
     expect((await page.call("count", { n: 2 })).content).toEqual([{ type: "text", text: "ok" }]);
     expect(ran).toBe(1);
+    // Without a validator only the object check is ours; the schema is the page tool's to apply.
+    const unchecked = await connectWebMcp({ modelContext: context });
+    expect((await caught(unchecked.call("count", [1, 2]))).type).toBe("invalid_arguments");
+    expect((await unchecked.call("count", { n: 1.5 })).content).toEqual([
+      { type: "text", text: "ok" },
+    ]);
+    expect(ran).toBe(2);
   });
 
   test("shutdown cancels a live call and stops listening to toolchange (W11)", async () => {

@@ -11,6 +11,7 @@ import { errorText, isToolError, ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
+import type { JsonSchemaValidator } from "../../schema/schema-input.ts";
 import { Toolset } from "../../toolset/toolset.ts";
 import { jsonRpcNotification } from "../json-rpc.ts";
 import {
@@ -101,6 +102,15 @@ export interface ConnectMcpOptions {
    */
   samplingInteractions?: boolean;
   /**
+   * Checks remote tools on this side too: arguments against the input schema (a mismatch is
+   * `invalid_arguments` and nothing is sent), `structuredContent` against the output schema
+   * (`invalid_output`), and form replies against the elicitation's schema. Pass
+   * `jsonSchemaValidator` from `toolwire/json-schema`. Absent (the default), the server
+   * validates arguments and replies itself and `structuredContent` is not checked, so a client
+   * ships no JSON Schema interpreter. A schema the validator cannot apply is left to the server.
+   */
+  jsonSchemaValidator?: JsonSchemaValidator;
+  /**
    * Receives the connection's own log lines, such as a listed tool that was skipped because
    * its name or schema cannot be used here (level `warning`, logger `toolwire/mcp`, `data`
    * `{ message, tool }`). A throwing listener is ignored.
@@ -184,6 +194,7 @@ interface Settings {
   timeoutMs: number;
   formInteractions: boolean;
   samplingInteractions: boolean;
+  jsonSchemaValidator: JsonSchemaValidator | undefined;
   onLog: ((log: ToolLog) => void) | undefined;
   fetch: typeof fetch | undefined;
   signal: AbortSignal | undefined;
@@ -513,6 +524,10 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   if (options.onLog !== undefined && typeof options.onLog !== "function") {
     throw invalid("onLog must be a function");
   }
+  const jsonSchemaValidator = options.jsonSchemaValidator;
+  if (jsonSchemaValidator !== undefined && typeof jsonSchemaValidator !== "function") {
+    throw invalid("jsonSchemaValidator must be a function");
+  }
   const protocol = options.protocol ?? "auto";
   if (protocol !== "auto" && protocol !== "2026-07-28" && protocol !== "2025-11-25") {
     throw invalid('protocol must be "auto", "2026-07-28" or "2025-11-25"');
@@ -530,6 +545,7 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     signal: options.signal,
     formInteractions: options.formInteractions === true,
     samplingInteractions: options.samplingInteractions === true,
+    jsonSchemaValidator,
     fetch: options.fetch,
   };
 }

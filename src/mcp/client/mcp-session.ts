@@ -329,7 +329,11 @@ export class McpSession {
       const headers = this.#headersFor();
       const response = await withTimer(CLOSE_TIMEOUT_MS, async (signal) => {
         try {
-          return await this.#fetchAuthorized({ method: "DELETE", headers }, signal);
+          // No sign-in to close: a user should not be sent to an authorization page by a
+          // shutdown, and the five seconds would cut it short anyway.
+          return await this.#fetchAuthorized({ method: "DELETE", headers }, signal, undefined, {
+            signIn: false,
+          });
         } catch (error) {
           throw fail(signal.aborted ? `timed out after ${CLOSE_TIMEOUT_MS} ms` : describe(error));
         }
@@ -502,11 +506,13 @@ export class McpSession {
   // than "error", which Workers do not support. With `auth`, the request carries its
   // `Authorization`; a 401, or a 403 with `insufficient_scope`, has `auth.unauthorized()` get
   // new credentials (the deadline stopped meanwhile) and the request goes once more; a refusal
-  // after that is returned as is, to fail as HTTP 401/403 (design.md OA1, OA2).
+  // after that is returned as is, to fail as HTTP 401/403 (design.md OA1, OA2). `signIn: false`
+  // returns the first refusal as is.
   async #fetchAuthorized(
     init: RequestInit & { headers: Headers },
     signal: AbortSignal | undefined,
     deadline?: Deadline,
+    { signIn = true } = {},
   ): Promise<Response> {
     const fetchImpl = this.#fetch ?? globalThis.fetch;
     const request: RequestInit = { ...init, redirect: "manual" };
@@ -528,7 +534,7 @@ export class McpSession {
       const refused =
         response.status === 401 ||
         (response.status === 403 && /\binsufficient_scope\b/.test(challenge ?? ""));
-      if (!refused || attempt > 0) return response;
+      if (!refused || attempt > 0 || !signIn) return response;
       response.body?.cancel().catch(() => {});
       const status = response.status;
       deadline?.pause();

@@ -70,6 +70,7 @@ export class RemoteHandler extends CallMachine<Question> {
     this.#session = session;
     this.#plan = plan;
     this.toolName = plan.tool.info.name;
+    this.formValidator = plan.jsonSchemaValidator;
     this.#timer = createIdleTimer(plan.timeoutMs, () => this.#expire());
   }
 

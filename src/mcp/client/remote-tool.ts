@@ -14,7 +14,7 @@ import type { ContentAnnotations, ToolContent } from "../../execution/tool-conte
 import type { ToolResult } from "../../execution/tool-result.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
-import { compileJsonSchema, type JsonSchemaCheck } from "../../schema/validate-json-schema.ts";
+import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
 import { LOGGING_LEVELS } from "../protocol.ts";
 import { encodeHeaderValue, protocolError } from "./mcp-session.ts";
@@ -188,11 +188,13 @@ function iconsOf(value: unknown): ToolIcon[] {
 
 /**
  * What every call of one remote tool shares: its declaration, the input and output checks
- * (compiled once, on first use), and the client's settings.
+ * (compiled once, on first use, when the client has a validator), and the client's settings.
  */
 export interface RemoteCallPlan {
   /** The tool. */
   tool: RemoteTool;
+  /** The client's validator; without one the server alone checks arguments and replies. */
+  jsonSchemaValidator: JsonSchemaValidator | undefined;
   /** The idle deadline of one call, in milliseconds. */
   timeoutMs: number;
   /** Whether `elicitation/create` becomes a form interaction. */
@@ -200,7 +202,8 @@ export interface RemoteCallPlan {
   /** Whether `sampling/createMessage` becomes a sampling interaction. */
   samplingInteractions: boolean;
   /**
-   * Returns the arguments when they are a JSON object that satisfies the remote input schema.
+   * Returns the arguments when they are a JSON object that satisfies the remote input schema
+   * (checked only with a validator).
    *
    * @throws ToolError `invalid_arguments` with the issues.
    */
@@ -208,7 +211,8 @@ export interface RemoteCallPlan {
   /** Returns the `Mcp-Param-*` headers of checked arguments (none for a null or absent value). */
   paramHeaders(args: unknown): Record<string, string>;
   /**
-   * Returns the result unchanged when it satisfies the declared output schema.
+   * Returns the result unchanged when it satisfies the declared output schema (a result
+   * without `structuredContent` always fails; its shape is checked only with a validator).
    *
    * @throws ToolError `invalid_output`.
    */
@@ -218,13 +222,20 @@ export interface RemoteCallPlan {
 /** Creates the call plan of one remote tool. */
 export function createRemoteCallPlan(
   tool: RemoteTool,
-  options: { timeoutMs: number; formInteractions: boolean; samplingInteractions?: boolean },
+  options: {
+    timeoutMs: number;
+    formInteractions: boolean;
+    samplingInteractions?: boolean;
+    jsonSchemaValidator?: JsonSchemaValidator | undefined;
+  },
 ): RemoteCallPlan {
+  const validator = options.jsonSchemaValidator;
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
   const name = tool.info.name;
   return {
     tool,
+    jsonSchemaValidator: validator,
     timeoutMs: options.timeoutMs,
     formInteractions: options.formInteractions,
     samplingInteractions: options.samplingInteractions === true,
@@ -248,7 +259,7 @@ export function createRemoteCallPlan(
           { path: "", message: "MCP tool arguments must be a JSON object" },
         ]);
       }
-      input ??= lenient(tool.info.inputSchema.schema);
+      input ??= lenient(validator, tool.info.inputSchema.schema);
       const issues = input(args);
       if (issues.length > 0) throw invalidArguments(name, issues);
       return args;
@@ -263,7 +274,7 @@ export function createRemoteCallPlan(
           issues: [],
         });
       }
-      output ??= lenient(schema.schema);
+      output ??= lenient(validator, schema.schema);
       const issues = output(result.structuredContent);
       if (issues.length === 0) return result;
       throw new ToolError({
@@ -275,12 +286,17 @@ export function createRemoteCallPlan(
   };
 }
 
-// A remote schema this validator cannot interpret (an unresolvable `$ref`, say) is left
-// to the server, which validates anyway; refusing every call would make the tool unusable.
-function lenient(schema: Record<string, unknown> | boolean): JsonSchemaCheck {
+// Without a validator, or for a remote schema it cannot interpret (an unresolvable `$ref`,
+// say), the checks are left to the server, which validates anyway; refusing every call would
+// make the tool unusable.
+function lenient(
+  validator: JsonSchemaValidator | undefined,
+  schema: Record<string, unknown> | boolean,
+): JsonSchemaCheck {
+  if (validator === undefined) return () => [];
   let check: JsonSchemaCheck;
   try {
-    check = compileJsonSchema(schema);
+    check = validator(schema);
   } catch {
     return () => [];
   }

@@ -4,6 +4,7 @@
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool, InteractionResponse, Toolset } from "../../../src/index.ts";
+import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import { connectMcp, createMcpHandler } from "../../../src/mcp/index.ts";
 import { caught } from "../../support/caught.ts";
 import { createFakeMcp } from "../../support/fake-mcp-fetch.ts";
@@ -314,7 +315,7 @@ describe("connectMcp: calls", () => {
     expect((await caught(toolset.call("bad", {}))).type).toBe("protocol");
   });
 
-  it("checks structuredContent against a declared output schema", async () => {
+  it("checks structuredContent against a declared output schema with a jsonSchemaValidator", async () => {
     const outputSchema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
     const fake = createFakeMcp({
       tools: [tool("typed", { outputSchema })],
@@ -322,11 +323,18 @@ describe("connectMcp: calls", () => {
         result: { content: [{ type: "text", text: "x" }], structuredContent: args },
       }),
     });
-    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch });
+    const toolset = await connectMcp({ url: URL_, fetch: fake.fetch, jsonSchemaValidator });
     expect((await toolset.call("typed", { n: 1 })).structuredContent).toEqual({ n: 1 });
     const error = await caught(toolset.call("typed", { n: "one" }));
     expect(error.type).toBe("invalid_output");
     expect(error.issues?.[0]?.path).toBe("/n");
+    const unchecked = await connectMcp({ url: URL_, fetch: fake.fetch });
+    expect((await unchecked.call("typed", { n: "one" })).structuredContent).toEqual({ n: "one" });
+  });
+
+  it("refuses a jsonSchemaValidator that is not a function", async () => {
+    const options = { url: URL_, jsonSchemaValidator: "yes" as never };
+    expect((await caught(connectMcp(options))).type).toBe("invalid_configuration");
   });
 
   it("reports an expired session (404) as transport", async () => {

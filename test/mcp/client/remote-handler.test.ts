@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import { McpSession } from "../../../src/mcp/client/mcp-session.ts";
 import { RemoteHandler } from "../../../src/mcp/client/remote-handler.ts";
 import {
@@ -24,7 +25,11 @@ const handlerOn = (
   const origin = "http://x.test/mcp";
   const options = { origin, trusted: false, formInteractions };
   const tool = toolFromMcp({ name: "t", inputSchema: schema }, options) as RemoteTool;
-  const plan = createRemoteCallPlan(tool, { timeoutMs: 5000, formInteractions });
+  const plan = createRemoteCallPlan(tool, {
+    timeoutMs: 5000,
+    formInteractions,
+    jsonSchemaValidator,
+  });
   return {
     handler: new RemoteHandler(new McpSession(URL_, new Headers(), fetchImpl), plan),
     posted,

@@ -1,7 +1,9 @@
 // What a remote tool is on the client: its declaration from a `tools/list` entry (trust and
 // names, design.md M1-M2), the argument and output checks every call shares, how results and
 // log lines read back, and the idle deadline of a call.
+
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import {
   createIdleTimer,
   createRemoteCallPlan,
@@ -189,10 +191,7 @@ describe("toolFromMcp", () => {
 const plan = (inputSchema: Record<string, unknown>, outputSchema?: Record<string, unknown>) =>
   createRemoteCallPlan(
     declare({ name: "t", inputSchema, ...(outputSchema ? { outputSchema } : {}) }),
-    {
-      timeoutMs: 1000,
-      formInteractions: false,
-    },
+    { timeoutMs: 1000, formInteractions: false, jsonSchemaValidator },
   );
 
 describe("createRemoteCallPlan", () => {
@@ -224,6 +223,24 @@ describe("createRemoteCallPlan", () => {
     ).toBe("invalid_output");
     const failed = { content: [], isError: true };
     expect(p.checkResult(failed)).toBe(failed);
+  });
+
+  it("without a validator, leaves schemas to the server but still wants objects and structuredContent", async () => {
+    const bare = createRemoteCallPlan(
+      declare({
+        name: "t",
+        inputSchema: { type: "object", required: ["n"] },
+        outputSchema: { type: "object", required: ["n"] },
+      }),
+      { timeoutMs: 1000, formInteractions: false },
+    );
+    expect(bare.checkArguments({ n: "x" })).toEqual({ n: "x" });
+    expect((await caught(() => bare.checkArguments([1]))).type).toBe("invalid_arguments");
+    const loose = { content: [], structuredContent: {}, isError: false };
+    expect(bare.checkResult(loose)).toBe(loose);
+    expect((await caught(() => bare.checkResult({ content: [], isError: false }))).type).toBe(
+      "invalid_output",
+    );
   });
 });
 

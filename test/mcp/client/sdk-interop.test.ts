@@ -4,6 +4,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { InteractionResponse, isReadOnly, type Toolset } from "../../../src/index.ts";
+import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import { connectMcp } from "../../../src/mcp/index.ts";
 import { caught } from "../../support/caught.ts";
 import { type SdkMcpServer, startSdkMcpServer } from "../../support/sdk-mcp-server.ts";
@@ -181,7 +182,7 @@ describe("connectMcp against the SDK's McpServer", () => {
 
   it("rejects non-object and schema-invalid arguments before any request", async () => {
     const sdk = await start();
-    toolset = await connectMcp({ url: sdk.url });
+    toolset = await connectMcp({ url: sdk.url, jsonSchemaValidator });
     const before = sdk.requests.length;
     const notObject = await caught(toolset.call("echo", [1, 2]));
     expect(notObject.type).toBe("invalid_arguments");
@@ -273,7 +274,12 @@ describe("connectMcp against the SDK's McpServer", () => {
 
   it("maps elicitation to a form interaction and posts the answer back", async () => {
     const sdk = await start();
-    toolset = await connectMcp({ url: sdk.url, formInteractions: true, namespace: "geo" });
+    toolset = await connectMcp({
+      url: sdk.url,
+      formInteractions: true,
+      namespace: "geo",
+      jsonSchemaValidator,
+    });
     const [info] = (await toolset.listTools()).filter((t) => t.name === "geo__ask");
     expect(info?.interactions.form).toBe(true);
     const handler = await toolset.toolHandler("geo__ask");

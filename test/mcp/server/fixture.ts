@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineTool, ToolResult, Toolset } from "../../../src/index.ts";
+import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import {
   createMcpHandler,
   type McpHandler,
@@ -154,6 +155,7 @@ export function fixtureToolset(): { toolset: Toolset; observed: Observed } {
       },
     }),
     defineTool({
+      jsonSchemaValidator,
       name: "region",
       description: "Takes arguments a client mirrors into Mcp-Param headers",
       input: {

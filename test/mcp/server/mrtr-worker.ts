@@ -4,10 +4,12 @@
  * cross-instance.test.ts runs it in two separate Miniflare instances sharing only the secret.
  */
 import { defineTool, Toolset } from "../../../src/index.ts";
+import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import { createMcpHandler, type McpHandler } from "../../../src/mcp/index.ts";
 
 const tools = Toolset.local([
   defineTool({
+    jsonSchemaValidator,
     name: "greet",
     description: "Asks for a name, then greets",
     input: { jsonSchema: { type: "object", properties: {} } },

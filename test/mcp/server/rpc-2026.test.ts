@@ -4,6 +4,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { defineTool, Toolset } from "../../../src/index.ts";
+import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import { createMcpHandler } from "../../../src/mcp/index.ts";
 import { fixtureHandler, post, rpc, sseMessages, streamEvents } from "./fixture.ts";
 import {
@@ -298,6 +299,7 @@ describe("2026 results", () => {
   it("tools/list keeps a declared output schema as it is, where 2025 makes it an object schema", async () => {
     const toolset = Toolset.local([
       defineTool({
+        jsonSchemaValidator,
         name: "count",
         description: "Counts",
         input: v.object({}),

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { compileJsonSchema } from "../../src/schema/validate-json-schema.ts";
+import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 
-describe("compileJsonSchema", () => {
-  const check = compileJsonSchema({
+describe("jsonSchemaValidator", () => {
+  const check = jsonSchemaValidator({
     type: "object",
     properties: {
       name: { type: "string", minLength: 1 },
@@ -48,7 +48,7 @@ describe("compileJsonSchema", () => {
   });
 
   test("honours the draft named by $schema", () => {
-    const draft4 = compileJsonSchema({
+    const draft4 = jsonSchemaValidator({
       $schema: "http://json-schema.org/draft-04/schema#",
       type: "number",
       maximum: 5,
@@ -59,7 +59,7 @@ describe("compileJsonSchema", () => {
   });
 
   test("accepts boolean schemas", () => {
-    expect(compileJsonSchema(true)("anything")).toEqual([]);
-    expect(compileJsonSchema(false)("anything")).not.toEqual([]);
+    expect(jsonSchemaValidator(true)("anything")).toEqual([]);
+    expect(jsonSchemaValidator(false)("anything")).not.toEqual([]);
   });
 });
