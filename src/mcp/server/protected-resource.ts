@@ -130,7 +130,7 @@ const WELL_KNOWN = "/.well-known/oauth-protected-resource";
  * Returns the checked metadata options for `endpoint`.
  *
  * @throws ToolError `invalid_configuration` for a missing or non-URL authorization server, a
- * `resource` that is not an absolute URL without fragment, or a scope with a space or quote.
+ * `resource` that is not an http(s) URL without fragment, or a scope with a space or quote.
  */
 export function createProtectedResource(
   options: ResourceMetadataOptions,
@@ -148,8 +148,12 @@ export function createProtectedResource(
     );
   }
   const fixed = options.resource;
-  if (fixed !== undefined && (!isAbsoluteUrl(fixed) || fixed.includes("#"))) {
-    throw bad("`resourceMetadata.resource` must be an absolute URL without fragment");
+  // http(s) only: clients connect to it, and another scheme's path would reach the challenge raw.
+  if (
+    fixed !== undefined &&
+    (!isAbsoluteUrl(fixed) || !/^https?:$/.test(new URL(fixed).protocol) || fixed.includes("#"))
+  ) {
+    throw bad("`resourceMetadata.resource` must be an http(s) URL without fragment");
   }
   for (const key of ["resourceDocumentation", "resourcePolicyUri", "resourceTosUri"] as const) {
     const value = options[key];

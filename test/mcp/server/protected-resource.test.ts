@@ -265,6 +265,7 @@ describe("configuration", () => {
       { authorizationServers: [ISSUER], scopesSupported: ["caf\u00e9"] },
       { authorizationServers: [ISSUER], resource: "/mcp" },
       { authorizationServers: [ISSUER], resource: "https://x.example/mcp#frag" },
+      { authorizationServers: [ISSUER], resource: 'urn:x"y' },
       { authorizationServers: [ISSUER], resourceDocumentation: "docs" },
     ];
     for (const resourceMetadata of bad) {
