@@ -288,6 +288,7 @@ export function oauth(options: OAuthOptions): McpAuth {
   const refresh = async (key: string, tokens: StoredTokens, http: Http): Promise<boolean> => {
     if (!tokens.refreshToken) return false;
     remember(tokens.refreshToken);
+    let status = 0;
     try {
       const as = await authServer(tokens.issuer, http);
       const client = await clientAt(as, http, true);
@@ -298,13 +299,16 @@ export function oauth(options: OAuthOptions): McpAuth {
         tokens.refreshToken,
         httpOptions(http, as.token_endpoint),
       );
+      status = response.status;
       const answer = await oauth4.processRefreshTokenResponse(as, clientOf(client), response);
       await keep(key, tokens.issuer, tokens.scope, answer, tokens);
       return true;
     } catch (error) {
-      // A refresh token the server refused is dropped, so the refusal signs in again; a
-      // network failure or an abort keeps it for the next try.
-      if (!(error instanceof oauth4.ResponseBodyError)) throw error;
+      // A refresh token the server refused (400, 401, 403, with an OAuth error body or not) is
+      // dropped, so the refusal signs in again; a network failure, a server error or an abort
+      // keeps it for the next try.
+      const answered = error instanceof oauth4.ResponseBodyError ? error.status : status;
+      if (![400, 401, 403].includes(answered)) throw error;
       await storage.delete(tokensKey(key));
       return false;
     }

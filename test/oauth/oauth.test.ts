@@ -209,6 +209,44 @@ describe("oauth() with connectMcp", () => {
     expect(s.authorizations).toHaveLength(2);
   });
 
+  it("signs in again when the refresh is refused without an OAuth error body", async () => {
+    const s = servers({
+      fetch: async (url, init, next) => {
+        const refreshing = new URLSearchParams(String(init?.body)).get("grant_type");
+        if (!url.endsWith("/token") || refreshing !== "refresh_token") return next(url, init);
+        return new Response("<h1>Bad Request</h1>", {
+          status: 400,
+          headers: { "content-type": "text/html" },
+        });
+      },
+    });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const tools = await connectMcp({ url: MCP, auth, fetch: s.network });
+    s.as.expireAccessTokens();
+    expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    expect(s.authorizations).toHaveLength(2);
+  });
+
+  it("keeps the refresh token when the authorization server fails (5xx), for the next try", async () => {
+    let failing = true;
+    const s = servers({
+      fetch: async (url, init, next) => {
+        const refreshing = new URLSearchParams(String(init?.body)).get("grant_type");
+        if (!failing || !url.endsWith("/token") || refreshing !== "refresh_token") {
+          return next(url, init);
+        }
+        return Response.json({ error: "temporarily_unavailable" }, { status: 503 });
+      },
+    });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const tools = await connectMcp({ url: MCP, auth, fetch: s.network });
+    s.as.expireAccessTokens();
+    expect(isToolError(await caught(tools.call("whoami", {})))).toBe(true);
+    failing = false;
+    expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    expect(s.authorizations).toHaveLength(1);
+  });
+
   it("steps up on insufficient_scope: signs in again with the scopes the challenge adds", async () => {
     const s = servers();
     const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
