@@ -197,6 +197,338 @@ describe("serve", () => {
       await server.close();
     }
   });
+  // serve() answers createMcpHandler's handlers without a web Request or Response (design.md
+  // SP1); what goes over the wire must be what `handler.fetch` answers in-process.
+  it("answers an MCP handler over the socket exactly as its fetch does in-process", async () => {
+    const handler = createMcpHandler(fixtureToolset().toolset, {
+      name: "n",
+      version: "1",
+      maxBodyBytes: 4096,
+    });
+    const call = (id: number, name: string, args: unknown) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
+    const json = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const modernCall = {
+      ...call(2, "add", { a: 1, b: 2 }),
+      params: {
+        name: "add",
+        arguments: { a: 1, b: 2 },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    };
+    const cases: {
+      path: string;
+      method: string;
+      headers: [string, string][];
+      body?: string | Buffer;
+    }[] = [
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: Object.entries(json),
+        body: JSON.stringify(call(1, "add", { a: 1, b: 2 })),
+      },
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: [
+          ...Object.entries(json),
+          ["mcp-protocol-version", "2026-07-28"],
+          ["mcp-method", "tools/call"],
+          ["mcp-name", "add"],
+        ],
+        body: JSON.stringify(modernCall),
+      },
+      {
+        path: "/mcp?x=1",
+        method: "POST",
+        headers: Object.entries(json),
+        body: JSON.stringify(call(3, "echo", { message: "é" })),
+      },
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: Object.entries(json),
+        body: JSON.stringify(call(4, "add", { a: "1" })),
+      },
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: Object.entries(json),
+        body: JSON.stringify(call(5, "nope", {})),
+      },
+      { path: "/mcp", method: "POST", headers: [["content-type", "text/plain"]], body: "{}" },
+      { path: "/mcp", method: "POST", headers: [["content-type", "application/json"]], body: "{}" },
+      { path: "/mcp", method: "POST", headers: Object.entries(json), body: "x".repeat(5000) },
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: Object.entries(json),
+        body: Buffer.from([0x7b, 0xff, 0x7d]),
+      },
+      { path: "/mcp", method: "POST", headers: Object.entries(json), body: "{not json" },
+      // A repeated header reads as its values joined, as `Headers.get` gives them.
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: [
+          ...Object.entries(json),
+          ["mcp-protocol-version", "2025-06-18"],
+          ["MCP-Protocol-Version", "2025-11-25"],
+        ],
+        body: JSON.stringify(call(6, "add", { a: 1, b: 2 })),
+      },
+      { path: "/other", method: "POST", headers: Object.entries(json), body: "{}" },
+      { path: "/mcp", method: "GET", headers: [["accept", "text/event-stream"]] },
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: [...Object.entries(json), ["origin", "http://localhost:5173"]],
+        body: JSON.stringify(call(7, "add", { a: 1, b: 2 })),
+      },
+      {
+        path: "/mcp",
+        method: "POST",
+        headers: [...Object.entries(json), ["origin", "https://evil.example"]],
+        body: "{}",
+      },
+      {
+        path: "/mcp",
+        method: "OPTIONS",
+        headers: [
+          ["origin", "http://localhost:5173"],
+          ["access-control-request-method", "POST"],
+        ],
+      },
+    ];
+    const wireHeaders = (headers: Iterable<[string, string]>) =>
+      Object.fromEntries(
+        [...headers].filter(
+          ([key]) =>
+            !["date", "connection", "keep-alive", "content-length", "transfer-encoding"].includes(
+              key,
+            ),
+        ),
+      );
+    await serving(handler, async (server) => {
+      for (const { path, method, headers, body } of cases) {
+        const socket = await new Promise<RawAnswer & { raw: [string, string][] }>(
+          (resolve, reject) => {
+            // Listed as pairs, the headers get no Host and no framing from node:http.
+            const host = ["host", new URL(server.url).host];
+            const length =
+              body === undefined ? [] : ["content-length", `${Buffer.byteLength(body)}`];
+            const req = httpRequest(
+              `${server.url}${path}`,
+              { method, headers: [...host, ...headers.flat(), ...length] },
+              (res) => {
+                const chunks: Buffer[] = [];
+                res.on("data", (chunk: Buffer) => chunks.push(chunk));
+                res.on("end", () => {
+                  const raw: [string, string][] = [];
+                  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+                    raw.push([
+                      (res.rawHeaders[i] as string).toLowerCase(),
+                      res.rawHeaders[i + 1] as string,
+                    ]);
+                  }
+                  resolve({
+                    status: res.statusCode,
+                    headers: res.headers,
+                    body: Buffer.concat(chunks).toString("utf8"),
+                    raw,
+                  });
+                });
+              },
+            );
+            req.on("error", reject);
+            req.end(body);
+          },
+        );
+        const inProcess = await handler.fetch(
+          new Request(`${server.url}${path}`, {
+            method,
+            headers: new Headers(headers),
+            ...(body === undefined
+              ? {}
+              : { body: typeof body === "string" ? body : new Uint8Array(body) }),
+          }),
+        );
+        const label = `${method} ${path} ${headers.map(([k, v]) => `${k}=${v}`).join(" ")}`;
+        expect(socket.status, label).toBe(inProcess.status);
+        expect(socket.body, label).toBe(await inProcess.text());
+        expect(wireHeaders(socket.raw), label).toEqual(wireHeaders(inProcess.headers));
+      }
+    });
+  });
+
+  it("serves an MCP call whose body arrives in pieces", async () => {
+    const handler = createMcpHandler(fixtureToolset().toolset, { name: "n", version: "1" });
+    await serving(handler, async (server) => {
+      const message = "é".repeat(20_000);
+      const body = Buffer.from(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "echo", arguments: { message } },
+        }),
+      );
+      const answer = await new Promise<RawAnswer>((resolve, reject) => {
+        const req = httpRequest(
+          `${server.url}/mcp`,
+          {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "transfer-encoding": "chunked",
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode,
+                headers: res.headers,
+                body: Buffer.concat(chunks).toString("utf8"),
+              }),
+            );
+          },
+        );
+        req.on("error", reject);
+        // Split inside a two-byte character: the halves only decode together.
+        const cut = body.indexOf(Buffer.from("é")) + 1;
+        req.write(body.subarray(0, cut));
+        setTimeout(() => req.end(body.subarray(cut)), 20);
+      });
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).result.content).toEqual([
+        { type: "text", text: `echo: ${message}` },
+      ]);
+    });
+  });
+
+  it("gives onError the request it failed on, its body already read", async () => {
+    const seen: { url: string; accept: string | null; used: boolean; read: unknown }[] = [];
+    // A toolset whose listing fails: `tools/list` becomes a 500 that onError observes.
+    const broken = {
+      listTools: () => Promise.reject(new Error("down")),
+      toolHandler: () => {
+        throw new Error("unused");
+      },
+      shutdown: () => Promise.resolve(),
+    };
+    const handler = createMcpHandler(broken as never, {
+      name: "n",
+      version: "1",
+      onError: (_error, { request }) => {
+        seen.push({
+          url: request.url,
+          accept: request.headers.get("accept"),
+          used: request.bodyUsed,
+          read: request.text().then(
+            () => "read again",
+            (error: unknown) => error,
+          ),
+        });
+      },
+    });
+    await serving(handler, async (server) => {
+      const response = await fetch(`${server.url}/mcp?q=1`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(response.status).toBe(500);
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp\?q=1$/);
+    expect(seen[0]?.accept).toBe("application/json, text/event-stream");
+    expect(seen[0]?.used).toBe(true);
+    expect(await seen[0]?.read).toBeInstanceOf(TypeError);
+  });
+
+  it("lets authorize read the body and still serves the call from it", async () => {
+    const bodies: string[] = [];
+    const handler = createMcpHandler(fixtureToolset().toolset, {
+      name: "n",
+      version: "1",
+      authorize: async (request) => {
+        bodies.push(await request.clone().text());
+        return true;
+      },
+    });
+    await serving(handler, async (server) => {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { message: "hi" } },
+      });
+      const response = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body,
+      });
+      expect((await response.json()).result.content).toEqual([{ type: "text", text: "echo: hi" }]);
+      expect(bodies).toEqual([body]);
+    });
+  });
+
+  it("cancels a 2026-07-28 call when its client disconnects from the socket", async () => {
+    const { toolset, observed } = fixtureToolset();
+    const handler = createMcpHandler(toolset, { name: "n", version: "1" });
+    await serving(handler, async (server) => {
+      const client = new AbortController();
+      const pending = fetch(`${server.url}/mcp`, {
+        method: "POST",
+        signal: client.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "wait",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "wait",
+            arguments: {},
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      }).catch((error: unknown) => error);
+      await observed.started;
+      client.abort();
+      expect(await observed.aborted).toBeDefined();
+      expect(await pending).toBeInstanceOf(Error);
+    });
+  });
+
   it("writes a complete answer with its Content-Length, bytes unchanged", async () => {
     const text = JSON.stringify({ greeting: "héllo wörld ✓ 🎉" });
     await serving({ fetch: () => new Response(text, { status: 201 }) }, async (server) => {

@@ -9,7 +9,18 @@ import { ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import { Toolset } from "../../toolset/toolset.ts";
-import { httpError, type IncomingRequest, incomingRequest, noHeaders } from "./http.ts";
+import {
+  ANSWER_DIRECTLY,
+  type Answer,
+  type AnswersDirectly,
+  type HeaderLookup,
+  httpError,
+  type IncomingRequest,
+  incomingRequest,
+  JsonAnswer,
+  noHeaders,
+  toResponse,
+} from "./http.ts";
 import { createStateCodec } from "./mrtr.ts";
 import {
   createProtectedResource,
@@ -280,13 +291,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       }
     },
   };
-  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
-    let request: IncomingRequest;
-    try {
-      request = incomingRequest(input, init);
-    } catch {
-      return httpError(400, "Bad Request: not a valid HTTP request", noHeaders());
-    }
+  const answer = async (request: IncomingRequest): Promise<Answer> => {
     try {
       return await route(state, request);
     } catch (error) {
@@ -301,8 +306,19 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       );
     }
   };
-  return {
+  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    let request: IncomingRequest;
+    try {
+      request = incomingRequest(input, init);
+    } catch {
+      return toResponse(httpError(400, "Bad Request: not a valid HTTP request", noHeaders()));
+    }
+    return toResponse(await answer(request));
+  };
+  const handler: McpHandler & AnswersDirectly = {
     fetch,
+    // `serve()` calls this with the node:http request's parts (see design.md SP1).
+    [ANSWER_DIRECTLY]: answer,
     toolsChanged() {
       for (const listen of [...state.listens]) listen.toolsChanged();
     },
@@ -310,9 +326,10 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       for (const listen of [...state.listens]) listen.close();
     },
   };
+  return handler;
 }
 
-async function route(state: ServerState, request: IncomingRequest): Promise<Response> {
+async function route(state: ServerState, request: IncomingRequest): Promise<Answer> {
   const refusal = state.policy.check(request);
   if (refusal !== undefined) return httpError(403, `Forbidden: ${refusal}`, noHeaders());
   const headers = state.policy.corsHeaders(request);
@@ -334,7 +351,7 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Resp
   switch (request.method) {
     case "POST": {
       const parsed = await readPost(request, headers, state.options.maxBodyBytes);
-      if (parsed instanceof Response) return parsed;
+      if (parsed instanceof JsonAnswer) return parsed;
       const headerVersion = request.headers.get("mcp-protocol-version");
       if (parsed.type === "single" && claimsModern(parsed.message, headerVersion)) {
         return handleModernPost(state, request, headers, caller, parsed.message);
@@ -393,7 +410,7 @@ function refuse(
   request: IncomingRequest,
   headers: Headers,
   refusal: false | InsufficientScope,
-): Response {
+): Answer {
   const merged = new Headers(headers);
   const resource = state.protectedResource;
   if (refusal !== false) {
@@ -408,7 +425,7 @@ function refuse(
   merged.set(
     "www-authenticate",
     resource
-      ? resource.unauthorized(request.url, request.headers.has("authorization"))
+      ? resource.unauthorized(request.url, request.headers.get("authorization") !== null)
       : 'Bearer realm="mcp"',
   );
   return httpError(401, "Unauthorized", merged);
@@ -418,7 +435,7 @@ function resourceMetadataAnswer(
   state: ServerState,
   request: IncomingRequest,
   headers: Headers,
-): Response {
+): Answer {
   if (request.method === "OPTIONS") {
     const merged = new Headers(headers);
     for (const [key, value] of state.policy.preflightHeaders(request)) merged.set(key, value);
@@ -501,7 +518,10 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
 }
 
 /** The request parts the origin policy reads. */
-export type PolicyRequest = Pick<IncomingRequest, "headers" | "url">;
+export interface PolicyRequest {
+  readonly headers: HeaderLookup;
+  readonly url: string;
+}
 
 /** Which hosts and origins may reach the endpoint, and the CORS headers of their answers. */
 export interface OriginPolicy {

@@ -1,7 +1,7 @@
 // The HTTP edge of the server, shared by every request: what is read of a request (without
-// building a `Request` when `fetch(url, init)` already holds the parts), the bounded body read,
-// `Accept` negotiation, and the answers: one JSON message, an HTTP error, or an SSE stream that a
-// call switches to once it has something to send before its result.
+// building a `Request` when `fetch(url, init)` or `serve()` already holds the parts), the bounded
+// body read, `Accept` negotiation, and the answers: one JSON message, an HTTP error, or an SSE
+// stream that a call switches to once it has something to send before its result.
 
 import { errorText } from "../../errors.ts";
 import {
@@ -11,10 +11,17 @@ import {
   jsonRpcError,
 } from "../json-rpc.ts";
 
+/** The headers of a request, as far as the server reads them: `Headers.get`'s contract. */
+export interface HeaderLookup {
+  /** The value, duplicates joined with `, `; `null` when absent. The name is case-insensitive. */
+  get(name: string): string | null;
+}
+
 /**
  * The parts of an HTTP request the server reads. A `Request` gives one; so does
- * `fetch(url, init)` with a string body, without building a `Request` and its body stream, which
- * is most of the cost of an in-process client such as `connectMcp({ fetch })`.
+ * `fetch(url, init)` with a string body, and so does `serve()` from the node:http request,
+ * without building a `Request`, its `Headers` and its body stream, which cost more than the
+ * server's own work for a small call.
  */
 export interface IncomingRequest {
   /** The method, upper-cased for the standard ones as `Request` does. */
@@ -22,14 +29,26 @@ export interface IncomingRequest {
   /** The absolute URL. */
   readonly url: string;
   /** The headers; only read. */
-  readonly headers: Headers;
-  /** The body: text already in memory, a stream, or `null` without one. */
-  readonly body: string | ReadableStream<Uint8Array> | null;
+  readonly headers: HeaderLookup;
+  /**
+   * The body: text already in memory, a stream, `null` without one, or a reader that reads it
+   * as UTF-8 text within a limit (as `readBody` does).
+   */
+  readonly body: string | ReadableStream<Uint8Array> | null | BodyReader;
+  /**
+   * Calls `listener` once when the request is aborted (the client went away); returns the
+   * function that stops listening.
+   */
+  onAbort(listener: () => void): () => void;
   /** The request as a `Request` (for `authorize` and `onError`), built on first use. */
   toRequest(): Request;
 }
 
+/** Reads a body as UTF-8 text, stopping past `maxBytes` (see `readBody`). */
+export type BodyReader = (maxBytes: number) => Promise<BodyRead>;
+
 const NORMALIZED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+const never = () => () => {};
 
 /**
  * Returns what the server reads of `fetch`'s arguments. A `Request` is used as it is; a URL with
@@ -54,12 +73,15 @@ export function incomingRequest(
   const url = typeof input === "string" ? input : input.href;
   const headers =
     init?.headers instanceof Headers ? init.headers : new Headers(init?.headers ?? undefined);
+  const signal = init?.signal ?? undefined;
   let request: Request | undefined;
   return {
     method,
     url,
     headers,
     body,
+    // A `Request` made from this `init` aborts exactly when its signal does.
+    onAbort: signal ? (listener) => onSignal(signal, listener) : never,
     toRequest: () => {
       request ??= new Request(input, init);
       return request;
@@ -73,8 +95,14 @@ function fromRequest(request: Request): IncomingRequest {
     url: request.url,
     headers: request.headers,
     body: request.body,
+    onAbort: (listener) => onSignal(request.signal, listener),
     toRequest: () => request,
   };
+}
+
+function onSignal(signal: AbortSignal, listener: () => void): () => void {
+  signal.addEventListener("abort", listener, { once: true });
+  return () => signal.removeEventListener("abort", listener);
 }
 
 /** A request body as text, or why there is none. */
@@ -90,8 +118,12 @@ export type BodyRead =
  * already a string is measured in UTF-8 bytes, as it would travel. `failed` means the client
  * went away mid-body.
  */
-export async function readBody(request: IncomingRequest, maxBytes: number): Promise<BodyRead> {
+export async function readBody(
+  request: Pick<IncomingRequest, "body" | "headers">,
+  maxBytes: number,
+): Promise<BodyRead> {
   const { body } = request;
+  if (typeof body === "function") return body(maxBytes);
   if (typeof body === "string") {
     return utf8Length(body, maxBytes) > maxBytes
       ? { type: "too_large" }
@@ -143,7 +175,8 @@ function utf8Length(text: string, limit: number): number {
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-function decode(chunks: Uint8Array[], size: number): BodyRead {
+/** The chunks of a body read to its end, as UTF-8 text, or `not_utf8`. */
+export function decode(chunks: Uint8Array[], size: number): BodyRead {
   let bytes: Uint8Array;
   if (chunks.length === 1) bytes = chunks[0] as Uint8Array;
   else {
@@ -202,12 +235,55 @@ export function messageText(message: JsonRpcMessage): string | undefined {
   }
 }
 
-/** A JSON response carrying one message (see `messageText` for one JSON cannot hold). */
-export function jsonResponse(body: JsonRpcMessage, status: number, headers: Headers): Response {
-  const response = new Response(messageText(body) ?? "", { status, headers });
+/**
+ * A JSON answer before it is a `Response`. `fetch` makes it one (`toResponse`); `serve()` on
+ * Node writes its text straight to the socket, skipping the `Response` and its body stream
+ * (about 15 µs of a Node 20 request; see design.md SP1).
+ */
+export class JsonAnswer {
+  constructor(
+    readonly status: number,
+    /** Shared between answers: read, never change. `Content-Type` is not among them. */
+    readonly headers: Headers,
+    readonly text: string,
+  ) {}
+}
+
+/** What the server answers a request with: a JSON message, or a `Response` (SSE, 202, 204). */
+export type Answer = Response | JsonAnswer;
+
+/** The answer as a `Response`, a JSON one with `Content-Type: application/json`. */
+export function toResponse(answer: Answer): Response {
+  if (answer instanceof Response) return answer;
+  const response = new Response(answer.text, { status: answer.status, headers: answer.headers });
   // Setting on the response's own copy saves building a second Headers per answer.
   response.headers.set("content-type", "application/json");
   return response;
+}
+
+/**
+ * `createMcpHandler`'s handlers also answer an `IncomingRequest` under this key, so that
+ * `serve()` skips the web `Request` and `Response` (see design.md SP1). It is a registered
+ * symbol, so it still matches when the two entries are bundled apart.
+ */
+export const ANSWER_DIRECTLY: unique symbol = Symbol.for("toolwire.mcp.answer") as never;
+
+/** A handler that answers an `IncomingRequest` without the web objects. */
+export interface AnswersDirectly {
+  [ANSWER_DIRECTLY](request: IncomingRequest): Promise<Answer>;
+}
+
+/** The function that answers an `IncomingRequest`, when `handler` comes from `createMcpHandler`. */
+export function directAnswer(
+  handler: object,
+): ((request: IncomingRequest) => Promise<Answer>) | undefined {
+  const direct = (handler as Partial<AnswersDirectly>)[ANSWER_DIRECTLY];
+  return typeof direct === "function" ? direct : undefined;
+}
+
+/** A JSON answer carrying one message (see `messageText` for one JSON cannot hold). */
+export function jsonAnswer(body: JsonRpcMessage, status: number, headers: Headers): JsonAnswer {
+  return new JsonAnswer(status, headers, messageText(body) ?? "");
 }
 
 let none: Headers | undefined;
@@ -227,9 +303,9 @@ export function noHeaders(): Headers {
  * error with id `null`, as the Streamable HTTP transport suggests, so clients that only read
  * JSON-RPC still see why.
  */
-export function httpError(status: number, message: string, headers: Headers): Response {
+export function httpError(status: number, message: string, headers: Headers): JsonAnswer {
   const code = status >= 500 ? JSON_RPC_ERROR.internalError : JSON_RPC_ERROR.invalidRequest;
-  return jsonResponse(jsonRpcError(null, code, message), status, headers);
+  return jsonAnswer(jsonRpcError(null, code, message), status, headers);
 }
 
 /**
@@ -237,8 +313,8 @@ export function httpError(status: number, message: string, headers: Headers): Re
  * (progress, a log message, a question), in which case it becomes an SSE stream from that moment.
  */
 export interface ResponseChannel {
-  /** Settles with the HTTP response: at the first `send`, or at `finish`. */
-  readonly response: Promise<Response>;
+  /** Settles with the answer: an SSE `Response` at the first `send`, or at `finish`. */
+  readonly response: Promise<Answer>;
   /** Sends a notification or a server-to-client request ahead of the result. */
   send(message: JsonRpcMessage): void;
   /**
@@ -258,8 +334,8 @@ export function createResponseChannel(
   headers: Headers,
   onDisconnect?: () => void,
 ): ResponseChannel {
-  let resolve: (response: Response) => void = () => {};
-  const response = new Promise<Response>((r) => {
+  let resolve: (response: Answer) => void = () => {};
+  const response = new Promise<Answer>((r) => {
     resolve = r;
   });
   let stream: SseWriter | undefined;
@@ -286,7 +362,7 @@ export function createResponseChannel(
         stream.close();
         return;
       }
-      resolve(jsonResponse(message ?? fallback, status, headers));
+      resolve(jsonAnswer(message ?? fallback, status, headers));
     },
   };
 }

@@ -25,7 +25,15 @@ import {
   negotiateProtocolVersion,
   toMcpTool,
 } from "../protocol.ts";
-import { accepts, httpError, type IncomingRequest, jsonResponse, readBody } from "./http.ts";
+import {
+  type Answer,
+  accepts,
+  httpError,
+  type IncomingRequest,
+  JsonAnswer,
+  jsonAnswer,
+  readBody,
+} from "./http.ts";
 import {
   type RequestScope,
   readClientCapabilities,
@@ -50,7 +58,7 @@ export function handlePost(
   headers: Headers,
   caller: Caller,
   parsed: ParsedJsonRpc,
-): Promise<Response> | Response {
+): Promise<Answer> | Answer {
   const headerVersion = request.headers.get("mcp-protocol-version");
   if (headerVersion !== null && !isSupportedProtocolVersion(headerVersion)) {
     return httpError(
@@ -73,7 +81,7 @@ export function handlePost(
   const initializing = message.type === "request" && message.message.method === "initialize";
   const found =
     initializing || !state.sessions ? undefined : findSession(state, request, headers, caller);
-  if (found instanceof Response) return found;
+  if (found instanceof JsonAnswer) return found;
   const scope: RequestScope = {
     session: found,
     protocolVersion: headerVersion ?? found?.protocolVersion,
@@ -106,7 +114,7 @@ export async function readPost(
   request: IncomingRequest,
   headers: Headers,
   maxBodyBytes: number,
-): Promise<ParsedJsonRpc | Response> {
+): Promise<ParsedJsonRpc | JsonAnswer> {
   const contentType = request.headers.get("content-type") ?? "";
   if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
     return httpError(415, "Unsupported Media Type: Content-Type must be application/json", headers);
@@ -153,17 +161,17 @@ export function handleDelete(
   request: IncomingRequest,
   headers: Headers,
   identity: string | undefined,
-): Response {
+): Answer {
   if (!state.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
   const found = findSession(state, request, headers, { auth: undefined, identity });
-  if (found instanceof Response) return found;
+  if (found instanceof JsonAnswer) return found;
   state.sessions.delete(found.id);
   state.inFlight.cancelAll(found.id);
   return new Response(null, { status: 204, headers });
 }
 
 /** A 405 answer whose `Allow` header lists the methods the endpoint does accept. */
-export function methodNotAllowed(headers: Headers, allow: string): Response {
+export function methodNotAllowed(headers: Headers, allow: string): JsonAnswer {
   const merged = new Headers(headers);
   merged.set("allow", allow);
   return httpError(405, "Method Not Allowed", merged);
@@ -176,7 +184,7 @@ function findSession(
   request: IncomingRequest,
   headers: Headers,
   caller: Caller,
-): Session | Response {
+): Session | JsonAnswer {
   const id = request.headers.get("mcp-session-id");
   if (id === null) return httpError(400, "Bad Request: Mcp-Session-Id header is required", headers);
   const session = state.sessions?.get(id);
@@ -197,29 +205,30 @@ function acceptsBoth(accept: string | null): boolean {
   return lastVerdict;
 }
 
-function failure(error: JsonRpcFailure, headers: Headers): Response {
-  return jsonResponse(error, 400, headers);
+function failure(error: JsonRpcFailure, headers: Headers): JsonAnswer {
+  return jsonAnswer(error, 400, headers);
 }
 
-async function handleRequest(
+// Not `async`: a `tools/call` returns its channel's promise as is, without a wrapper.
+function handleRequest(
   state: ServerState,
   scope: RequestScope,
   message: JsonRpcRequest,
-): Promise<Response> {
+): Promise<Answer> | Answer {
   const params = message.params ?? {};
   const answer = (result: Record<string, unknown>) =>
-    jsonResponse(jsonRpcResult(message.id, result), 200, scope.headers);
+    jsonAnswer(jsonRpcResult(message.id, result), 200, scope.headers);
   const fail = (code: number, why: string) =>
-    jsonResponse(jsonRpcError(message.id, code, why), 200, scope.headers);
+    jsonAnswer(jsonRpcError(message.id, code, why), 200, scope.headers);
   switch (message.method) {
     case "initialize":
       return initialize(state, scope, message);
     case "ping":
       return answer({});
-    case "tools/list": {
-      const page = await listToolsPage(state.toolset, params.cursor, state.options.pageSize);
-      return page ? answer(page) : fail(JSON_RPC_ERROR.invalidParams, "Invalid cursor");
-    }
+    case "tools/list":
+      return listToolsPage(state.toolset, params.cursor, state.options.pageSize).then((page) =>
+        page ? answer(page) : fail(JSON_RPC_ERROR.invalidParams, "Invalid cursor"),
+      );
     case "tools/call":
       return serveToolCall(state, scope, message, ownerOf(scope));
     case "logging/setLevel": {
@@ -253,7 +262,7 @@ function handleNotification(
   state.inFlight.cancel(ownerOf(scope), requestId, typeof reason === "string" ? reason : undefined);
 }
 
-function initialize(state: ServerState, scope: RequestScope, message: JsonRpcRequest): Response {
+function initialize(state: ServerState, scope: RequestScope, message: JsonRpcRequest): JsonAnswer {
   const params = message.params ?? {};
   if (typeof params.protocolVersion !== "string") {
     const error = jsonRpcError(
@@ -261,7 +270,7 @@ function initialize(state: ServerState, scope: RequestScope, message: JsonRpcReq
       JSON_RPC_ERROR.invalidParams,
       "initialize needs a string `protocolVersion`",
     );
-    return jsonResponse(error, 200, scope.headers);
+    return jsonAnswer(error, 200, scope.headers);
   }
   const protocolVersion = negotiateProtocolVersion(params.protocolVersion);
   const headers = new Headers(scope.headers);
@@ -280,7 +289,7 @@ function initialize(state: ServerState, scope: RequestScope, message: JsonRpcReq
     serverInfo,
   };
   if (instructions !== undefined) result.instructions = instructions;
-  return jsonResponse(jsonRpcResult(message.id, result), 200, headers);
+  return jsonAnswer(jsonRpcResult(message.id, result), 200, headers);
 }
 
 const CURSOR_PREFIX = "toolwire:after:";

@@ -8,6 +8,7 @@ import { isToolError, ToolError } from "../../errors.ts";
 import type { ToolLog, ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
+import type { CallOptions } from "../../toolset/toolset.ts";
 import {
   JSON_RPC_ERROR,
   type JsonRpcRequest,
@@ -23,7 +24,7 @@ import {
   TOOL_ERROR_META_KEY,
   toMcpCallToolResult,
 } from "../protocol.ts";
-import { createResponseChannel, jsonResponse, type ResponseChannel } from "./http.ts";
+import { type Answer, createResponseChannel, jsonAnswer, type ResponseChannel } from "./http.ts";
 import { answerFrom, capabilityFor, clientDeclares, questionFor } from "./questions.ts";
 import type { RequestScope, ServerState } from "./state.ts";
 
@@ -48,11 +49,11 @@ export function serveToolCall(
   scope: RequestScope,
   message: JsonRpcRequest,
   owner: string | undefined,
-): Promise<Response> {
+): Promise<Answer> {
   const params = message.params ?? {};
   const { name, arguments: args = {} } = params;
   const refuse = (code: number, why: string) =>
-    Promise.resolve(jsonResponse(jsonRpcError(message.id, code, why), 200, scope.headers));
+    Promise.resolve(jsonAnswer(jsonRpcError(message.id, code, why), 200, scope.headers));
   if (typeof name !== "string") {
     return refuse(JSON_RPC_ERROR.invalidParams, "tools/call needs a string `name`");
   }
@@ -72,16 +73,17 @@ export function serveToolCall(
     );
   }
   const channel = createResponseChannel(scope.headers);
+  const options: CallOptions = {
+    signal: controller.signal,
+    auth: scope.auth,
+    onLog: logSender(scope, channel),
+    onInteraction: (request, signal) => ask(state, scope, owner, channel, signal, request),
+  };
+  const onProgress = progressSender(channel, params._meta);
+  if (onProgress) options.onProgress = onProgress;
   const run = async () => {
     try {
-      const onProgress = progressSender(channel, params._meta);
-      const result = await state.toolset.call(name, args, {
-        signal: controller.signal,
-        auth: scope.auth,
-        ...(onProgress ? { onProgress } : {}),
-        onLog: logSender(scope, channel),
-        onInteraction: (request, signal) => ask(state, scope, owner, channel, signal, request),
-      });
+      const result = await state.toolset.call(name, args, options);
       channel.finish(jsonRpcResult(message.id, toMcpCallToolResult(result)), cancelled(message));
     } catch (error) {
       if (controller.signal.aborted) return channel.finish(undefined, cancelled(message));

@@ -11,9 +11,10 @@ import {
   createSseWriter,
   httpError,
   incomingRequest,
-  jsonResponse,
+  jsonAnswer,
   messageText,
   readBody,
+  toResponse,
 } from "../../../src/mcp/server/http.ts";
 
 // The HTTP edge: what is read of a request, the bounded body read, Accept negotiation, and the
@@ -72,6 +73,25 @@ describe("incomingRequest", () => {
     expect(() =>
       incomingRequest("http://localhost/mcp", { headers: { "bad header": "x" } }),
     ).toThrow(TypeError);
+  });
+
+  it("calls onAbort's listener when the request's or the init's signal aborts, until it stops", () => {
+    for (const make of [
+      (signal: AbortSignal) => incomingRequest(new Request(URL_, { signal })),
+      (signal: AbortSignal) => incomingRequest(URL_, { method: "POST", body: "{}", signal }),
+    ]) {
+      const controller = new AbortController();
+      const incoming = make(controller.signal);
+      let calls = 0;
+      incoming.onAbort(() => calls++);
+      const stop = incoming.onAbort(() => calls++);
+      stop();
+      controller.abort();
+      expect(calls).toBe(1);
+    }
+    // Without a signal nothing can abort it; listening costs nothing.
+    const unsignalled = incomingRequest(URL_, { method: "POST", body: "{}" });
+    expect(() => unsignalled.onAbort(() => {})()).not.toThrow();
   });
 });
 
@@ -139,7 +159,7 @@ describe("readBody", () => {
 describe("JSON answers", () => {
   it("answers JSON with the given status and headers, leaving the headers untouched", async () => {
     const headers = new Headers({ "access-control-allow-origin": "http://localhost" });
-    const response = jsonResponse(jsonRpcResult(1, { ok: true }), 200, headers);
+    const response = toResponse(jsonAnswer(jsonRpcResult(1, { ok: true }), 200, headers));
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost");
     expect(headers.has("content-type")).toBe(false);
@@ -147,13 +167,13 @@ describe("JSON answers", () => {
   });
 
   it("makes HTTP errors JSON-RPC errors with id null", async () => {
-    const client = await httpError(413, "too big", new Headers()).json();
+    const client = await toResponse(httpError(413, "too big", new Headers())).json();
     expect(client).toEqual({
       jsonrpc: "2.0",
       id: null,
       error: { code: -32600, message: "too big" },
     });
-    const server = await httpError(500, "oops", new Headers()).json();
+    const server = await toResponse(httpError(500, "oops", new Headers())).json();
     expect(server.error.code).toBe(-32603);
   });
 
@@ -162,7 +182,7 @@ describe("JSON answers", () => {
     cyclic.self = cyclic;
     const text = messageText(jsonRpcResult(5, { structuredContent: cyclic }));
     expect(JSON.parse(text as string)).toMatchObject({ id: 5, error: { code: -32603 } });
-    const big = jsonResponse(jsonRpcResult(6, { n: 1n }), 200, new Headers());
+    const big = toResponse(jsonAnswer(jsonRpcResult(6, { n: 1n }), 200, new Headers()));
     expect(await big.json()).toMatchObject({ id: 6, error: { code: -32603 } });
   });
 
@@ -182,7 +202,7 @@ describe("createResponseChannel", () => {
   it("answers plain JSON when nothing was sent before the result", async () => {
     const channel = createResponseChannel(cors);
     channel.finish(jsonRpcResult(1, { ok: true }), fallback);
-    const response = await channel.response;
+    const response = toResponse(await channel.response);
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost");
     expect(await response.json()).toEqual(jsonRpcResult(1, { ok: true }));
@@ -191,7 +211,7 @@ describe("createResponseChannel", () => {
   it("becomes an SSE stream at the first message, with CORS and no-cache headers", async () => {
     const channel = createResponseChannel(cors);
     channel.send(jsonRpcNotification("notifications/progress", { progress: 1 }));
-    const response = await channel.response;
+    const response = toResponse(await channel.response);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     expect(response.headers.get("cache-control")).toContain("no-cache");
     expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost");
@@ -208,10 +228,10 @@ describe("createResponseChannel", () => {
     const streaming = createResponseChannel(cors);
     streaming.send(jsonRpcNotification("notifications/progress", { progress: 1 }));
     streaming.finish(undefined, fallback);
-    expect(await (await streaming.response).text()).not.toContain("-32800");
+    expect(await toResponse(await streaming.response).text()).not.toContain("-32800");
     const plain = createResponseChannel(cors);
     plain.finish(undefined, fallback);
-    expect(await (await plain.response).json()).toEqual(fallback);
+    expect(await toResponse(await plain.response).json()).toEqual(fallback);
   });
 });
 
