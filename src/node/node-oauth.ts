@@ -18,13 +18,22 @@ export interface NodeOAuthOptions
    * Give a fixed one when the client is pre-registered with an exact redirect URL.
    */
   port?: number;
-  /** The interface the redirect server binds (default `127.0.0.1`, loopback only). */
+  /**
+   * The loopback address the redirect server binds: `127.0.0.1` (default), another 127.x.x.x,
+   * `::1` or `localhost`; any other host is `invalid_configuration`, since the redirect carries
+   * the authorization code.
+   */
   host?: string;
   /**
    * Keeps tokens and the registered client in this JSON file (mode 0600, written atomically),
    * so the next run signs in without the browser. Default: in memory, for this process.
    */
   tokensFile?: string;
+  /**
+   * How long a sign-in may wait for the browser to come back, in ms; default 10 minutes. Then
+   * it fails with `timeout` and the redirect server closes.
+   */
+  timeoutMs?: number;
   /**
    * Shows the user the authorization URL (open a browser, print it). Default: prints it to
    * stderr. A rejection ends the sign-in with that error.
@@ -35,6 +44,10 @@ export interface NodeOAuthOptions
 const CALLBACK_PATH = "/callback";
 const DONE_PAGE =
   "<!doctype html><meta charset=utf-8><title>Signed in</title><p>Signed in. You can close this window.";
+// A refused sign-in (`error=` in the redirect); the page never shows what the query says.
+const REFUSED_PAGE =
+  "<!doctype html><meta charset=utf-8><title>Not signed in</title><p>The sign-in did not complete. You can close this window.";
+const LOOPBACK_HOST = /^(localhost|::1|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
 
 /**
  * Creates the `auth` for `connectMcp` in Node: the MCP authorization flow of `oauth()`, where a
@@ -55,13 +68,27 @@ const DONE_PAGE =
  * cannot listen.
  */
 export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
-  const { port = 0, host = "127.0.0.1", tokensFile, open = printUrl, ...client } = options;
+  const {
+    port = 0,
+    host = "127.0.0.1",
+    tokensFile,
+    open = printUrl,
+    timeoutMs = 600_000,
+    ...client
+  } = options;
   const invalid = (message: string) => new ToolError({ type: "invalid_configuration", message });
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw invalid("port must be a whole number from 0 to 65535");
   }
-  if (typeof host !== "string" || host === "") throw invalid("host must be a host name or address");
+  if (typeof host !== "string" || !LOOPBACK_HOST.test(host)) {
+    throw invalid(
+      "host must be a loopback address: 127.0.0.1, another 127.x.x.x, ::1 or localhost",
+    );
+  }
   if (typeof open !== "function") throw invalid("open must be a function");
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    throw invalid("timeoutMs must be a positive whole number of milliseconds");
+  }
   const storage = tokensFile === undefined ? memoryStorage() : fileStorage(tokensFile);
   const hostInUrl = host.includes(":") ? `[${host}]` : host;
   // One `oauth()` per redirect URL (a free port differs per sign-in); all share the storage.
@@ -72,23 +99,32 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
   let waiting: { state: string | null; resolve(returned: URL): void } | undefined;
   const authorize = async (url: URL, signal: AbortSignal): Promise<string> => {
     let onAbort = () => {};
+    let deadline: ReturnType<typeof setTimeout> | undefined;
     const returned = new Promise<URL>((resolve, reject) => {
       waiting = { state: url.searchParams.get("state"), resolve };
       onAbort = () => reject(cancelledError("oauth sign-in", signal));
       signal.addEventListener("abort", onAbort, { once: true });
+      deadline = setTimeout(
+        () => reject(new ToolError({ type: "timeout", tool: "oauth sign-in", timeoutMs })),
+        timeoutMs,
+      );
     });
     returned.catch(() => {});
     try {
       await open(url);
       return (await returned).href;
     } finally {
+      clearTimeout(deadline);
       signal.removeEventListener("abort", onAbort);
     }
   };
   // Until the first sign-in, a placeholder redirect: giving the token or refreshing it needs no
   // redirect server. It also checks the client options now rather than at the first 401.
   let current = flowFor(`http://${hostInUrl}:${port}${CALLBACK_PATH}`, authorize);
-  let signingIn: Promise<void> | undefined;
+  // Sign-ins per endpoint (origin and path): a refusal of one in flight joins it; another
+  // endpoint's waits its turn, since the sign-ins share the port and `waiting`.
+  const signingIn = new Map<string, Promise<void>>();
+  let last: Promise<void> = Promise.resolve();
 
   const signIn = async (challenge: Parameters<McpAuth["unauthorized"]>[0], signal: AbortSignal) => {
     let server: Served;
@@ -103,7 +139,7 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
             }
             waiting.resolve(url);
             waiting = undefined;
-            return new Response(DONE_PAGE, {
+            return new Response(url.searchParams.has("error") ? REFUSED_PAGE : DONE_PAGE, {
               headers: { "content-type": "text/html; charset=utf-8" },
             });
           },
@@ -130,10 +166,16 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
   return {
     authorization: (resource, signal) => current.authorization(resource, signal),
     unauthorized(challenge, signal) {
-      signingIn ??= signIn(challenge, signal).finally(() => {
-        signingIn = undefined;
-      });
-      return signingIn;
+      const key = challenge.resource.origin + challenge.resource.pathname;
+      const running = signingIn.get(key);
+      if (running) return running;
+      const work = last
+        .catch(() => {})
+        .then(() => signIn(challenge, signal))
+        .finally(() => signingIn.delete(key));
+      signingIn.set(key, work);
+      last = work;
+      return work;
     },
   };
 }
@@ -161,12 +203,19 @@ function fileStorage(path: string): OAuthStorage {
   const fs = () => import("node:fs/promises");
   const load = async () => {
     if (values) return values;
-    const { readFile } = await fs();
+    const { chmod, readFile, stat } = await fs();
     let text: string | undefined;
     try {
       text = await readFile(path, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw fileError("read", path, error);
+    }
+    // A file others can read (made by hand, or by another tool) is narrowed to 0600 at once,
+    // not only at the next write.
+    if (text !== undefined && ((await stat(path)).mode & 0o077) !== 0) {
+      await chmod(path, 0o600).catch((error: unknown) => {
+        throw fileError("write", path, error);
+      });
     }
     const parsed: unknown = text === undefined ? {} : safeJson(text);
     values = new Map(

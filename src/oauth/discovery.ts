@@ -57,17 +57,30 @@ export function isLoopback(url: URL): boolean {
   return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+// Hosts that reach this machine: loopback, and the "any" addresses a connect also lands on.
+function isLocal(url: URL): boolean {
+  return isLoopback(url) || ["0.0.0.0", "[::]", "[::ffff:7f00:1]"].includes(url.hostname);
+}
+
 /**
- * Checks that the flow may send a request to `url`: https, or http to a loopback host.
+ * Checks that the flow may send a request to `url`: https, or http to a loopback host; and,
+ * for a sign-in to an endpoint not on this machine (`from`), not to this machine at all, so a
+ * remote server's metadata cannot aim requests at local services.
  *
- * @throws ToolError `invalid_configuration` naming what the URL is for.
+ * @throws ToolError `protocol` naming what the URL is for.
  */
-export function checkUrl(url: string | URL, what: string): URL {
+export function checkUrl(url: string | URL, what: string, from?: URL): URL {
   let parsed: URL;
   try {
     parsed = new URL(String(url));
   } catch {
     throw new ToolError({ type: "protocol", message: `${what} is not a URL` });
+  }
+  if (from !== undefined && !isLocal(from) && isLocal(parsed)) {
+    throw new ToolError({
+      type: "protocol",
+      message: `${what} ${redactUrl(parsed)} is on this machine, but ${redactUrl(from)} is not`,
+    });
   }
   if (parsed.protocol === "https:" || (parsed.protocol === "http:" && isLoopback(parsed))) {
     return parsed;
@@ -82,6 +95,8 @@ export function checkUrl(url: string | URL, what: string): URL {
 export interface Http {
   fetch: typeof fetch;
   signal: AbortSignal;
+  /** The MCP endpoint signed in to; every request is checked against it (see `checkUrl`). */
+  endpoint?: URL;
 }
 
 /**
@@ -104,6 +119,7 @@ function boundedFetch(http: Http) {
   // called as another object's method.
   const send = http.fetch;
   return async (url: string, init: RequestInit): Promise<Response> => {
+    checkUrl(url, "a request of the sign-in", http.endpoint);
     const response = await raceSignal(
       send(url, { ...init, redirect: "manual", signal: http.signal }),
       http.signal,
@@ -146,7 +162,7 @@ export async function discoverResource(
 ): Promise<ResourceMetadata> {
   const path = endpoint.pathname === "/" ? "" : endpoint.pathname.replace(/\/$/, "");
   const candidates = challenge.resourceMetadata
-    ? [checkUrl(new URL(challenge.resourceMetadata, endpoint), "resource_metadata")]
+    ? [checkUrl(new URL(challenge.resourceMetadata, endpoint), "resource_metadata", endpoint)]
     : [
         ...(path === "" ? [] : [`/.well-known/oauth-protected-resource${path}`]),
         "/.well-known/oauth-protected-resource",
@@ -219,7 +235,7 @@ export async function discoverAuthorizationServer(
   issuer: string,
   http: Http,
 ): Promise<oauth4.AuthorizationServer> {
-  const url = checkUrl(issuer, "the authorization server");
+  const url = checkUrl(issuer, "the authorization server", http.endpoint);
   const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "");
   const candidates =
     path === ""

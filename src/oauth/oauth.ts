@@ -107,12 +107,18 @@ interface PendingSignIn {
   /** The endpoint URL (its origin and path) the tokens are kept for. */
   key: string;
   scope?: string;
+  /** Milliseconds since the epoch; a pending sign-in older than `PENDING_TTL_MS` is dropped. */
+  createdAt: number;
 }
 
 const PREFIX = "toolwire.oauth.";
 const PENDING = `${PREFIX}pending`;
 // A token this close to expiry is refreshed before it is sent.
 const EXPIRY_MARGIN_MS = 30_000;
+// How long a stored (redirect-mode) sign-in may wait for its return.
+const PENDING_TTL_MS = 15 * 60_000;
+const expiring = (tokens: StoredTokens) =>
+  tokens.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS < Date.now();
 
 /**
  * Creates the `McpAuth` for the MCP authorization flow. On a 401 it discovers the server's
@@ -282,6 +288,7 @@ export function oauth(options: OAuthOptions): McpAuth {
   const refresh = async (key: string, tokens: StoredTokens, http: Http): Promise<boolean> => {
     if (!tokens.refreshToken) return false;
     remember(tokens.refreshToken);
+    let status = 0;
     try {
       const as = await authServer(tokens.issuer, http);
       const client = await clientAt(as, http, true);
@@ -292,13 +299,16 @@ export function oauth(options: OAuthOptions): McpAuth {
         tokens.refreshToken,
         httpOptions(http, as.token_endpoint),
       );
+      status = response.status;
       const answer = await oauth4.processRefreshTokenResponse(as, clientOf(client), response);
       await keep(key, tokens.issuer, tokens.scope, answer, tokens);
       return true;
     } catch (error) {
-      // A refresh token the server refused is dropped, so the refusal signs in again; a
-      // network failure or an abort keeps it for the next try.
-      if (!(error instanceof oauth4.ResponseBodyError)) throw error;
+      // A refresh token the server refused (400, 401, 403, with an OAuth error body or not) is
+      // dropped, so the refusal signs in again; a network failure, a server error or an abort
+      // keeps it for the next try.
+      const answered = error instanceof oauth4.ResponseBodyError ? error.status : status;
+      if (![400, 401, 403].includes(answered)) throw error;
       await storage.delete(tokensKey(key));
       return false;
     }
@@ -316,7 +326,7 @@ export function oauth(options: OAuthOptions): McpAuth {
       throw new ToolError({ type: "protocol", message: "authorize() resolved with no URL" });
     }
     remember(callback.searchParams.get("code") ?? undefined);
-    await storage.delete(PENDING);
+    await dropPending(pending.state);
     const params = oauth4.validateAuthResponse(as, clientOf(client), callback, pending.state);
     const response = await oauth4.authorizationCodeGrantRequest(
       as,
@@ -332,6 +342,11 @@ export function oauth(options: OAuthOptions): McpAuth {
     );
     const answer = await oauth4.processAuthorizationCodeResponse(as, clientOf(client), response);
     await keep(pending.key, pending.issuer, pending.scope, answer);
+  };
+
+  // The stored pending sign-in, when it is the one with `state` (another may have replaced it).
+  const dropPending = async (state: string) => {
+    if ((await read<PendingSignIn>(PENDING))?.state === state) await storage.delete(PENDING);
   };
 
   // A whole sign-in: discovery, the client, the authorization request, the token request.
@@ -357,8 +372,8 @@ export function oauth(options: OAuthOptions): McpAuth {
         message: `the authorization server ${redactUrl(issuer)} names no authorization or token endpoint`,
       });
     }
-    checkUrl(as.authorization_endpoint, "the authorization endpoint");
-    checkUrl(as.token_endpoint, "the token endpoint");
+    checkUrl(as.authorization_endpoint, "the authorization endpoint", endpoint);
+    checkUrl(as.token_endpoint, "the token endpoint", endpoint);
     const client = await clientAt(as, http);
     const scope = scopeFor(challenge, resource.scopesSupported, previous, as, settings.scope);
     const verifier = oauth4.generateRandomCodeVerifier();
@@ -371,8 +386,12 @@ export function oauth(options: OAuthOptions): McpAuth {
       resource: resource.resource,
       key,
       ...(scope ? { scope } : {}),
+      createdAt: Date.now(),
     };
-    await write(PENDING, pending);
+    // Only a redirect-mode flow (`callbackUrl`) reads it back; elsewhere it stays in memory, so
+    // an abandoned sign-in leaves no verifier in storage.
+    const stored = settings.callbackUrl !== undefined;
+    if (stored) await write(PENDING, pending);
     const url = new URL(as.authorization_endpoint);
     url.searchParams.set("response_type", "code");
     url.searchParams.set("client_id", client.clientId);
@@ -382,7 +401,15 @@ export function oauth(options: OAuthOptions): McpAuth {
     url.searchParams.set("state", state);
     url.searchParams.set("resource", resource.resource);
     if (scope) url.searchParams.set("scope", scope);
-    const returned = await settings.authorize(url, http.signal);
+    let returned: string | URL;
+    try {
+      returned = await settings.authorize(url, http.signal);
+    } catch (error) {
+      // A refusal ends this sign-in; an abort may be the page leaving for the redirect, whose
+      // return still needs the pending sign-in.
+      if (stored && !http.signal.aborted) await dropPending(state);
+      throw error;
+    }
     http.signal.throwIfAborted();
     await finish(pending, returned, http);
   };
@@ -395,14 +422,26 @@ export function oauth(options: OAuthOptions): McpAuth {
     const tokens = await read<StoredTokens>(tokensKey(key));
     const stepUp = challenge.status === 403 || parsed.error === "insufficient_scope";
     const sent = challenge.authorization;
-    if (tokens && sent !== undefined && sent !== `Bearer ${tokens.accessToken}`) return;
+    // A token other than the one refused (or, when none was sent, a fresh one) came meanwhile.
+    if (
+      tokens &&
+      sent !== `Bearer ${tokens.accessToken}` &&
+      (sent !== undefined || !expiring(tokens))
+    ) {
+      return;
+    }
     if (!stepUp && tokens && (await refresh(key, tokens, http))) return;
     await signIn(endpoint, key, parsed, stepUp ? tokens : undefined, http);
   };
 
-  const guarded = async (what: string, signal: AbortSignal, run: (http: Http) => Promise<void>) => {
+  const guarded = async (
+    what: string,
+    endpoint: URL,
+    signal: AbortSignal,
+    run: (http: Http) => Promise<void>,
+  ) => {
     if (signal.aborted) throw cancelledError("oauth sign-in", signal);
-    const http: Http = { fetch: fetchOf(), signal };
+    const http: Http = { fetch: fetchOf(), signal, endpoint };
     try {
       await run(http);
     } catch (error) {
@@ -414,24 +453,43 @@ export function oauth(options: OAuthOptions): McpAuth {
     async authorization(resource, signal) {
       const key = resource.origin + resource.pathname;
       await inFlight.get(key)?.catch(() => {});
-      const returned = settings.callbackUrl?.();
+      // Redirect mode: the return is taken (out of the address bar) only by the endpoint whose
+      // sign-in it finishes, so connecting to another server first does not lose it.
+      let pending = settings.callbackUrl ? await read<PendingSignIn>(PENDING) : undefined;
+      const returned =
+        pending === undefined || pending.key === key ? settings.callbackUrl?.() : undefined;
       if (returned && URL.canParse(returned, settings.redirectUrl)) {
-        const pending = await read<PendingSignIn>(PENDING);
+        if (pending && !(Date.now() - pending.createdAt < PENDING_TTL_MS)) {
+          await storage.delete(PENDING);
+          pending = undefined;
+        }
         const state = new URL(returned, settings.redirectUrl).searchParams.get("state");
-        if (pending && pending.key === key && state === pending.state) {
-          await guarded(`signing in to ${redactUrl(resource)}`, signal, (http) =>
-            finish(pending, returned, http),
+        const waiting = pending;
+        if (waiting && state === waiting.state) {
+          await guarded(`signing in to ${redactUrl(resource)}`, resource, signal, (http) =>
+            finish(waiting, returned, http),
           );
         }
       }
       let tokens = await read<StoredTokens>(tokensKey(key));
-      if (tokens?.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS < Date.now()) {
+      if (tokens && expiring(tokens)) {
+        // One refresh at a time per endpoint: a rotating refresh token is spent by the first,
+        // and a second refresh with it would be refused and drop the new tokens.
         const current = tokens;
-        let renewed = false;
-        await guarded(`refreshing the token for ${redactUrl(resource)}`, signal, async (http) => {
-          renewed = await refresh(key, current, http);
-        });
-        tokens = renewed ? await read<StoredTokens>(tokensKey(key)) : undefined;
+        const running = inFlight.get(key);
+        if (running) await running.catch(() => {});
+        else {
+          const work = guarded(
+            `refreshing the token for ${redactUrl(resource)}`,
+            resource,
+            signal,
+            (http) => refresh(key, current, http).then(() => {}),
+          ).finally(() => inFlight.delete(key));
+          inFlight.set(key, work);
+          await work;
+        }
+        const now = await read<StoredTokens>(tokensKey(key));
+        tokens = now && now.accessToken !== current.accessToken ? now : undefined;
       }
       if (tokens) remember(tokens.accessToken, tokens.refreshToken);
       return tokens ? `Bearer ${tokens.accessToken}` : undefined;
@@ -441,7 +499,7 @@ export function oauth(options: OAuthOptions): McpAuth {
       const key = endpoint.origin + endpoint.pathname;
       const running = inFlight.get(key);
       if (running) return running;
-      const work = guarded(`signing in to ${redactUrl(endpoint)}`, signal, (http) =>
+      const work = guarded(`signing in to ${redactUrl(endpoint)}`, endpoint, signal, (http) =>
         recover(challenge, http),
       ).finally(() => inFlight.delete(key));
       inFlight.set(key, work);

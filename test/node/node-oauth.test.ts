@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -25,22 +25,28 @@ function setup() {
     input: v.object({}),
     call: (_input, ctx) => `you are ${(ctx.auth as { subject: string }).subject}`,
   });
-  const mcp = createMcpHandler(Toolset.local([whoami]), {
-    name: "p",
-    version: "1",
-    resourceMetadata: { authorizationServers: [ISSUER] },
-    authorize: (request, { resource }) => {
-      const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-      const claims = as.verify(token, resource);
-      return claims ? { subject: claims.subject } : false;
-    },
-  });
+  // Two endpoints of one origin, each its own protected resource.
+  const [mcp, other] = ["/mcp", "/other"].map((endpoint) =>
+    createMcpHandler(Toolset.local([whoami]), {
+      name: "p",
+      version: "1",
+      endpoint,
+      resourceMetadata: { authorizationServers: [ISSUER] },
+      authorize: (request, { resource }) => {
+        const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
+        const claims = as.verify(token, resource);
+        return claims ? { subject: claims.subject } : false;
+      },
+    }),
+  ) as [ReturnType<typeof createMcpHandler>, ReturnType<typeof createMcpHandler>];
   // The two servers in process; anything else (the redirect server) over the real network.
   const network: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
     const origin = new URL(request.url).origin;
     if (origin === ISSUER) return as.fetch(request);
-    if (origin === new URL(MCP).origin) return mcp.fetch(request);
+    if (origin === new URL(MCP).origin) {
+      return (request.url.includes("/other") ? other : mcp).fetch(request);
+    }
     return fetch(request);
   };
   const redirects: URL[] = [];
@@ -126,6 +132,24 @@ describe("nodeOAuth", () => {
     await expect(fetch(redirect)).rejects.toThrow();
   });
 
+  it("gives up after timeoutMs with timeout, and leaves no server listening", async () => {
+    const s = setup();
+    let shown: URL | undefined;
+    // The user never comes back.
+    const auth = nodeOAuth({
+      fetch: s.network,
+      timeoutMs: 50,
+      open: (url) => {
+        shown = url;
+      },
+    });
+    const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
+    expect(isToolError(error, "timeout")).toBe(true);
+    const redirect = new URL(shown?.searchParams.get("redirect_uri") ?? "");
+    await expect(fetch(redirect)).rejects.toThrow();
+    expect(() => nodeOAuth({ timeoutMs: 0 })).toThrow(/timeoutMs/);
+  });
+
   it("prints the sign-in URL to stderr when no open is given", async () => {
     const s = setup();
     const printed: string[] = [];
@@ -148,7 +172,68 @@ describe("nodeOAuth", () => {
     expect(printed.join("")).toContain(`${ISSUER}/authorize?`);
   });
 
-  it("rejects a bad port", () => {
+  it("rejects a bad port, and a host that is not loopback", () => {
     expect(() => nodeOAuth({ port: 70000 })).toThrow(/port/);
+    for (const host of ["0.0.0.0", "192.168.1.2", "::", "example.com", ""]) {
+      expect(() => nodeOAuth({ host })).toThrow(
+        expect.objectContaining({ type: "invalid_configuration" }),
+      );
+    }
+    expect(() => nodeOAuth({ host: "::1" })).not.toThrow();
+  });
+
+  it("signs in to two endpoints at once, each with its own sign-in", async () => {
+    const s = setup();
+    const auth = nodeOAuth({ open: s.open, fetch: s.network });
+    const other = MCP.replace("/mcp", "/other");
+    const both = await Promise.all(
+      [MCP, other].map((url) => connectMcp({ url, auth, fetch: s.network })),
+    );
+    for (const tools of both) expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    expect(s.redirects).toHaveLength(2);
+  });
+
+  it("answers a refused sign-in's redirect with a page that does not say signed in", async () => {
+    const s = setup();
+    let page = "";
+    const auth = nodeOAuth({
+      fetch: s.network,
+      open: async (url) => {
+        const back = new URL(url.searchParams.get("redirect_uri") ?? "");
+        back.searchParams.set("error", "access_denied");
+        back.searchParams.set("error_description", "<script>alert(1)</script>");
+        back.searchParams.set("state", url.searchParams.get("state") ?? "");
+        back.searchParams.set("iss", ISSUER);
+        page = await (await fetch(back)).text();
+      },
+    });
+    const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
+    expect(isToolError(error, "transport")).toBe(true);
+    expect(error.message).toContain("access_denied");
+    expect(page).toContain("did not complete");
+    expect(page).not.toContain("<script>");
+  });
+
+  it("narrows an existing tokens file others can read to 0600 on first use", async () => {
+    dir = await mkdtemp(join(tmpdir(), "toolwire-oauth-"));
+    const tokensFile = join(dir, "tokens.json");
+    const s = setup();
+    await (
+      await connectMcp({
+        url: MCP,
+        auth: nodeOAuth({ open: s.open, fetch: s.network, tokensFile }),
+        fetch: s.network,
+      })
+    ).shutdown();
+    await chmod(tokensFile, 0o644);
+    // The next run only reads the file: the stored token is still good.
+    const tools = await connectMcp({
+      url: MCP,
+      auth: nodeOAuth({ open: s.open, fetch: s.network, tokensFile }),
+      fetch: s.network,
+    });
+    expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    expect(s.redirects).toHaveLength(1);
+    expect((await stat(tokensFile)).mode & 0o777).toBe(0o600);
   });
 });

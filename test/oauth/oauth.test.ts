@@ -209,6 +209,44 @@ describe("oauth() with connectMcp", () => {
     expect(s.authorizations).toHaveLength(2);
   });
 
+  it("signs in again when the refresh is refused without an OAuth error body", async () => {
+    const s = servers({
+      fetch: async (url, init, next) => {
+        const refreshing = new URLSearchParams(String(init?.body)).get("grant_type");
+        if (!url.endsWith("/token") || refreshing !== "refresh_token") return next(url, init);
+        return new Response("<h1>Bad Request</h1>", {
+          status: 400,
+          headers: { "content-type": "text/html" },
+        });
+      },
+    });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const tools = await connectMcp({ url: MCP, auth, fetch: s.network });
+    s.as.expireAccessTokens();
+    expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    expect(s.authorizations).toHaveLength(2);
+  });
+
+  it("keeps the refresh token when the authorization server fails (5xx), for the next try", async () => {
+    let failing = true;
+    const s = servers({
+      fetch: async (url, init, next) => {
+        const refreshing = new URLSearchParams(String(init?.body)).get("grant_type");
+        if (!failing || !url.endsWith("/token") || refreshing !== "refresh_token") {
+          return next(url, init);
+        }
+        return Response.json({ error: "temporarily_unavailable" }, { status: 503 });
+      },
+    });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const tools = await connectMcp({ url: MCP, auth, fetch: s.network });
+    s.as.expireAccessTokens();
+    expect(isToolError(await caught(tools.call("whoami", {})))).toBe(true);
+    failing = false;
+    expect((await tools.call("whoami", {})).isError).not.toBe(true);
+    expect(s.authorizations).toHaveLength(1);
+  });
+
   it("steps up on insufficient_scope: signs in again with the scopes the challenge adds", async () => {
     const s = servers();
     const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
@@ -256,6 +294,7 @@ describe("oauth() with connectMcp", () => {
       redirectUrl: REDIRECT,
       fetch: s.network,
       storage,
+      callbackUrl: () => undefined,
       authorize: (url) => {
         left = url;
         return new Promise<string>(() => {});
@@ -286,10 +325,131 @@ describe("oauth() with connectMcp", () => {
         return returned;
       },
     });
+    // The page first connects another server: the return is not its to take.
+    const elsewhere = new URL("http://127.0.0.1:3000/elsewhere");
+    expect(await back.authorization(elsewhere, new AbortController().signal)).toBeUndefined();
+    expect(taken).toBe(false);
     const tools = await connectMcp({ url: MCP, auth: back, fetch: s.network });
     expect((await tools.call("whoami", {})).content).toEqual([
       { type: "text", text: "you are user-1" },
     ]);
+    expect(storage.values.has("toolwire.oauth.pending")).toBe(false);
+  });
+
+  it("refreshes once when requests find the token expiring together, keeping the rotated one", async () => {
+    // Tokens that live 10 s are always within the refresh margin: every request refreshes.
+    const s = servers({ as: { accessTokenTtlSeconds: 10 } });
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const resource = new URL(MCP);
+    const signal = new AbortController().signal;
+    await auth.unauthorized({ resource, status: 401, wwwAuthenticate: "Bearer" }, signal);
+    const before = s.urls.filter((url) => url === `${ISSUER}/token`).length;
+    const [a, b] = await Promise.all([
+      auth.authorization(resource, signal),
+      auth.authorization(resource, signal),
+    ]);
+    expect(s.urls.filter((url) => url === `${ISSUER}/token`).length - before).toBe(1);
+    expect(a).toBe(b);
+    expect(s.as.verify((a ?? "").replace(/^Bearer /, ""), MCP)).toBeDefined();
+    // The rotated refresh token was kept: the next request refreshes with it.
+    expect(await auth.authorization(resource, signal)).toMatch(/^Bearer /);
+    expect(s.authorizations).toHaveLength(1);
+  });
+
+  it("takes a 401 of a request sent before the sign-in finished as a retry, not a new sign-in", async () => {
+    const s = servers();
+    const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+    const signal = new AbortController().signal;
+    const refusal = { resource: new URL(MCP), status: 401, wwwAuthenticate: "Bearer" };
+    await auth.unauthorized(refusal, signal);
+    const requests = s.urls.length;
+    // A second request went out without a token, and its 401 comes after the first sign-in.
+    await auth.unauthorized({ ...refusal, authorization: undefined }, signal);
+    expect(s.urls.length).toBe(requests);
+    expect(s.authorizations).toHaveLength(1);
+  });
+
+  it("keeps no pending sign-in in storage outside redirect mode, and drops a refused one", async () => {
+    const s = servers();
+    const storage = memory();
+    const keys: string[] = [];
+    const watched: OAuthStorage = {
+      ...storage,
+      set: (key, value) => {
+        keys.push(key);
+        storage.set(key, value);
+      },
+    };
+    const closed = () =>
+      Promise.reject(
+        new ToolError({ type: "interaction_declined", tool: "oauth sign-in", reason: "closed" }),
+      );
+    const popup = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage: watched,
+      authorize: closed,
+    });
+    await caught(connectMcp({ url: MCP, auth: popup, fetch: s.network }));
+    expect(keys).not.toContain("toolwire.oauth.pending");
+    const redirect = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage: watched,
+      authorize: closed,
+      callbackUrl: () => undefined,
+    });
+    const error = await caught(connectMcp({ url: MCP, auth: redirect, fetch: s.network }));
+    expect(isToolError(error, "interaction_declined")).toBe(true);
+    expect(keys).toContain("toolwire.oauth.pending");
+    expect(storage.values.has("toolwire.oauth.pending")).toBe(false);
+  });
+
+  it("does not finish a redirect-mode sign-in whose pending state is older than 15 minutes", async () => {
+    const s = servers();
+    const storage = memory();
+    let left: URL | undefined;
+    const leaving = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage,
+      callbackUrl: () => undefined,
+      authorize: (url) => {
+        left = url;
+        return new Promise<string>(() => {});
+      },
+    });
+    const controller = new AbortController();
+    const gone = connectMcp({
+      url: MCP,
+      auth: leaving,
+      fetch: s.network,
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(left).toBeDefined());
+    controller.abort();
+    await caught(gone);
+    const answer = await s.network(left as URL, { redirect: "manual" });
+    const returned = answer.headers.get("location") ?? "";
+    const pending = JSON.parse(storage.values.get("toolwire.oauth.pending") ?? "{}");
+    storage.values.set(
+      "toolwire.oauth.pending",
+      JSON.stringify({ ...pending, createdAt: Date.now() - 16 * 60_000 }),
+    );
+    const back = oauth({
+      redirectUrl: REDIRECT,
+      fetch: s.network,
+      storage,
+      // The stale return is not used: a new sign-in starts, which this user declines.
+      authorize: () =>
+        Promise.reject(
+          new ToolError({ type: "interaction_declined", tool: "oauth sign-in", reason: "no" }),
+        ),
+      callbackUrl: () => returned,
+    });
+    const error = await caught(connectMcp({ url: MCP, auth: back, fetch: s.network }));
+    expect(isToolError(error, "interaction_declined")).toBe(true);
+    expect(s.urls.some((url) => url.endsWith("/token"))).toBe(false);
     expect(storage.values.has("toolwire.oauth.pending")).toBe(false);
   });
 
@@ -374,6 +534,53 @@ describe("oauth() refuses what it must not trust", () => {
     expect(isToolError(error, "protocol")).toBe(true);
     expect((error as ToolError).message).toContain("must use https");
     expect(s.urls.some((url) => url.startsWith("http://as.example"))).toBe(false);
+  });
+
+  it("never lets a remote endpoint's metadata aim a request at this machine", async () => {
+    const remote = new URL("https://mcp.example/mcp");
+    const cases: [string, Record<string, unknown> | undefined][] = [
+      ['Bearer resource_metadata="http://127.0.0.1:8080/admin/reset"', undefined],
+      ['Bearer resource_metadata="https://0.0.0.0:8443/x"', undefined],
+      ["Bearer", { resource: remote.href, authorization_servers: ["https://127.0.0.1:4443"] }],
+      ["Bearer", { resource: remote.href, authorization_servers: ["https://localhost"] }],
+    ];
+    for (const [wwwAuthenticate, metadata] of cases) {
+      const asked: string[] = [];
+      const auth = oauth({
+        redirectUrl: REDIRECT,
+        authorize: () => Promise.reject(new Error("must not be reached")),
+        fetch: async (input) => {
+          const url = String(input);
+          asked.push(url);
+          return metadata ? Response.json(metadata) : new Response(null, { status: 404 });
+        },
+      });
+      const error = await caught(
+        auth.unauthorized(
+          { resource: remote, status: 401, wwwAuthenticate },
+          new AbortController().signal,
+        ),
+      );
+      expect(isToolError(error, "protocol")).toBe(true);
+      expect(error.message).toContain("on this machine");
+      expect(asked.filter((url) => !url.startsWith("https://mcp.example/"))).toEqual([]);
+    }
+  });
+
+  it("never opens an authorization endpoint that is not https (javascript:, data:, plain http)", async () => {
+    for (const endpoint of ["javascript:alert(1)", "data:text/html,x", "http://as.example/auth"]) {
+      const s = servers({
+        fetch: async (url, init, next) => {
+          if (!url.includes("/.well-known/oauth-authorization-server")) return next(url, init);
+          const real = await (await next(url, init)).json();
+          return Response.json({ ...real, authorization_endpoint: endpoint });
+        },
+      });
+      const auth = oauth({ redirectUrl: REDIRECT, authorize: s.authorize, fetch: s.network });
+      const error = await caught(connectMcp({ url: MCP, auth, fetch: s.network }));
+      expect(isToolError(error, "protocol")).toBe(true);
+      expect(s.authorizations).toHaveLength(0);
+    }
   });
 
   it("refuses authorization server metadata whose issuer differs", async () => {

@@ -75,17 +75,25 @@ export interface InsufficientScope {
  * }
  * ```
  *
- * @throws ToolError `invalid_configuration` for an empty scope or one with a quote or backslash.
+ * @throws ToolError `invalid_configuration` for no scope, a scope outside RFC 6749's characters
+ * (printable ASCII but `"` and `\`), or a description with a quote, backslash, control or
+ * non-ASCII character: either would break the `WWW-Authenticate` header.
  */
 export function insufficientScope(
   scope: string | readonly string[],
   options?: { description?: string },
 ): InsufficientScope {
   const joined = typeof scope === "string" ? scope.trim() : scope.join(" ");
-  if (joined === "" || /["\\]/.test(joined) || /["\\]/.test(options?.description ?? "")) {
+  const words = joined.split(" ").filter((word) => word !== "");
+  if (
+    words.length === 0 ||
+    !words.every(isScopeToken) ||
+    !/^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(options?.description ?? "")
+  ) {
     throw new ToolError({
       type: "invalid_configuration",
-      message: "`insufficientScope` needs scopes (and a description) without quotes or backslashes",
+      message:
+        "`insufficientScope` needs scopes (and a description) of printable ASCII without quotes or backslashes",
     });
   }
   // The brand (not `type`, which an `AuthInfo` might carry too) marks it, across module copies.
@@ -122,7 +130,7 @@ const WELL_KNOWN = "/.well-known/oauth-protected-resource";
  * Returns the checked metadata options for `endpoint`.
  *
  * @throws ToolError `invalid_configuration` for a missing or non-URL authorization server, a
- * `resource` that is not an absolute URL without fragment, or a scope with a space or quote.
+ * `resource` that is not an http(s) URL without fragment, or a scope with a space or quote.
  */
 export function createProtectedResource(
   options: ResourceMetadataOptions,
@@ -134,16 +142,18 @@ export function createProtectedResource(
     throw bad("`resourceMetadata.authorizationServers` must list at least one absolute URL");
   }
   const scopes = options.scopesSupported;
-  if (
-    scopes !== undefined &&
-    (!Array.isArray(scopes) ||
-      !scopes.every((s) => typeof s === "string" && s !== "" && !/[\s"\\]/.test(s)))
-  ) {
-    throw bad("`resourceMetadata.scopesSupported` must be scope names (no spaces or quotes)");
+  if (scopes !== undefined && (!Array.isArray(scopes) || !scopes.every(isScopeToken))) {
+    throw bad(
+      "`resourceMetadata.scopesSupported` must be scope names (printable ASCII, no spaces or quotes)",
+    );
   }
   const fixed = options.resource;
-  if (fixed !== undefined && (!isAbsoluteUrl(fixed) || fixed.includes("#"))) {
-    throw bad("`resourceMetadata.resource` must be an absolute URL without fragment");
+  // http(s) only: clients connect to it, and another scheme's path would reach the challenge raw.
+  if (
+    fixed !== undefined &&
+    (!isAbsoluteUrl(fixed) || !/^https?:$/.test(new URL(fixed).protocol) || fixed.includes("#"))
+  ) {
+    throw bad("`resourceMetadata.resource` must be an http(s) URL without fragment");
   }
   for (const key of ["resourceDocumentation", "resourcePolicyUri", "resourceTosUri"] as const) {
     const value = options[key];
@@ -214,6 +224,11 @@ function originOf(url: string): string {
   const scheme = url.indexOf("//");
   const path = scheme === -1 ? -1 : url.indexOf("/", scheme + 2);
   return path === -1 ? new URL(url).origin : url.slice(0, path);
+}
+
+// RFC 6749 §3.3 scope-token: %x21 / %x23-5B / %x5D-7E, what a quoted header value can carry.
+function isScopeToken(value: unknown): boolean {
+  return typeof value === "string" && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(value);
 }
 
 function isAbsoluteUrl(value: unknown): value is string {

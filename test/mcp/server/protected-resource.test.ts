@@ -260,8 +260,12 @@ describe("configuration", () => {
       { authorizationServers: [] },
       { authorizationServers: ["not a url"] },
       { authorizationServers: [ISSUER], scopesSupported: ["two words"] },
+      // Characters a quoted WWW-Authenticate value cannot carry (a header break, non-ASCII).
+      { authorizationServers: [ISSUER], scopesSupported: ["a\r\nx-injected: 1"] },
+      { authorizationServers: [ISSUER], scopesSupported: ["caf\u00e9"] },
       { authorizationServers: [ISSUER], resource: "/mcp" },
       { authorizationServers: [ISSUER], resource: "https://x.example/mcp#frag" },
+      { authorizationServers: [ISSUER], resource: 'urn:x"y' },
       { authorizationServers: [ISSUER], resourceDocumentation: "docs" },
     ];
     for (const resourceMetadata of bad) {
@@ -273,9 +277,19 @@ describe("configuration", () => {
         });
       expect(create).toThrow(expect.objectContaining({ type: "invalid_configuration" }));
     }
-    for (const scope of ["", [], 'a"b']) {
+    const refusals: [string | string[], string?][] = [
+      [""],
+      [[]],
+      ['a"b'],
+      ["a\\b"],
+      ["files:write\r\nx-injected: 1"],
+      [["ok", "caf\u00e9"]],
+      ["ok", "two\nlines"],
+      ["ok", 'a "quote"'],
+    ];
+    for (const [scope, description] of refusals) {
       try {
-        insufficientScope(scope);
+        insufficientScope(scope, description === undefined ? undefined : { description });
         expect.unreachable();
       } catch (error) {
         expect(isToolError(error, "invalid_configuration")).toBe(true);
