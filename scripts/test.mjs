@@ -160,6 +160,12 @@ const steps = [
     },
   },
   {
+    // Times each entry's import in fresh processes, alone on the machine (design.md BC5).
+    name: "cold-start",
+    command: ["node", "--import", "tsx", "scripts/check-cold-start.ts"],
+    timeoutMs: 3 * 60_000,
+  },
+  {
     // Packs the tarball, installs it into a fresh project, type-checks a consumer of every entry
     // and runs it with code generation disallowed (what Workers and strict-CSP pages enforce).
     name: "package",
