@@ -84,7 +84,9 @@ function real(state: Fields, self: Lazy): Request {
     headers: self.headers,
     signal: self.signal,
   };
-  const handedOut = state.body !== undefined;
+  // Handed out as a stream, or read straight from the socket (`taken`): either way the real
+  // Request gets a stand-in that reads as used (Node 24 refuses a disturbed body outright).
+  const handedOut = state.body !== undefined || state.taken === true;
   const body = ownBody(state);
   if (body) {
     state.standIn = handedOut && (body.locked || isDisturbed(body));
@@ -92,7 +94,7 @@ function real(state: Fields, self: Lazy): Request {
     init.duplex = "half";
   }
   state.real = new Request(self.url, init);
-  if (state.standIn) state.real.body?.getReader();
+  if (state.standIn) void state.real.body?.getReader().read();
   return state.real;
 }
 
