@@ -7,7 +7,10 @@
 // (all of the process's threads) and its wall time; the budget is on the median CPU time, which
 // a machine busy with other work barely moves, while wall time there includes the waits for a
 // core. The whole-process difference to the empty runs of the same loop is printed beside them.
-// Used by `npm run bench` and by the budget test in test/node/cold-start.test.ts.
+// The budget is checked on the least CPU time of the rounds: on a shared machine (CI's
+// included) the median of the same build moved between 32 and 42 ms for one entry, while the
+// least moved by 1-2 ms. Used by `npm run bench` and by `npm test`'s cold-start step
+// (scripts/check-cold-start.ts).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -20,6 +23,11 @@ export interface ColdStart {
   name: string;
   /** Median CPU time of the entry's `await import` in a fresh process (user + system). */
   cpuMs: number;
+  /**
+   * The lowest of those CPU times: what the import costs when nothing else on the machine
+   * interferes (other work only ever adds to it). The budget check in `npm test` uses it.
+   */
+  leastCpuMs: number;
   /** Median wall time of that import. */
   wallMs: number;
   /** Median wall time of a process importing the entry, minus that of an empty one. */
@@ -95,6 +103,7 @@ export function measureColdStarts(rounds = 9, dist = "dist"): ColdStart[] {
     return {
       name: entry.name,
       cpuMs: of((r) => r.cpuMs),
+      leastCpuMs: Math.min(...(runs[i] ?? []).map((r) => r.cpuMs)),
       wallMs: of((r) => r.wallMs),
       processOverEmptyMs: of((r) => r.processMs) - floor,
     };
@@ -105,12 +114,12 @@ export function measureColdStarts(rounds = 9, dist = "dist"): ColdStart[] {
 export async function coldStarts(): Promise<void> {
   const { section } = await import("./report.ts");
   section(
-    `Cold start: importing one entry into a fresh node (built dist/, median of 9; budget ${COLD_START_BUDGET_MS} ms CPU)`,
+    `Cold start: importing one entry into a fresh node (built dist/, median and least of 9; budget ${COLD_START_BUDGET_MS} ms CPU)`,
   );
-  for (const { name, cpuMs, wallMs, processOverEmptyMs } of measureColdStarts()) {
-    const verdict = cpuMs <= COLD_START_BUDGET_MS ? "ok" : "OVER";
+  for (const { name, cpuMs, leastCpuMs, wallMs, processOverEmptyMs } of measureColdStarts()) {
+    const verdict = leastCpuMs <= COLD_START_BUDGET_MS ? "ok" : "OVER";
     console.log(
-      `${name.padEnd(24)} ${cpuMs.toFixed(1).padStart(6)} ms CPU ${verdict}, ${wallMs.toFixed(1)} ms wall; whole process over an empty one ${processOverEmptyMs.toFixed(1)} ms`,
+      `${name.padEnd(24)} ${cpuMs.toFixed(1).padStart(6)} ms CPU (least ${leastCpuMs.toFixed(1)}) ${verdict}, ${wallMs.toFixed(1)} ms wall; whole process over an empty one ${processOverEmptyMs.toFixed(1)} ms`,
     );
   }
 }
