@@ -100,6 +100,35 @@ function memory(): OAuthStorage & { values: Map<string, string> } {
   };
 }
 
+// A redirect-mode page that leaves for the sign-in: `authorize` never resolves, so the pending
+// sign-in stays stored; the connection is then abandoned, as a page unloading does. Returns that
+// connection's error and the URL the authorization server sends the user back to.
+async function leaveForSignIn(s: ReturnType<typeof servers>, storage: OAuthStorage) {
+  let left: URL | undefined;
+  const leaving = oauth({
+    redirectUrl: REDIRECT,
+    fetch: s.network,
+    storage,
+    callbackUrl: () => undefined,
+    authorize: (url) => {
+      left = url;
+      return new Promise<string>(() => {});
+    },
+  });
+  const controller = new AbortController();
+  const connecting = connectMcp({
+    url: MCP,
+    auth: leaving,
+    fetch: s.network,
+    signal: controller.signal,
+  });
+  await vi.waitFor(() => expect(left).toBeDefined());
+  controller.abort();
+  const gone = await caught(connecting);
+  const answer = await s.network(left as URL, { redirect: "manual" });
+  return { gone, returned: answer.headers.get("location") ?? "" };
+}
+
 function expectNoSecret(error: ToolError, secrets: string[]) {
   const shown = JSON.stringify(error.toJSON()) + String(error.message);
   for (const secret of secrets) expect(shown).not.toContain(secret);
@@ -288,30 +317,8 @@ describe("oauth() with connectMcp", () => {
   it("finishes a redirect-mode sign-in from storage when callbackUrl names the return", async () => {
     const s = servers();
     const storage = memory();
-    let left: URL | undefined;
-    // The page navigates away: authorize never resolves, the pending sign-in stays stored.
-    const leaving = oauth({
-      redirectUrl: REDIRECT,
-      fetch: s.network,
-      storage,
-      callbackUrl: () => undefined,
-      authorize: (url) => {
-        left = url;
-        return new Promise<string>(() => {});
-      },
-    });
-    const controller = new AbortController();
-    const gone = connectMcp({
-      url: MCP,
-      auth: leaving,
-      fetch: s.network,
-      signal: controller.signal,
-    });
-    await vi.waitFor(() => expect(left).toBeDefined());
-    controller.abort();
-    expect(isToolError(await caught(gone), "cancelled")).toBe(true);
-    const answer = await s.network(left as URL, { redirect: "manual" });
-    const returned = answer.headers.get("location") ?? "";
+    const { gone, returned } = await leaveForSignIn(s, storage);
+    expect(isToolError(gone, "cancelled")).toBe(true);
     let taken = false;
     const back = oauth({
       redirectUrl: REDIRECT,
@@ -408,29 +415,7 @@ describe("oauth() with connectMcp", () => {
   it("does not finish a redirect-mode sign-in whose pending state is older than 15 minutes", async () => {
     const s = servers();
     const storage = memory();
-    let left: URL | undefined;
-    const leaving = oauth({
-      redirectUrl: REDIRECT,
-      fetch: s.network,
-      storage,
-      callbackUrl: () => undefined,
-      authorize: (url) => {
-        left = url;
-        return new Promise<string>(() => {});
-      },
-    });
-    const controller = new AbortController();
-    const gone = connectMcp({
-      url: MCP,
-      auth: leaving,
-      fetch: s.network,
-      signal: controller.signal,
-    });
-    await vi.waitFor(() => expect(left).toBeDefined());
-    controller.abort();
-    await caught(gone);
-    const answer = await s.network(left as URL, { redirect: "manual" });
-    const returned = answer.headers.get("location") ?? "";
+    const { returned } = await leaveForSignIn(s, storage);
     const pending = JSON.parse(storage.values.get("toolwire.oauth.pending") ?? "{}");
     storage.values.set(
       "toolwire.oauth.pending",
