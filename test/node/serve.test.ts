@@ -1,4 +1,9 @@
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import {
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+} from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -22,28 +27,51 @@ interface RawAnswer {
   status: number | undefined;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The answer's headers as sent, names lowercased. */
+  raw: [string, string][];
 }
 
 // A plain node:http request, to see the wire headers (Content-Length, Transfer-Encoding) that
-// fetch would hide or normalise.
-function raw(url: string, method = "GET", body?: string | Buffer): Promise<RawAnswer> {
+// fetch would hide or normalise. `send` writes the body (default: `body`, then the end).
+function raw(
+  url: string,
+  method = "GET",
+  body?: string | Buffer,
+  options: { headers?: OutgoingHttpHeaders | string[]; send?: (req: ClientRequest) => void } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method }, (res) => {
+    const req = httpRequest(url, { method, headers: options.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () =>
+      res.on("end", () => {
+        const pairs: [string, string][] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          pairs.push([
+            (res.rawHeaders[i] as string).toLowerCase(),
+            res.rawHeaders[i + 1] as string,
+          ]);
+        }
         resolve({
           status: res.statusCode,
           headers: res.headers,
           body: Buffer.concat(chunks).toString("utf8"),
-        }),
-      );
+          raw: pairs,
+        });
+      });
       res.on("error", reject);
     });
     req.on("error", reject);
-    req.end(body);
+    if (options.send) options.send(req);
+    else req.end(body);
   });
 }
+
+// An MCP POST whose body streams in (no Content-Length).
+const CHUNKED_MCP_POST = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "transfer-encoding": "chunked",
+};
 
 describe("serve", () => {
   it("bridges node:http to a fetch handler: method, path, headers and body", async () => {
@@ -322,39 +350,12 @@ describe("serve", () => {
       );
     await serving(handler, async (server) => {
       for (const { path, method, headers, body } of cases) {
-        const socket = await new Promise<RawAnswer & { raw: [string, string][] }>(
-          (resolve, reject) => {
-            // Listed as pairs, the headers get no Host and no framing from node:http.
-            const host = ["host", new URL(server.url).host];
-            const length =
-              body === undefined ? [] : ["content-length", `${Buffer.byteLength(body)}`];
-            const req = httpRequest(
-              `${server.url}${path}`,
-              { method, headers: [...host, ...headers.flat(), ...length] },
-              (res) => {
-                const chunks: Buffer[] = [];
-                res.on("data", (chunk: Buffer) => chunks.push(chunk));
-                res.on("end", () => {
-                  const raw: [string, string][] = [];
-                  for (let i = 0; i < res.rawHeaders.length; i += 2) {
-                    raw.push([
-                      (res.rawHeaders[i] as string).toLowerCase(),
-                      res.rawHeaders[i + 1] as string,
-                    ]);
-                  }
-                  resolve({
-                    status: res.statusCode,
-                    headers: res.headers,
-                    body: Buffer.concat(chunks).toString("utf8"),
-                    raw,
-                  });
-                });
-              },
-            );
-            req.on("error", reject);
-            req.end(body);
-          },
-        );
+        // Listed as pairs, the headers get no Host and no framing from node:http.
+        const host = ["host", new URL(server.url).host];
+        const length = body === undefined ? [] : ["content-length", `${Buffer.byteLength(body)}`];
+        const socket = await raw(`${server.url}${path}`, method, body, {
+          headers: [...host, ...headers.flat(), ...length],
+        });
         const inProcess = await handler.fetch(
           new Request(`${server.url}${path}`, {
             method,
@@ -384,34 +385,14 @@ describe("serve", () => {
           params: { name: "echo", arguments: { message } },
         }),
       );
-      const answer = await new Promise<RawAnswer>((resolve, reject) => {
-        const req = httpRequest(
-          `${server.url}/mcp`,
-          {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              "transfer-encoding": "chunked",
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on("data", (chunk: Buffer) => chunks.push(chunk));
-            res.on("end", () =>
-              resolve({
-                status: res.statusCode,
-                headers: res.headers,
-                body: Buffer.concat(chunks).toString("utf8"),
-              }),
-            );
-          },
-        );
-        req.on("error", reject);
-        // Split inside a two-byte character: the halves only decode together.
-        const cut = body.indexOf(Buffer.from("é")) + 1;
-        req.write(body.subarray(0, cut));
-        setTimeout(() => req.end(body.subarray(cut)), 20);
+      const answer = await raw(`${server.url}/mcp`, "POST", undefined, {
+        headers: CHUNKED_MCP_POST,
+        send: (req) => {
+          // Split inside a two-byte character: the halves only decode together.
+          const cut = body.indexOf(Buffer.from("é")) + 1;
+          req.write(body.subarray(0, cut));
+          setTimeout(() => req.end(body.subarray(cut)), 20);
+        },
       });
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body).result.content).toEqual([
@@ -674,29 +655,11 @@ describe("serve", () => {
     });
     await serving(handler, async (server) => {
       // No Content-Length: the limit must hold while the body streams in.
-      const answer = await new Promise<RawAnswer>((resolve, reject) => {
-        const req = httpRequest(
-          `${server.url}/mcp`,
-          {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              "transfer-encoding": "chunked",
-            },
-          },
-          (res) => {
-            let body = "";
-            res.setEncoding("utf8");
-            res.on("data", (chunk: string) => {
-              body += chunk;
-            });
-            res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
-          },
-        );
-        req.on("error", reject);
-        req.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(4096)}`);
+      const answer = await raw(`${server.url}/mcp`, "POST", undefined, {
+        headers: CHUNKED_MCP_POST,
         // The rest of the body never comes; the server must answer regardless.
+        send: (req) =>
+          req.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(4096)}`),
       });
       expect(answer.status).toBe(413);
       expect(answer.headers.connection).toBe("close");
