@@ -164,8 +164,7 @@ describe("browserOAuth with connectMcp, against the test authorization server", 
       allowedOrigins: ["*"],
       resourceMetadata: { authorizationServers: ["http://127.0.0.1:9"] },
       authorize: (request, { resource }) => {
-        const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-        const claims = as.verify(token, resource);
+        const claims = as.verifyRequest(request, resource);
         return claims ? { subject: claims.subject } : false;
       },
     });

@@ -33,8 +33,7 @@ function setup() {
       endpoint,
       resourceMetadata: { authorizationServers: [ISSUER] },
       authorize: (request, { resource }) => {
-        const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-        const claims = as.verify(token, resource);
+        const claims = as.verifyRequest(request, resource);
         return claims ? { subject: claims.subject } : false;
       },
     }),

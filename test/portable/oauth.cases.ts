@@ -25,8 +25,7 @@ function setup() {
     allowedHosts: ["files.example.test"],
     resourceMetadata: { authorizationServers: [ISSUER] },
     authorize: (request, { resource }) => {
-      const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-      const claims = as.verify(token, resource);
+      const claims = as.verifyRequest(request, resource);
       return claims ? { subject: claims.subject } : false;
     },
   });

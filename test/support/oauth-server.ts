@@ -59,6 +59,8 @@ export interface OAuthTestServer {
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
   /** The token's claims when it is a live access token (for `resource`, also its audience). */
   verify(token: string, resource?: string): VerifiedToken | undefined;
+  /** `verify` of the request's `Authorization: Bearer` token: what a protected server's `authorize` checks. */
+  verifyRequest(request: Request, resource?: string): VerifiedToken | undefined;
   /**
    * Issues an access token directly, as if a client had signed in (default: client `direct`,
    * every supported scope, no resource), for tests of a resource server.
@@ -354,6 +356,13 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthTestServer 
     }
   }
 
+  function verify(value: string, resource?: string): VerifiedToken | undefined {
+    const found = accessTokens.get(value);
+    if (!found || found.expiresAt <= now()) return undefined;
+    if (resource !== undefined && found.resource !== resource) return undefined;
+    return found;
+  }
+
   async function answer(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
@@ -379,12 +388,9 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthTestServer 
     clients,
     authorizationRequests,
     fetch: (input, init) => answer(input instanceof Request ? input : new Request(input, init)),
-    verify(value, resource) {
-      const found = accessTokens.get(value);
-      if (!found || found.expiresAt <= now()) return undefined;
-      if (resource !== undefined && found.resource !== resource) return undefined;
-      return found;
-    },
+    verify,
+    verifyRequest: (request, resource) =>
+      verify(request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "", resource),
     issueAccessToken(grant = {}) {
       const access = issue("at");
       accessTokens.set(access, {

@@ -28,8 +28,7 @@ function setup() {
     version: "1",
     resourceMetadata: { authorizationServers: [ISSUER] },
     authorize: (request, { resource }) => {
-      const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-      const claims = as.verify(token, resource);
+      const claims = as.verifyRequest(request, resource);
       return claims ? { subject: claims.subject } : false;
     },
   });

@@ -38,8 +38,7 @@ function protectedHandler(options: Partial<McpHandlerOptions> = {}) {
     resourceMetadata: { authorizationServers: [ISSUER], scopesSupported: ["mcp"] },
     authorize: (request, context) => {
       seen.push(context);
-      const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-      const claims = as.verify(token, context.resource);
+      const claims = as.verifyRequest(request, context.resource);
       if (!claims) return false;
       if (!claims.scopes.includes("mcp")) return insufficientScope("mcp");
       return { subject: claims.subject, clientId: claims.clientId, scopes: claims.scopes };
