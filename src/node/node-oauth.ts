@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 import { cancelledError } from "../abort.ts";
 import { errorText, ToolError } from "../errors.ts";
 import type { McpAuth } from "../mcp/client/mcp-session.ts";
-import { type OAuthOptions, type OAuthStorage, oauth } from "../oauth/oauth.ts";
+import { memoryStorage, type OAuthOptions, type OAuthStorage, oauth } from "../oauth/oauth.ts";
 import { type Served, serve } from "./serve.ts";
 
 /** Options of `nodeOAuth()`; the client options are as for `oauth()` from `toolwire/oauth`. */
@@ -182,15 +182,6 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
 
 function printUrl(url: URL): void {
   process.stderr.write(`Sign in to continue: open this URL in a browser:\n${url.href}\n`);
-}
-
-function memoryStorage(): OAuthStorage {
-  const values = new Map<string, string>();
-  return {
-    get: (key) => values.get(key),
-    set: (key, value) => void values.set(key, value),
-    delete: (key) => void values.delete(key),
-  };
 }
 
 // A JSON object of keys to values in one file, read once and rewritten whole on each change:

@@ -16,6 +16,7 @@ import {
   discoverResource,
   type Http,
   httpOptions,
+  isLoopback,
   parseChallenge,
 } from "./discovery.ts";
 
@@ -609,7 +610,8 @@ function failure(what: string, error: unknown, signal: AbortSignal, secrets: str
   });
 }
 
-function memoryStorage(): OAuthStorage {
+/** An `OAuthStorage` in memory, for the life of the object (the default of `oauth()`). */
+export function memoryStorage(): OAuthStorage {
   const values = new Map<string, string>();
   return {
     get: (key) => values.get(key),
@@ -662,7 +664,7 @@ function checkOptions(options: OAuthOptions): OAuthOptions & { clientName: strin
     }
   }
   const native = redirect.protocol !== "http:" && redirect.protocol !== "https:";
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(redirect.hostname);
+  const loopback = isLoopback(redirect);
   return {
     ...options,
     clientName: options.clientName ?? "toolwire",
