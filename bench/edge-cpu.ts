@@ -15,8 +15,7 @@ import {
   createMcpHandler as sdkHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import * as v from "valibot";
-import { loadCore, loadDist } from "./load.ts";
+import { loadAddHandler } from "./load.ts";
 import { compare, section, time } from "./report.ts";
 
 type Era = "2025-11-25" | "2026-07-28";
@@ -44,16 +43,7 @@ function request(era: Era): () => Request {
 }
 
 async function toolwire(): Promise<Fetch> {
-  const { defineTool, Toolset } = await loadCore();
-  const { createMcpHandler } = await loadDist<typeof import("../src/mcp/index.ts")>("mcp/index.js");
-  const add = defineTool({
-    name: "add",
-    description: "Adds two numbers",
-    readOnly: true,
-    input: v.object({ a: v.number(), b: v.number() }),
-    call: ({ a, b }) => String(a + b),
-  });
-  return createMcpHandler(Toolset.local([add]), { name: "bench", version: "1.0.0" }).fetch;
+  return (await loadAddHandler()).fetch;
 }
 
 function sdkServer(): McpServer {

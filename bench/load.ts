@@ -1,6 +1,7 @@
 // Benchmarks measure what users run: the compiled `dist/` output, not sources transpiled on the
 // fly (tsx wraps every function in a naming helper that would inflate toolwire's figures only).
 import { pathToFileURL } from "node:url";
+import * as v from "valibot";
 
 const dist = new URL("../dist/", import.meta.url);
 
@@ -15,3 +16,20 @@ export async function loadDist<T>(entry: string): Promise<T> {
 
 /** The core entry, compiled. */
 export const loadCore = () => loadDist<typeof import("../src/index.ts")>("index.js");
+
+/**
+ * The MCP handler every serving bench measures, compiled: one `add` tool behind
+ * `createMcpHandler`, stateless (the default).
+ */
+export async function loadAddHandler() {
+  const { defineTool, Toolset } = await loadCore();
+  const { createMcpHandler } = await loadDist<typeof import("../src/mcp/index.ts")>("mcp/index.js");
+  const add = defineTool({
+    name: "add",
+    description: "Adds two numbers",
+    readOnly: true,
+    input: v.object({ a: v.number(), b: v.number() }),
+    call: ({ a, b }) => String(a + b),
+  });
+  return createMcpHandler(Toolset.local([add]), { name: "bench", version: "1.0.0" });
+}

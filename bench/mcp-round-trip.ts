@@ -9,24 +9,15 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import * as v from "valibot";
 import { z } from "zod";
-import { loadCore, loadDist } from "./load.ts";
+import { loadAddHandler, loadDist } from "./load.ts";
 import { compare, interleaved, section, time } from "./report.ts";
 
 type Mcp = typeof import("../src/mcp/index.ts");
 
 async function ours() {
-  const { defineTool, Toolset } = await loadCore();
-  const { connectMcp, createMcpHandler } = await loadDist<Mcp>("mcp/index.js");
-  const add = defineTool({
-    name: "add",
-    description: "Adds two numbers",
-    readOnly: true,
-    input: v.object({ a: v.number(), b: v.number() }),
-    call: ({ a, b }) => String(a + b),
-  });
-  const handler = createMcpHandler(Toolset.local([add]), { name: "bench", version: "1.0.0" });
+  const { connectMcp } = await loadDist<Mcp>("mcp/index.js");
+  const handler = await loadAddHandler();
   const client = await connectMcp({ url: "http://localhost/mcp", fetch: handler.fetch });
   return {
     call: () => client.call("add", { a: 1, b: 2 }),

@@ -14,7 +14,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { loadCore, loadDist } from "./load.ts";
+import { loadAddHandler, loadDist } from "./load.ts";
 import { compare, section } from "./report.ts";
 
 function call(modern: boolean): { body: string; headers: Record<string, string> } {
@@ -44,19 +44,10 @@ async function listen(server: ReturnType<typeof createServer>): Promise<number> 
 
 // Runs in the child: starts the three servers and prints their ports as one JSON line.
 async function startServers(): Promise<void> {
-  const v = await import("valibot");
+  const _v = await import("valibot");
   const { z } = await import("zod");
-  const { defineTool, Toolset } = await loadCore();
-  const { createMcpHandler } = await loadDist<typeof import("../src/mcp/index.ts")>("mcp/index.js");
   const { serve } = await loadDist<typeof import("../src/node/index.ts")>("node/index.js");
-  const add = defineTool({
-    name: "add",
-    description: "Adds two numbers",
-    readOnly: true,
-    input: v.object({ a: v.number(), b: v.number() }),
-    call: ({ a, b }) => String(a + b),
-  });
-  const handler = createMcpHandler(Toolset.local([add]), { name: "bench", version: "1.0.0" });
+  const handler = await loadAddHandler();
   const ours = await serve(handler, { port: 0 });
   const direct = createServer((req, res) => {
     const chunks: Buffer[] = [];
