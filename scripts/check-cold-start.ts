@@ -9,14 +9,25 @@ import { bundleEntries } from "./build.mjs";
 
 const OUT = ".cold-start-test";
 
+// Up to three batches of 9 rounds: an entry over budget in one batch is measured again and
+// keeps its least figure. Other work on the machine only ever adds to an import's CPU time, and
+// on a host busy with other machines' work a whole batch can read 10 ms high (CI's least figure
+// for toolwire/agent moved between 32 and 42 ms across runs of the same build).
+const BATCHES = 3;
 let over = 0;
 try {
   await bundleEntries(OUT);
-  const starts = measureColdStarts(9, OUT);
-  if (starts.length < 2) throw new Error(`only ${starts.length} entries were built in ${OUT}`);
-  for (const { name, cpuMs, leastCpuMs } of starts) {
-    // The least of the rounds (bench/cold-start.ts says why); NaN, a probe that printed
-    // nothing, is over budget too.
+  const least = new Map<string, { cpuMs: number; leastCpuMs: number }>();
+  for (let batch = 0; batch < BATCHES; batch++) {
+    for (const start of measureColdStarts(9, OUT)) {
+      const known = least.get(start.name);
+      if (!known || !(known.leastCpuMs <= start.leastCpuMs)) least.set(start.name, start);
+    }
+    if (least.size < 2) throw new Error(`only ${least.size} entries were built in ${OUT}`);
+    if ([...least.values()].every((start) => start.leastCpuMs <= COLD_START_BUDGET_MS)) break;
+  }
+  for (const [name, { cpuMs, leastCpuMs }] of least) {
+    // NaN, a probe that printed nothing, is over budget too.
     const ok = leastCpuMs <= COLD_START_BUDGET_MS;
     if (!ok) over++;
     console.log(
