@@ -176,7 +176,10 @@ export function tinyGguf(options: { script?: TinyGgufScript; seed?: number } = {
     ["llama.attention.layer_norm_rms_epsilon", f32(1e-5)],
     ["tokenizer.ggml.model", str("llama")],
     ["tokenizer.ggml.tokens", { type: 9, items: { type: 8, values: vocab.tokens } }],
-    ["tokenizer.ggml.scores", { type: 9, items: { type: 6, values: vocab.tokens.map((_, i) => -i) } }],
+    [
+      "tokenizer.ggml.scores",
+      { type: 9, items: { type: 6, values: vocab.tokens.map((_, i) => -i) } },
+    ],
     ["tokenizer.ggml.token_type", { type: 9, items: { type: 5, values: vocab.types } }],
     ["tokenizer.ggml.bos_token_id", u32(1)],
     ["tokenizer.ggml.eos_token_id", u32(2)],
@@ -198,7 +201,10 @@ const str = (value: string): Value => ({ type: 8, value });
 const u32 = (value: number): Value => ({ type: 4, value });
 const f32 = (value: number): Value => ({ type: 6, value });
 
-function write(kv: Array<[string, Value]>, tensors: Array<{ name: string; dims: number[]; data: Float32Array }>) {
+function write(
+  kv: Array<[string, Value]>,
+  tensors: Array<{ name: string; dims: number[]; data: Float32Array }>,
+) {
   const encoder = new TextEncoder();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -250,7 +256,11 @@ function write(kv: Array<[string, Value]>, tensors: Array<{ name: string; dims: 
   }
   put(new Uint8Array(align(size) - size));
   for (const tensor of tensors) {
-    const bytes = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+    const bytes = new Uint8Array(
+      tensor.data.buffer,
+      tensor.data.byteOffset,
+      tensor.data.byteLength,
+    );
     put(bytes);
     put(new Uint8Array(align(bytes.length) - bytes.length));
   }
