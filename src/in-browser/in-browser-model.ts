@@ -1,11 +1,24 @@
 // What the in-browser adapters share (`docs/design.md`, "In-browser models"): one load per
 // model however many turns wait for it, progress as events to any number of listeners, and the
 // turn as a `ReadableStream<ModelEvent>` that turns every failure into a `ModelError`.
-import EventEmitter from "eventemitter3";
+import { EventEmitter } from "eventemitter3";
 import { raceSignal } from "../abort.ts";
 import { errorText } from "../errors.ts";
-import type { Model, ModelEvent, ModelRequest, ModelStreamOptions } from "../models/model.ts";
-import { cancelled, isModelError, ModelError } from "../models/model-error.ts";
+import type {
+  Model,
+  ModelEvent,
+  ModelRequest,
+  ModelStreamOptions,
+  ModelTool,
+} from "../models/model.ts";
+import { cancelled, isModelError, ModelError, type ModelErrorData } from "../models/model-error.ts";
+import { openAIDecoder } from "../models/openai-compatible.ts";
+import {
+  createToolCallParser,
+  parseToolCalls,
+  type ToolCallFormat,
+  type ToolCallTextPart,
+} from "../models/tool-call-text.ts";
 
 /**
  * Load progress event: the stages of getting a model ready, in order.
@@ -160,4 +173,93 @@ export function runtimeFailure(provider: string, error: unknown): ModelError {
     { type: "invalid_response", provider, message: errorText(error) },
     { cause: error },
   );
+}
+
+/**
+ * Decodes a runtime's OpenAI-style chat completion chunks (wllama, WebLLM) into model events.
+ * Text passes through `createToolCallParser`, so a call the runtime left in the text becomes a
+ * `tool_call`; with `forced`, the whole answer is the JSON of one call.
+ */
+export async function decodeChatChunks(
+  chunks: AsyncIterable<unknown>,
+  options: {
+    provider: string;
+    forced: boolean;
+    formats?: readonly ToolCallFormat[];
+    signal: AbortSignal;
+    emit: (event: ModelEvent) => void;
+  },
+): Promise<void> {
+  const { provider, forced, emit } = options;
+  const decoder = openAIDecoder([]);
+  const splitter = createToolCallParser(options.formats ? { formats: options.formats } : {});
+  let forcedText = "";
+  let usage: ModelEvent | undefined;
+  let finish: Extract<ModelEvent, { type: "finish" }> | undefined;
+  let calls = 0;
+  const out = (event: ModelEvent) => {
+    switch (event.type) {
+      case "text_delta":
+        if (forced) forcedText += event.text;
+        else for (const part of splitter.push(event.text)) emitPart(part, emit);
+        return;
+      case "usage":
+        usage = event;
+        return;
+      case "finish":
+        finish = event;
+        return;
+      case "tool_call":
+        calls++;
+        emit(event);
+        return;
+      default:
+        emit(event);
+    }
+  };
+  try {
+    for await (const chunk of chunks) {
+      decoder.event({ event: "message", data: JSON.stringify(chunk), id: "" }, out);
+    }
+    decoder.event({ event: "message", data: "[DONE]", id: "" }, out);
+  } catch (error) {
+    if (options.signal.aborted) throw error;
+    // The decoder names the wire format; the failure is this runtime's.
+    throw isModelError(error)
+      ? new ModelError({ ...error.data, provider } as ModelErrorData, { cause: error })
+      : runtimeFailure(provider, error);
+  }
+  let reason = finish?.reason ?? "stop";
+  if (forced) {
+    const call = parseToolCalls(forcedText.trim(), { formats: ["llama3"] }).calls[0];
+    if (call) {
+      emit({ type: "tool_call", id: `call_${++calls}`, ...call });
+      reason = "tool_calls";
+    } else if (forcedText) emit({ type: "text_delta", text: forcedText });
+  } else {
+    const end = splitter.end();
+    for (const part of end.parts) emitPart(part, emit);
+    for (const call of end.calls) emit({ type: "tool_call", id: `call_${++calls}`, ...call });
+    if (end.calls.length > 0 && reason === "stop") reason = "tool_calls";
+  }
+  if (usage) emit(usage);
+  emit({ type: "finish", reason });
+}
+
+/** Emits one piece of split text as a text or reasoning delta. */
+export function emitPart(part: ToolCallTextPart, emit: (event: ModelEvent) => void): void {
+  if (part.text === "") return;
+  emit({ type: part.type === "text" ? "text_delta" : "reasoning_delta", text: part.text });
+}
+
+/** Returns the JSON Schema of one call of the given tools: `{name, arguments}`, one variant
+ * per tool. */
+export function callSchema(tools: readonly ModelTool[]): object {
+  const variants = tools.map((tool) => ({
+    type: "object",
+    properties: { name: { const: tool.name }, arguments: tool.inputSchema },
+    required: ["name", "arguments"],
+    additionalProperties: false,
+  }));
+  return variants.length === 1 ? (variants[0] as object) : { anyOf: variants };
 }

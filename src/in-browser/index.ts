@@ -24,4 +24,6 @@ export type {
   LoadOptions,
   LoadProgressEvent,
 } from "./in-browser-model.ts";
+export { type PromptApiModelOptions, promptApiModel } from "./prompt-api-model.ts";
+export { type WebLlmEngine, type WebLlmModelOptions, webLlmModel } from "./web-llm-model.ts";
 export { type WllamaModelOptions, wllamaModel } from "./wllama-model.ts";

@@ -8,15 +8,13 @@
 // family; a call the template's parser left in the text is read by `parseToolCalls`. With
 // `required` or a named tool the turn is decoded under a JSON Schema that admits only
 // `{"name": <tool>, "arguments": <its schema>}`, so even a weak model cannot ramble instead.
-import type { ModelEvent, ModelRequest, ModelSettings, ModelTool } from "../models/model.ts";
+import type { ModelEvent, ModelRequest, ModelSettings } from "../models/model.ts";
 import { ModelError } from "../models/model-error.ts";
-import { openAIDecoder, openAIMessages } from "../models/openai-compatible.ts";
+import { openAIMessages } from "../models/openai-compatible.ts";
+import type { ToolCallFormat } from "../models/tool-call-text.ts";
 import {
-  createToolCallParser,
-  parseToolCalls,
-  type ToolCallFormat,
-} from "../models/tool-call-text.ts";
-import {
+  callSchema,
+  decodeChatChunks,
   type InBrowserModel,
   inBrowserModel,
   type LoadProgressEvent,
@@ -223,69 +221,20 @@ async function turn(
     if (value === undefined) delete params[key];
     else params[key] = value;
   }
-  const decoder = openAIDecoder([]);
-  const splitter = createToolCallParser(
-    options.toolCallFormats ? { formats: options.toolCallFormats } : {},
-  );
-  let forcedText = "";
-  let usage: ModelEvent | undefined;
-  let finish: Extract<ModelEvent, { type: "finish" }> | undefined;
-  let calls = 0;
-  const out = (event: ModelEvent) => {
-    switch (event.type) {
-      case "text_delta":
-        if (forced) forcedText += event.text;
-        else for (const part of splitter.push(event.text)) emitPart(part, emit);
-        return;
-      case "usage":
-        usage = event;
-        return;
-      case "finish":
-        finish = event;
-        return;
-      case "tool_call":
-        calls++;
-        emit(event);
-        return;
-      default:
-        emit(event);
-    }
-  };
+  let chunks: AsyncIterable<unknown>;
   try {
-    const chunks = await w.createChatCompletion(params);
-    for await (const chunk of chunks) {
-      decoder.event({ event: "message", data: JSON.stringify(chunk), id: "" }, out);
-    }
-    decoder.event({ event: "message", data: "[DONE]", id: "" }, out);
+    chunks = await w.createChatCompletion(params);
   } catch (error) {
     if (signal.aborted) throw error;
-    throw error instanceof ModelError
-      ? new ModelError({ ...error.data, provider: PROVIDER } as never, { cause: error })
-      : runtimeFailure(PROVIDER, error);
+    throw runtimeFailure(PROVIDER, error);
   }
-  let reason = finish?.reason ?? "stop";
-  if (forced) {
-    const call = parseToolCalls(forcedText.trim(), { formats: ["llama3"] }).calls[0];
-    if (call) {
-      emit({ type: "tool_call", id: `call_${++calls}`, ...call });
-      reason = "tool_calls";
-    } else if (forcedText) emit({ type: "text_delta", text: forcedText });
-  } else {
-    const end = splitter.end();
-    for (const part of end.parts) emitPart(part, emit);
-    for (const call of end.calls) emit({ type: "tool_call", id: `call_${++calls}`, ...call });
-    if (end.calls.length > 0 && reason === "stop") reason = "tool_calls";
-  }
-  if (usage) emit(usage);
-  emit({ type: "finish", reason });
-}
-
-function emitPart(
-  part: { type: "text" | "reasoning"; text: string },
-  emit: (e: ModelEvent) => void,
-) {
-  if (part.text === "") return;
-  emit({ type: part.type === "text" ? "text_delta" : "reasoning_delta", text: part.text });
+  await decodeChatChunks(chunks, {
+    provider: PROVIDER,
+    forced,
+    ...(options.toolCallFormats ? { formats: options.toolCallFormats } : {}),
+    signal,
+    emit,
+  });
 }
 
 // llama.cpp reads text content; images have no place in a text-only GGUF.
@@ -316,14 +265,4 @@ function withToolPrompt(request: ModelRequest): ModelRequest {
     .join("\n");
   const prompt = `Answer with one tool call as JSON {"name": <tool name>, "arguments": <its arguments>}. Tools:\n${listing}`;
   return { ...request, system: request.system ? `${request.system}\n\n${prompt}` : prompt };
-}
-
-function callSchema(tools: ModelTool[]): object {
-  const variants = tools.map((tool) => ({
-    type: "object",
-    properties: { name: { const: tool.name }, arguments: tool.inputSchema },
-    required: ["name", "arguments"],
-    additionalProperties: false,
-  }));
-  return variants.length === 1 ? (variants[0] as object) : { anyOf: variants };
 }

@@ -350,7 +350,7 @@ function jsonCalls(text: string): TextToolCall[] | undefined {
     if (!isRecord(item)) return undefined;
     const fn = isRecord(item.function) ? item.function : item;
     const name = fn.name;
-    let args = fn.arguments ?? fn.parameters ?? {};
+    let args: unknown = fn.arguments ?? fn.parameters ?? {};
     if (typeof args === "string") args = parseJson(args);
     if (typeof name !== "string" || !isRecord(args)) return undefined;
     calls.push({ name, arguments: args });
