@@ -167,12 +167,15 @@ export function unsupported(provider: string, missing: string, message: string, 
   return new ModelError({ type: "unsupported", provider, missing, message }, { cause });
 }
 
-/** Returns a runtime failure as `invalid_response`, with its message. */
+/** Returns a runtime failure as a `ModelError`: `context_overflow` when the prompt did not fit
+ * the context window (llama.cpp: "exceeds the available context size"), else
+ * `invalid_response`, with the runtime's message. */
 export function runtimeFailure(provider: string, error: unknown): ModelError {
-  return new ModelError(
-    { type: "invalid_response", provider, message: errorText(error) },
-    { cause: error },
-  );
+  const message = errorText(error);
+  const type = /exceeds the available context size|context (window|length) exceeded/i.test(message)
+    ? "context_overflow"
+    : "invalid_response";
+  return new ModelError({ type, provider, message }, { cause: error });
 }
 
 /**

@@ -224,6 +224,15 @@ describe("wllamaModel", () => {
     expect(events.map((e) => e.type)).toContain("tool_result");
   }, 60_000);
 
+  test("a prompt longer than the context window fails the turn with context_overflow, which compaction can act on", async () => {
+    const model = wllamaModel({ model: blob(tinyGguf()), wasmUrl, contextWindow: 256 });
+    models.push(model);
+    expect(model.contextWindow).toBe(256);
+    const { events, error } = await collect(model.stream(user("x".repeat(1000))));
+    expect(events).toEqual([]);
+    expect(isModelError(error, "context_overflow")).toBe(true);
+  }, 60_000);
+
   test("fails with unsupported naming JSPI where WebAssembly.Suspending is missing", async () => {
     const wasm = WebAssembly as unknown as Record<string, unknown>;
     const suspending = wasm.Suspending;

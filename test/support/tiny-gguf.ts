@@ -166,7 +166,7 @@ export function tinyGguf(options: { script?: TinyGgufScript; seed?: number } = {
     ["general.architecture", str("llama")],
     ["general.name", str("toolwire tiny test model")],
     ["general.alignment", u32(32)],
-    ["llama.context_length", u32(2048)],
+    ["llama.context_length", u32(8192)],
     ["llama.embedding_length", u32(DIM)],
     ["llama.block_count", u32(LAYERS)],
     ["llama.feed_forward_length", u32(FFN)],
