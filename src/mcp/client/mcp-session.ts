@@ -683,7 +683,8 @@ export class McpSession {
     }
     const detail = await readBody(response, ERROR_BODY_BYTES, options.signal).catch(() => "");
     const shown = detail.trim() === "" ? "" : `: ${excerpt(detail.trim(), this.#secrets)}`;
-    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined)}`);
+    const challenged = response.headers.has("www-authenticate");
+    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined, challenged)}`);
   }
 
   // The 2026-07-28 headers of one request: the version, `Mcp-Method`, `Mcp-Name` for the
@@ -948,12 +949,19 @@ function safeUrl(location: string, base: string): string {
   }
 }
 
-function advice(status: number, withAuth: boolean): string {
-  if ((status === 401 || status === 403) && withAuth) {
+// A 403 is about credentials only when it says so with a `WWW-Authenticate` challenge (RFC
+// 6750's insufficient_scope); otherwise the server refused the request itself, e.g. a Host or
+// Origin it does not serve, and its own words (shown before this) say why.
+function advice(status: number, withAuth: boolean, challenged: boolean): string {
+  const aboutCredentials = status === 401 || (status === 403 && challenged);
+  if (aboutCredentials && withAuth) {
     return " (the server refused the credentials `auth` gave, signing in again did not help)";
   }
-  if (status === 401 || status === 403) {
+  if (aboutCredentials) {
     return " (the server refused the credentials; pass `auth` (see toolwire/oauth) or an Authorization header)";
+  }
+  if (status === 403) {
+    return " (the server refused this request, not its credentials: a toolwire server answers this way to a Host or Origin outside `allowedHosts`/`allowedOrigins`)";
   }
   if (status === 404) return " (check the endpoint path in `url`)";
   return "";
