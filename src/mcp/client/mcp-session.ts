@@ -28,7 +28,7 @@ import {
   jsonRpcNotification,
   jsonRpcRequest,
 } from "../json-rpc.ts";
-import { META } from "../protocol.ts";
+import { MCP_ERROR, META } from "../protocol.ts";
 
 /**
  * What `connectMcp` needs to authorize its HTTP requests; `oauth()` from `toolwire/oauth` makes
@@ -882,8 +882,14 @@ function rpcFailure(
   secrets: readonly string[],
 ): ToolError {
   const text = excerpt(String(error.message), secrets);
-  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})`);
+  const hint = error.code === MCP_ERROR.missingClientCapability ? CAPABILITY_HINT : "";
+  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})${hint}`);
 }
+
+// A 2026 server refuses a call whose tool asks for what the request did not declare; the
+// declaration is a `connectMcp` option the user has to know about.
+const CAPABILITY_HINT =
+  "; connectMcp declares form questions only with `formInteractions: true` and sampling with `samplingInteractions: true`, then answers them through the call's `onInteraction`";
 
 function parseJsonText(text: string, secrets: readonly string[]): unknown {
   try {
