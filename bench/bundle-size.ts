@@ -103,7 +103,9 @@ const KB = 1024;
 export const toolwireCases: BundleCase[] = [
   {
     name: "core: one valibot tool, Toolset.local, call, listTools",
-    budget: 12 * KB,
+    // 12 KB until issue 30: the nearest-name suggestion of an unknown tool (`ad` → `add`) costs
+    // 255 B gzip, and the core had 35 B left (12 253 B before it).
+    budget: 12.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 const add = defineTool({ name: "add", description: "Adds", readOnly: true,
