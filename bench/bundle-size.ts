@@ -174,7 +174,9 @@ export const run = async (signal) => {
     budget: 25 * KB,
     // The default model summarizer is a lazy chunk (about 3.4 KB gzip); a single file carries
     // it. Issue 18 asks for 25 KB here too; that needs the summarizer to be an explicit choice.
-    singleFileBudget: 27 * KB,
+    // 27 KB until issue 30 (62 B were left): the unknown-tool suggestion, the object-input
+    // check and the model idle deadline add 0.2 KB.
+    singleFileBudget: 27.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -187,8 +189,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
   {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
     budget: 40 * KB,
-    // As for the agent above: the lazy default summarizer, in the one file.
-    singleFileBudget: 42 * KB,
+    // As for the agent above: the lazy default summarizer, in the one file (42 KB until
+    // issue 30, with 3 B left).
+    singleFileBudget: 42.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
