@@ -48,7 +48,9 @@ export interface LoadOptions {
 export interface InBrowserModel extends Model {
   /**
    * Gets the model ready, once: later calls share the first one's outcome, and a failed load is
-   * tried again on the next call.
+   * tried again on the next call. Call it before an `Agent` run: a first turn that has to
+   * download the model sends no event meanwhile, and the agent ends a turn that stays silent for
+   * its `modelIdleTimeoutMs` (5 minutes by default).
    *
    * @throws ModelError `unsupported` when this browser or device cannot run it, `http` when a
    * download fails, `cancelled` when `signal` aborts the wait.
