@@ -19,7 +19,10 @@ export function createModelBanner(options: ModelBannerOptions): {
   element: HTMLElement;
   update(state: InBrowserState): void;
 } {
-  const text = element("p", { attrs: { "data-testid": "model-status", role: "status" } });
+  const text = element("p", {
+    className: "model-banner-text",
+    attrs: { "data-testid": "model-status", role: "status" },
+  });
   const button = element("button", {
     className: "button button-primary",
     attrs: { type: "button", "data-testid": "model-download" },
