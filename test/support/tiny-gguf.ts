@@ -82,7 +82,7 @@ function vocabulary(): Vocab {
     tokens,
     types,
     id: (text) => {
-      // Hint for scripts: " " is SentencePiece's "▁", "\n" and other controls are byte tokens.
+      // For scripts: " " is SentencePiece's "▁", "\n" and other controls are byte tokens.
       const key = text === " " ? "▁" : text;
       const found = index.get(key);
       if (found !== undefined) return found;
@@ -124,7 +124,7 @@ export function tinyGguf(options: { script?: TinyGgufScript; seed?: number } = {
     const dimOf = new Map(contexts.map((c, i) => [vocab.id(c), i + 1]));
     for (let t = 0; t < n; t++) embd[t * DIM + (dimOf.get(t) ?? 0)] = 1;
     const rank = (dim: number, ranking: string[]) => {
-      // Hint: a context's own ranking comes first, then the default one, so a grammar that
+      // A context's own ranking comes first, then the default one, so a grammar that
       // refuses the scripted successor still falls back to the default order.
       const all = dim === 0 ? ranking : [...ranking, ...script.default];
       all.forEach((token, i) => {
@@ -139,7 +139,7 @@ export function tinyGguf(options: { script?: TinyGgufScript; seed?: number } = {
   } else {
     embd.set(small(DIM * n, false));
     output.set(small(DIM * n, false));
-    // Hint: no byte 0x80–0xFF, so greedy decoding never writes invalid UTF-8.
+    // No byte 0x80–0xFF, so greedy decoding never writes invalid UTF-8.
     output.fill(0, 131 * DIM, 259 * DIM);
   }
   const tensors: Array<{ name: string; dims: number[]; data: Float32Array }> = [

@@ -3,7 +3,13 @@
 // OpenAI chunks (tool calls, for its Hermes models, arrive in the last chunk), and
 // `interruptGenerate` ends a running generation with `finish_reason: "abort"`. No GPU and no
 // download: what the model says is scripted.
-import type { ChatCompletionChunk, MLCEngineInterface } from "@mlc-ai/web-llm";
+import type { MLCEngineInterface } from "@mlc-ai/web-llm";
+// The package's index re-exports its protocol types through extensionless paths, which
+// NodeNext resolution does not follow; the file itself is the same type.
+import type { ChatCompletionChunk } from "@mlc-ai/web-llm/lib/openai_api_protocols/chat_completion.js";
+import type { WebLlmEngine } from "../../src/in-browser/index.ts";
+
+type InitProgress = Parameters<WebLlmEngine["setInitProgressCallback"]>[0];
 
 type Script = (
   request: Record<string, unknown>,
@@ -16,7 +22,7 @@ export function webLlmStandIn(script: Script) {
   const reloads: string[] = [];
   let interrupted = false;
   let interrupts = 0;
-  let progress: Parameters<MLCEngineInterface["setInitProgressCallback"]>[0] | undefined;
+  let progress: InitProgress | undefined;
   const chunk = (
     delta: ChatCompletionChunk["choices"][number]["delta"],
     finish: string | null,
@@ -31,9 +37,9 @@ export function webLlmStandIn(script: Script) {
       ...(usage ? { usage } : {}),
     }) as ChatCompletionChunk;
   const engine = {
-    setInitProgressCallback: ((callback) => {
+    setInitProgressCallback: (callback: InitProgress) => {
       progress = callback;
-    }) satisfies MLCEngineInterface["setInitProgressCallback"],
+    },
     reload: (async (modelId: string | string[]) => {
       reloads.push(String(modelId));
       for (const [p, text] of [
@@ -81,13 +87,24 @@ export function webLlmStandIn(script: Script) {
             yield {
               ...chunk({}, null),
               choices: [],
-              usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+              usage: {
+                prompt_tokens: 12,
+                completion_tokens: 5,
+                total_tokens: 17,
+                extra: {
+                  e2e_latency_s: 0.5,
+                  prefill_tokens_per_s: 100,
+                  decode_tokens_per_s: 20,
+                  time_to_first_token_s: 0.1,
+                  time_per_output_token_s: 0.05,
+                },
+              },
             } as ChatCompletionChunk;
           }
           return chunks();
         },
       },
     },
-  };
+  } satisfies WebLlmEngine;
   return { engine, requests, reloads, interrupts: () => interrupts };
 }
