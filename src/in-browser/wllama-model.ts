@@ -12,6 +12,7 @@ import type { ModelEvent, ModelRequest, ModelSettings } from "../models/model.ts
 import { ModelError } from "../models/model-error.ts";
 import { openAIMessages } from "../models/openai-compatible.ts";
 import type { ToolCallFormat } from "../models/tool-call-text.ts";
+import { credentialsOf, scrub } from "../redaction.ts";
 import {
   callSchema,
   decodeChatChunks,
@@ -149,7 +150,7 @@ async function load(
     }
   } catch (error) {
     await w.exit().catch(() => {});
-    throw loadError(error);
+    throw loadError(error, options.model);
   }
   return w as unknown as WllamaLike;
 }
@@ -166,16 +167,22 @@ function missingFeature(): { feature: string; message: string } | undefined {
   return undefined;
 }
 
-function loadError(error: unknown): ModelError {
-  const text = error instanceof Error ? error.message : String(error);
+function loadError(error: unknown, model: string | Blob): ModelError {
+  const raw = error instanceof Error ? error.message : String(error);
+  // wllama names the URL in its errors; a token in its query or user info must not travel on.
+  const text = scrub(raw, typeof model === "string" ? credentialsOf({ url: model }) : []);
+  const cause = text === raw ? { cause: error } : {};
   const type = (error as { type?: unknown } | null)?.type;
   if (type === "download_error" || /fetch|network|HTTP \d/i.test(text)) {
-    return new ModelError({ type: "http", provider: PROVIDER, message: text }, { cause: error });
+    return new ModelError({ type: "http", provider: PROVIDER, message: text }, cause);
   }
   if (/memory|allocat|out of bounds/i.test(text)) {
-    return unsupported(PROVIDER, "memory", text, error);
+    return new ModelError(
+      { type: "unsupported", provider: PROVIDER, missing: "memory", message: text },
+      cause,
+    );
   }
-  return runtimeFailure(PROVIDER, error);
+  return new ModelError({ type: "invalid_response", provider: PROVIDER, message: text }, cause);
 }
 
 async function turn(

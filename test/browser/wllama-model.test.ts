@@ -224,6 +224,31 @@ describe("wllamaModel", () => {
     expect(events.map((e) => e.type)).toContain("tool_result");
   }, 60_000);
 
+  test("a failed download is ModelError http, with no token from the model URL in it", async () => {
+    const url = "https://user:pa55word@models.example/private.gguf?token=hf_s3cret";
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = async (input, init) => {
+      const target = input instanceof Request ? input.url : String(input);
+      if (!target.startsWith("https://user:") && !target.includes("models.example")) {
+        return realFetch(input, init);
+      }
+      return new Response("no", { status: 401 });
+    };
+    try {
+      const model = wllamaModel({ model: url, wasmUrl, cache: false });
+      const error = await model.load().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isModelError(error, "http")).toBe(true);
+      const text = JSON.stringify(error) + String((error as Error).message);
+      expect(text).not.toContain("hf_s3cret");
+      expect(text).not.toContain("pa55word");
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  }, 60_000);
+
   test("a prompt longer than the context window fails the turn with context_overflow, which compaction can act on", async () => {
     const model = wllamaModel({ model: blob(tinyGguf()), wasmUrl, contextWindow: 256 });
     models.push(model);
