@@ -68,6 +68,40 @@ export function scrub(text: string, secrets: readonly string[]): string {
 }
 
 /**
+ * The `redirect` mode of every request toolwire sends (model adapters, MCP client, OAuth): a
+ * redirect is never followed, since it would resend the body and the headers (API keys, tokens,
+ * the conversation) to a host the user did not name. "manual" rather than "error", which Workers
+ * do not support; `refusedRedirect` then says what happened.
+ */
+export const NO_REDIRECT = "manual" satisfies RequestRedirect;
+
+/**
+ * Returns why a response to a request sent with `NO_REDIRECT` is a refused redirect ("the server
+ * redirected to https://host/path (HTTP 307); redirects are not followed"), with the target
+ * shown as `redactUrl` and `scrub` show it, or `undefined` when it is no redirect. A redirect's
+ * body is cancelled. A browser hides a manual redirect as an opaque answer with status 0, hence
+ * `3xx` then.
+ */
+export function refusedRedirect(
+  response: Response,
+  base: string,
+  secrets: readonly string[],
+): string | undefined {
+  const { status } = response;
+  if ((response.type as string) !== "opaqueredirect" && (status < 300 || status > 399)) {
+    return undefined;
+  }
+  response.body?.cancel().catch(() => {});
+  const location = response.headers.get("location");
+  let to = "";
+  if (location) {
+    const target = URL.canParse(location, base) ? new URL(location, base).href : location;
+    to = ` to ${scrub(redactUrl(target), secrets)}`;
+  }
+  return `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed`;
+}
+
+/**
  * Returns at most `max` characters of `text` (default 200), scrubbed of `secrets`, with `…`
  * when cut: the most of a foreign body that toolwire ever shows.
  */

@@ -15,7 +15,14 @@ import {
   type ToolErrorInput,
   unreachable,
 } from "../../errors.ts";
-import { credentialsOf, excerpt, redactUrl, scrub } from "../../redaction.ts";
+import {
+  credentialsOf,
+  excerpt,
+  NO_REDIRECT,
+  redactUrl,
+  refusedRedirect,
+  scrub,
+} from "../../redaction.ts";
 import { readSseEvents } from "../../sse/sse-parser.ts";
 import {
   type ClassifiedMessage,
@@ -501,9 +508,7 @@ export class McpSession {
     return response;
   }
 
-  // One HTTP request to the endpoint. A redirect is never followed: it would resend the body
-  // and the caller's headers to a host they did not name (SSRF, leaked keys); "manual" rather
-  // than "error", which Workers do not support. With `auth`, the request carries its
+  // One HTTP request to the endpoint. A redirect is never followed (`NO_REDIRECT`). With `auth`, the request carries its
   // `Authorization`; a 401, or a 403 with `insufficient_scope`, has `auth.unauthorized()` get
   // new credentials (the deadline stopped meanwhile) and the request goes once more; a refusal
   // after that is returned as is, to fail as HTTP 401/403 (design.md OA1, OA2). `signIn: false`
@@ -515,7 +520,7 @@ export class McpSession {
     { signIn = true } = {},
   ): Promise<Response> {
     const fetchImpl = this.#fetch ?? globalThis.fetch;
-    const request: RequestInit = { ...init, redirect: "manual" };
+    const request: RequestInit = { ...init, redirect: NO_REDIRECT };
     if (signal) request.signal = signal;
     const auth = this.#auth;
     // A custom `fetch` may ignore the signal; the caller must not hang on it.
@@ -664,15 +669,8 @@ export class McpSession {
       rpcDetails.set(error, { status });
       return error;
     };
-    // A browser hides a manual redirect as an opaque answer with status 0.
-    if ((response.type as string) === "opaqueredirect" || (status >= 300 && status < 400)) {
-      response.body?.cancel().catch(() => {});
-      const location = response.headers.get("location");
-      const to = location ? ` to ${this.scrub(redactUrl(safeUrl(location, this.#url)))}` : "";
-      return fail(
-        `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed, so connect to the final URL`,
-      );
-    }
+    const redirect = refusedRedirect(response, this.#url, this.#secrets);
+    if (redirect) return fail(`${redirect}, so connect to the final URL`);
     if (this.#modern && (status === 400 || status === 404)) {
       const failure = await this.#rpcErrorBody(response, options);
       if (failure) return failure;
@@ -937,14 +935,6 @@ export async function readBody(
     }
   } finally {
     reader.cancel().catch(() => {});
-  }
-}
-
-function safeUrl(location: string, base: string): string {
-  try {
-    return new URL(location, base).href;
-  } catch {
-    return "[invalid URL]";
   }
 }
 
