@@ -20,7 +20,8 @@ export function redactUrl(url: string | URL): string {
 
 /**
  * Collects the values a request sent as credentials: every header value (and, for `Bearer`
- * style values, the token after the scheme), the URL's user info and every query value.
+ * style values, the token after the scheme), the URL's user info and every query value (each
+ * as written and decoded).
  * Empty and very short values (under 4 characters) are skipped: scrubbing them would mangle
  * ordinary text without hiding anything worth hiding.
  */
@@ -37,19 +38,30 @@ export function credentialsOf(request: {
       if (space > 0) found.push(value.slice(space + 1));
     }
   }
-  if (request.url !== undefined) {
-    try {
-      const url = new URL(String(request.url));
-      found.push(decodeURIComponent(url.username), decodeURIComponent(url.password));
-      for (const [, value] of url.searchParams) found.push(value);
-    } catch {
-      // Not a URL: nothing to collect.
+  if (request.url !== undefined && URL.canParse(String(request.url))) {
+    const url = new URL(String(request.url));
+    found.push(url.username, url.password, decoded(url.username), decoded(url.password));
+    for (const [, value] of url.searchParams) found.push(value);
+    // As written too: a server echoes the text it got, where a raw `+` is not the space
+    // `searchParams` reads.
+    for (const pair of url.search.slice(1).split("&")) {
+      const equals = pair.indexOf("=");
+      if (equals >= 0) found.push(pair.slice(equals + 1));
     }
   }
   return [...new Set(found.filter((value) => value.length >= 4))].sort(
     // Longest first, so a token inside a longer header value is not left half-scrubbed.
     (a, b) => b.length - a.length,
   );
+}
+
+// A percent-decoded text; as it is when it does not decode (`%zz`).
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -65,6 +77,21 @@ export function scrub(text: string, secrets: readonly string[]): string {
     if (encoded !== secret) out = out.split(encoded).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * Returns a JSON value with `scrub` applied to every string in it, object keys included (a
+ * server may echo a credential as a key as well as a value). The value is rebuilt, never
+ * changed in place; two keys that scrub to the same text keep the later one's value.
+ */
+export function scrubValue<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === "string") return scrub(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets)) as T;
+  if (typeof value !== "object" || value === null) return value;
+  // `fromEntries` defines each key as an own property, so a `__proto__` key stays data.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [scrub(key, secrets), scrubValue(item, secrets)]),
+  ) as T;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   redactUrl,
   refusedRedirect,
   scrub,
+  scrubValue,
 } from "../../redaction.ts";
 import { readSseEvents } from "../../sse/sse-parser.ts";
 import {
@@ -190,6 +191,29 @@ export class McpSession {
     return scrub(text, this.#secrets);
   }
 
+  /**
+   * Returns what a server sent, to be shown to the caller (a log line, a question), with every
+   * string and key scrubbed of the credentials: a hostile server may echo them. Unchanged when
+   * the client sends none.
+   */
+  scrubValue<T>(value: T): T {
+    return this.#secrets.length === 0 ? value : scrubValue(value, this.#secrets);
+  }
+
+  /** The credentials the client sends, longest first: scrub with them before cutting a text. */
+  get secrets(): readonly string[] {
+    return this.#secrets;
+  }
+
+  /**
+   * Returns the error the client reports for `error`: a `ToolError` with every text scrubbed
+   * of the credentials, anything else as a scrubbed `transport` error.
+   */
+  scrubError(error: unknown): ToolError {
+    if (isToolError(error)) return scrubError(error, this.#secrets);
+    return new ToolError({ type: "transport", message: this.scrub(errorText(error)) });
+  }
+
   /** Sets the negotiated protocol version, sent as `MCP-Protocol-Version` from now on. */
   useProtocolVersion(version: string): void {
     this.#protocolVersion = version;
@@ -269,7 +293,7 @@ export class McpSession {
         { id, method, onMessage: options.onMessage },
         options,
       );
-      if (this.#modern) checkResultType(method, result);
+      if (this.#modern) checkResultType(method, result, this.#secrets);
       return result;
     } catch (error) {
       throw this.#failure(error, options);
@@ -379,8 +403,7 @@ export class McpSession {
       }
       for await (const classified of this.#streamedMessages(response.body, signal)) {
         if (classified.type !== "request" && classified.type !== "notification") continue;
-        const message =
-          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets);
+        const message = this.scrubValue(classified);
         const [oldest] = this.#listening;
         if (oldest) oldest(message);
         else if (message.type === "request") this.#refuseUnasked(message.message);
@@ -643,9 +666,7 @@ export class McpSession {
       case "notification":
         // What the server shows the caller (a log line, a question) is scrubbed too: a hostile
         // server may echo the credentials it was sent.
-        awaited.onMessage?.(
-          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets),
-        );
+        awaited.onMessage?.(this.scrubValue(classified));
         return undefined;
       case "invalid":
         throw protocolError(`${awaited.method}: the server sent ${classified.error.error.message}`);
@@ -821,11 +842,15 @@ async function withTimer<T>(ms: number, run: (signal: AbortSignal) => Promise<T>
 
 // A 2026-07-28 result says what it is: `complete` (or no `resultType`, as an older server
 // sends), or `input_required`, which only a call may get. Anything else is not understood.
-function checkResultType(method: string, result: Record<string, unknown>): void {
+function checkResultType(
+  method: string,
+  result: Record<string, unknown>,
+  secrets: readonly string[],
+): void {
   const kind = result.resultType;
   if (kind === undefined || kind === "complete") return;
   if (kind === "input_required" && method === "tools/call") return;
-  const shown = JSON.stringify(String(kind)).slice(0, 40);
+  const shown = JSON.stringify(excerpt(String(kind), secrets, 40));
   throw protocolError(`${method} returned resultType ${shown}, which this client does not take`);
 }
 
@@ -859,17 +884,6 @@ export function scrubError(error: ToolError, secrets: readonly string[]): ToolEr
   return JSON.stringify(clean) === JSON.stringify(data)
     ? error
     : new ToolError(clean as ToolErrorInput);
-}
-
-function scrubValue<T>(value: T, secrets: readonly string[]): T {
-  if (typeof value === "string") return scrub(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets)) as T;
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = scrubValue(item, secrets);
-    return out as T;
-  }
-  return value;
 }
 
 function rpcFailure(

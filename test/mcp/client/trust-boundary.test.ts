@@ -298,6 +298,74 @@ describe("no secrets out", () => {
     expect(text).toContain("https://mcp.example.test/mcp");
   });
 
+  // Issue 23, item 8.
+  const windows = (secret: string) =>
+    Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8));
+  const expectNoPiece = (shown: unknown) => {
+    const text = JSON.stringify(shown);
+    for (const secret of SECRETS) {
+      for (const piece of windows(secret)) expect(text, secret).not.toContain(piece);
+    }
+  };
+
+  it("scrubs a credential that a log line carries as an object key", async () => {
+    const fake = createFakeMcp({
+      tools: [tool("chatty")],
+      override: (message) => {
+        if (message.method !== "tools/call") return undefined;
+        const log = {
+          jsonrpc: "2.0",
+          method: "notifications/message",
+          params: {
+            level: "info",
+            data: { [KEY_SECRET]: "value", nested: [{ [`q=${QUERY_SECRET}`]: 1 }] },
+          },
+        };
+        const answer = { jsonrpc: "2.0", id: message.id, result: { content: [] } };
+        return new Response(`data: ${JSON.stringify(log)}\n\ndata: ${JSON.stringify(answer)}\n\n`, {
+          headers: { "content-type": "text/event-stream" },
+        });
+      },
+    });
+    const toolset = await connectMcp({ url, headers, fetch: fake.fetch });
+    const logs: ToolLog[] = [];
+    await toolset.call("chatty", {}, { onLog: (log) => logs.push(log) });
+    expect(logs).toEqual([
+      {
+        level: "info",
+        data: { "[redacted]": "value", nested: [{ "q=[redacted]": 1 }] },
+      },
+    ]);
+    expectNoPiece(logs);
+  });
+
+  it("a duplicate_name error does not carry the URL's query token", async () => {
+    const fake = createFakeMcp({ tools: [tool(QUERY_SECRET), tool(QUERY_SECRET)] });
+    const error = await caught(connectMcp({ url, headers, fetch: fake.fetch }));
+    expect(error.type).toBe("duplicate_name");
+    expectNoPiece([error.message, error.toJSON()]);
+  });
+
+  it("scrubs a warning before cutting it: no part of a token straddling the cut shows", async () => {
+    // The token's first 32 characters fall before the 140-character cut of a skipped name.
+    const token = "tok-0123456789abcdefghijklmnopqrstu";
+    const tokenUrl = `https://mcp.example.test/mcp?token=${token}`;
+    const fake = createFakeMcp({
+      tools: [tool(`${"a".repeat(108)}${token}`), tool(`${"b".repeat(20)} ${token}`), tool("ok")],
+    });
+    const logs: ToolLog[] = [];
+    const toolset = await connectMcp({
+      url: tokenUrl,
+      fetch: fake.fetch,
+      onLog: (log) => logs.push(log),
+    });
+    expect((await toolset.listTools()).map((info) => info.name)).toEqual(["ok"]);
+    expect(logs).toHaveLength(2);
+    const text = JSON.stringify(logs);
+    for (const piece of windows(token)) expect(text).not.toContain(piece);
+    expect(text).toContain("[redacted]");
+  });
+
   it("refuses credentials in the URL (fetch cannot send them) without echoing them", async () => {
     const error = await caught(
       connectMcp({ url: "https://bob:pw-secret-3456@mcp.example.test/mcp" }),
