@@ -95,6 +95,27 @@ export function scrubValue<T>(value: T, secrets: readonly string[]): T {
 }
 
 /**
+ * Returns a JSON value as it is when none of its strings or keys contains a secret (as sent or
+ * URL-encoded), else `scrubValue` of it: for data a server sends that reaches the model and the
+ * run's events (a tool's name, description, schema or result), which must not lose a URL's
+ * query unless the server echoed a credential.
+ */
+export function scrubEchoes<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const needles = secrets.flatMap((secret) => {
+    const encoded = encodeURIComponent(secret);
+    return encoded === secret ? [secret] : [secret, encoded];
+  });
+  const mentions = (item: unknown): boolean => {
+    if (typeof item === "string") return needles.some((needle) => item.includes(needle));
+    if (typeof item !== "object" || item === null) return false;
+    if (Array.isArray(item)) return item.some(mentions);
+    return Object.entries(item).some(([key, inner]) => mentions(key) || mentions(inner));
+  };
+  return mentions(value) ? scrubValue(value, secrets) : value;
+}
+
+/**
  * The `redirect` mode of every request toolwire sends (model adapters, MCP client, OAuth): a
  * redirect is never followed, since it would resend the body and the headers (API keys, tokens,
  * the conversation) to a host the user did not name. "manual" rather than "error", which Workers

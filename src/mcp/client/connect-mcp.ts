@@ -370,7 +370,9 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     const params = cursor === undefined ? {} : { cursor };
     const result = await session.requestWithin("tools/list", params, { timeoutMs, signal });
     if (!Array.isArray(result.tools)) throw protocolError("tools/list returned no `tools` array");
-    for (const entry of result.tools) {
+    for (const listed of result.tools) {
+      // A tool named after a credential becomes `[redacted]`, a name MCP does not allow: skipped.
+      const entry = session.scrubEchoes(listed);
       const tool = toolFromMcp(entry, mapping);
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);

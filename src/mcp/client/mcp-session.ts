@@ -22,6 +22,7 @@ import {
   redactUrl,
   refusedRedirect,
   scrub,
+  scrubEchoes,
   scrubValue,
 } from "../../redaction.ts";
 import { readSseEvents } from "../../sse/sse-parser.ts";
@@ -198,6 +199,14 @@ export class McpSession {
    */
   scrubValue<T>(value: T): T {
     return this.#secrets.length === 0 ? value : scrubValue(value, this.#secrets);
+  }
+
+  /**
+   * Returns data a server sent that reaches the model and the run's events (a listed tool, a
+   * result) as it is, unless it echoes a credential: then scrubbed like `scrubValue`.
+   */
+  scrubEchoes<T>(value: T): T {
+    return scrubEchoes(value, this.#secrets);
   }
 
   /** The credentials the client sends, longest first: scrub with them before cutting a text. */

@@ -90,11 +90,17 @@ export class RemoteHandler extends CallMachine<Question> {
     this.#send({});
   }
 
-  // Every failure the call reports is scrubbed of the client's credentials, whoever built it:
-  // the server's texts reach errors through the result checks and the input requests too.
+  // Every failure the call reports is scrubbed of the client's credentials, whoever built it
+  // (the server's texts reach errors through the result checks and the input requests too),
+  // and so is a result that echoes one: the model and the run's events read it.
   protected override emit(event: CallEvent<Question>): void {
-    const failed = event.type === "failed";
-    super.emit(failed ? { type: "failed", error: this.#session.scrubError(event.error) } : event);
+    if (event.type === "failed") {
+      super.emit({ type: "failed", error: this.#session.scrubError(event.error) });
+    } else if (event.type === "done") {
+      super.emit({ type: "done", result: this.#session.scrubEchoes(event.result) });
+    } else {
+      super.emit(event);
+    }
   }
 
   // One `tools/call` request; a retry of an `input_required` round carries its answers.

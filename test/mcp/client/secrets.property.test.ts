@@ -1,9 +1,9 @@
 // Scrubbing as a property (issue 23, item 8 and its fuzz family): whatever credentials a client
 // sends (random, 8 to 200 characters) and wherever a hostile server echoes them (log keys and
-// values, progress, questions, tool names, versions, JSON-RPC and HTTP error texts, redirect
-// targets, network errors), placed after a random prefix so that each lands across every cut
-// point (40, 60, 140, 200, 500 characters), no error, log line, progress message or question
-// shows 8 characters in a row of one. The model adapters are held to the same with their key.
+// values, progress, questions, tool names and descriptions, results, versions, JSON-RPC and
+// HTTP error texts, redirect targets, network errors), placed after a random prefix so that
+// each lands across every cut point (40, 60, 140, 200, 500 characters), no error, log line,
+// progress message, question, listed tool or result shows 8 characters in a row of one. The model adapters are held to the same with their key.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InteractionResponse, isToolError, type ToolLog } from "../../../src/index.ts";
@@ -121,6 +121,20 @@ const CALLS: Record<string, (id: unknown, token: unknown, echo: string) => Respo
       },
       { jsonrpc: "2.0", id, result: { content: [] } },
     ),
+  result: (id, _token, echo) =>
+    rpc(id, {
+      result: {
+        content: [
+          { type: "text", text: echo },
+          {
+            type: "resource_link",
+            uri: `https://x.test/?q=${encodeURIComponent(echo)}`,
+            title: echo,
+          },
+        ],
+        structuredContent: { [echo]: [echo] },
+      },
+    }),
   rpc_error: (id, _token, echo) =>
     rpc(id, { error: { code: -32000, message: echo, data: { [echo]: echo } } }),
   http_500: (_id, _token, echo) => new Response(echo, { status: 500 }),
@@ -167,13 +181,20 @@ describe("no credential leaves the MCP client", () => {
       fc.asyncProperty(scenarioArb, async ({ key, bearer, query, pad, order, connect, calls }) => {
         const url = `https://mcp.example.test/mcp?token=${query}`;
         const headers = { "x-api-key": key, authorization: `Bearer ${bearer}` };
+        const echoed = echoOf(new Request(url, { headers }), pad, order);
         const fake = createFakeMcp({
           tools: [
             ...Object.keys(CALLS).map((name) => ({ name, inputSchema: { type: "object" } })),
             ...(connect === "names"
               ? [
-                  { name: echoOf(new Request(url, { headers }), pad, order), inputSchema: {} },
+                  { name: echoed, inputSchema: {} },
                   { name: key, inputSchema: "not a schema" },
+                  { name: key, description: "x", inputSchema: { type: "object" } },
+                  {
+                    name: "described",
+                    description: echoed,
+                    inputSchema: { properties: { [echoed]: {} } },
+                  },
                 ]
               : []),
             ...(connect === "duplicate"
@@ -238,6 +259,7 @@ describe("no credential leaves the MCP client", () => {
           shown.push(connected.error, (connected.error as { toJSON(): unknown }).toJSON());
         } else {
           const { toolset } = connected;
+          shown.push(await toolset.listTools());
           for (const name of calls) {
             const outcome = await toolset
               .call(
@@ -253,7 +275,10 @@ describe("no credential leaves the MCP client", () => {
                 },
               )
               .then(
-                () => undefined,
+                (result) => {
+                  shown.push(result);
+                  return undefined;
+                },
                 (error: unknown) => error,
               );
             if (outcome !== undefined) {

@@ -339,11 +339,20 @@ describe("no secrets out", () => {
     expectNoPiece(logs);
   });
 
-  it("a duplicate_name error does not carry the URL's query token", async () => {
-    const fake = createFakeMcp({ tools: [tool(QUERY_SECRET), tool(QUERY_SECRET)] });
-    const error = await caught(connectMcp({ url, headers, fetch: fake.fetch }));
-    expect(error.type).toBe("duplicate_name");
-    expectNoPiece([error.message, error.toJSON()]);
+  it("two tools named after the URL's query token: no duplicate_name carrying it, both skipped", async () => {
+    const fake = createFakeMcp({ tools: [tool(QUERY_SECRET), tool(QUERY_SECRET), tool("ok")] });
+    const logs: ToolLog[] = [];
+    const outcome = await connectMcp({
+      url,
+      headers,
+      fetch: fake.fetch,
+      onLog: (l) => logs.push(l),
+    })
+      .then((toolset) => toolset.listTools())
+      .catch((error: unknown) => [error, (error as { toJSON?(): unknown }).toJSON?.()]);
+    expectNoPiece([outcome, logs]);
+    expect(outcome).toMatchObject([{ name: "ok" }]);
+    expect(logs).toHaveLength(2);
   });
 
   it("scrubs a warning before cutting it: no part of a token straddling the cut shows", async () => {
@@ -364,6 +373,49 @@ describe("no secrets out", () => {
     const text = JSON.stringify(logs);
     for (const piece of windows(token)) expect(text).not.toContain(piece);
     expect(text).toContain("[redacted]");
+  });
+
+  it("skips a tool named after a credential and scrubs a result that echoes one", async () => {
+    const fake = createFakeMcp({
+      tools: [
+        tool(KEY_SECRET),
+        tool("lookup", { description: `uses ${HEADER_SECRET}` }),
+        tool("plain", { description: "see https://docs.test/a?section=2" }),
+      ],
+      call: () => ({
+        result: {
+          content: [{ type: "text", text: `your key is ${KEY_SECRET}; https://x.test/?q=1` }],
+        },
+      }),
+    });
+    const logs: ToolLog[] = [];
+    const toolset = await connectMcp({
+      url,
+      headers,
+      fetch: fake.fetch,
+      onLog: (l) => logs.push(l),
+    });
+    const infos = await toolset.listTools();
+    expect(infos.map((info) => info.name)).toEqual(["lookup", "plain"]);
+    expect(infos[0]?.description).toBe("uses [redacted]");
+    // Data that echoes nothing keeps its URLs whole.
+    expect(infos[1]?.description).toBe("see https://docs.test/a?section=2");
+    expect(logs).toHaveLength(1);
+    const model = scriptedModel([
+      { toolCalls: [{ name: "lookup", arguments: {} }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      toolsets: [toolset],
+      approver: async () => ({ type: "allow" }),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of agent.run("go")) events.push(event);
+    await toolset.shutdown();
+    const text = JSON.stringify([infos, logs, events, model.requests]);
+    expect(text).toContain("your key is [redacted]");
+    expectNoPiece([infos, logs, events, model.requests]);
   });
 
   it("refuses credentials in the URL (fetch cannot send them) without echoing them", async () => {
