@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { anthropic } from "../../src/models/anthropic.ts";
 import type { ModelEvent } from "../../src/models/model.ts";
 import { cancelled, isModelError } from "../../src/models/model-error.ts";
+import { openAICompatible } from "../../src/models/openai-compatible.ts";
 import {
   endpoint,
   type ProviderDecoder,
@@ -11,7 +12,6 @@ import {
 } from "../../src/models/provider.ts";
 import { collect } from "../support/model-collect.ts";
 import { type ReplayServer, startReplayServer } from "../support/model-replay-server.ts";
-import { openAICompatible } from "../../src/models/openai-compatible.ts";
 import { byteStream, sseFrame, utf8 } from "../support/sse-wire.ts";
 
 // A decoder that emits each event's data as text and ends at `end`.
@@ -290,7 +290,9 @@ describe("redirects", () => {
 
   const KEY = "sk-redirect-secret-123456789";
   const conversation = {
-    messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "private plan" }] }],
+    messages: [
+      { role: "user" as const, content: [{ type: "text" as const, text: "private plan" }] },
+    ],
     tools: [],
   };
 
