@@ -149,6 +149,14 @@ export interface McpHandlerOptions {
   /** The largest request body accepted, in bytes; default 1 MiB. Larger ones get 413. */
   maxBodyBytes?: number;
   /**
+   * The deepest nesting of objects and arrays a POSTed message may have (the message itself is
+   * level 1, a call's `arguments` level 3); default 128. A deeper one is refused before anything
+   * walks it: HTTP 400 with JSON-RPC error `-32602` and the request's own id, in either
+   * revision. Nesting deep enough to overflow a parser's or validator's stack fits in a small
+   * body, so `maxBodyBytes` alone does not bound it.
+   */
+  maxJsonDepth?: number;
+  /**
    * The most `tools/call` requests running at once: per session in `memory` mode, for the whole
    * handler in `stateless` mode; default 64. One more is answered with a JSON-RPC error
    * (`-32000`, "too many calls in flight") while the running ones carry on.
@@ -350,7 +358,7 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Answ
   const caller = { auth: auth.value, identity: identityOf(auth.value) };
   switch (request.method) {
     case "POST": {
-      const parsed = await readPost(request, headers, state.options.maxBodyBytes);
+      const parsed = await readPost(request, headers, state.options);
       if (parsed instanceof JsonAnswer) return parsed;
       const headerVersion = request.headers.get("mcp-protocol-version");
       if (parsed.type === "single" && claimsModern(parsed.message, headerVersion)) {
@@ -476,6 +484,7 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     ...options,
     endpoint,
     maxBodyBytes: positive("maxBodyBytes", 1024 * 1024),
+    maxJsonDepth: positive("maxJsonDepth", 128),
     maxInFlightCalls: positive("maxInFlightCalls", 64),
     sessions: options.sessions ?? "stateless",
     maxSessions: positive("maxSessions", 1024),
