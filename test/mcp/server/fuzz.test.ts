@@ -193,7 +193,7 @@ describe("fuzzing argument depth", () => {
   const noise = fc.string({ unit: fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", "\n") });
   const id = fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.string({ maxLength: 8 }));
 
-  const request = (era: "2025" | "2026", callId: number | string, body: string) =>
+  const request = (era: "2025" | "2026", body: string) =>
     new Request(URL_, {
       method: "POST",
       headers: {
@@ -231,7 +231,7 @@ describe("fuzzing argument depth", () => {
             .slice(0, levels);
           const body = deepBody(era, callId, text, kinds);
           expect(body.length).toBeLessThan(1024 * 1024);
-          const response = await handler.fetch(request(era, callId, body));
+          const response = await handler.fetch(request(era, body));
           expect(response.status).toBe(400);
           expect(await response.json()).toMatchObject({ id: callId, error: { code: -32602 } });
         },
@@ -255,9 +255,7 @@ describe("fuzzing argument depth", () => {
             .join("")
             .repeat(Math.ceil(levels / pattern.length))
             .slice(0, levels);
-          const response = await handler.fetch(
-            request(era, callId, deepBody(era, callId, text, kinds)),
-          );
+          const response = await handler.fetch(request(era, deepBody(era, callId, text, kinds)));
           expect(response.status).toBe(200);
           // echo wants a string: an isError result for the call's own id.
           expect(await response.json()).toMatchObject({ id: callId, result: { isError: true } });
