@@ -275,9 +275,17 @@ async function listTools({ state, message, headers }: Scope): Promise<Answer> {
 }
 
 /**
+ * A number in an `Mcp-Param-*` header: decimal, as the revision has clients write integers
+ * (`42`, and `42.0` compares equal). `Number()` also reads `0x10`, `0b10000`, `0o20`, `1e1`,
+ * `Infinity` and blank text, which a gateway routing on the header would not read as 16 or 10.
+ */
+const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+/**
  * Checks the `Mcp-Param-*` headers of a call against the arguments their tool's schema marks
  * with `x-mcp-header` (top-level properties): a value present needs its header, equal after
- * decoding (numbers compare as numbers); a value absent or `null` must have none.
+ * decoding (numbers compare as numbers, written in decimal); a value absent or `null` must have
+ * none.
  */
 function paramHeaderProblem(
   schema: unknown,
@@ -297,7 +305,7 @@ function paramHeaderProblem(
     if (sent === undefined) return `${header} is required`;
     const equal =
       typeof value === "number"
-        ? sent !== null && sent.trim() !== "" && Number(sent) === value
+        ? sent !== null && DECIMAL.test(sent) && Number(sent) === value
         : typeof value === "boolean"
           ? sent === String(value)
           : sent === value;

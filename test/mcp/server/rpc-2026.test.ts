@@ -246,6 +246,56 @@ describe("the envelope, the headers and the version", () => {
     }
   });
 
+  // Issue 23 (14): `Number()` read `0x10` as 16, so a gateway and the server disagreed.
+  it("reads a number in an Mcp-Param header as decimal only", async () => {
+    const call = (priority: string) =>
+      handler.fetch(
+        modern(
+          6,
+          "tools/call",
+          { name: "region", arguments: { priority: 16 } },
+          { headers: { "mcp-param-priority": priority } },
+        ),
+      );
+    for (const decimal of ["16", "16.0", "  16  "]) {
+      expect((await call(decimal)).status, decimal).toBe(200);
+    }
+    const sentinel = (text: string) => `=?base64?${btoa(text)}?=`;
+    for (const other of [
+      "0x10",
+      "0X10",
+      "0b10000",
+      "0o20",
+      "1.6e1",
+      "160e-1",
+      "+16",
+      "016",
+      "16.",
+      ".16e2",
+      "16_0",
+      sentinel(" 16"),
+      sentinel("16\n"),
+      sentinel("0x10"),
+    ]) {
+      const response = await call(other);
+      expect(response.status, other).toBe(400);
+      expect((await json(response)).error.code).toBe(-32020);
+    }
+    const zero = (priority: string) =>
+      handler.fetch(
+        modern(
+          7,
+          "tools/call",
+          { name: "region", arguments: { priority: 0 } },
+          { headers: { "mcp-param-priority": priority } },
+        ),
+      );
+    expect((await zero("0")).status).toBe(200);
+    for (const blank of [sentinel(""), sentinel(" "), "0x0", "0e0"]) {
+      expect((await zero(blank)).status, blank).toBe(400);
+    }
+  });
+
   it("answers unknown, removed and absent-capability methods 404 -32601", async () => {
     for (const method of [
       "unknown/method",
