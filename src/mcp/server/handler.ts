@@ -162,10 +162,34 @@ export interface McpHandlerOptions {
    * (`-32000`, "too many calls in flight") while the running ones carry on.
    */
   maxInFlightCalls?: number;
+  /**
+   * The most `tools/call` requests one caller (an identity `authorize` named) runs at once,
+   * across its sessions and both revisions; default 32. One more is answered `-32000` as for
+   * `maxInFlightCalls`, so one caller cannot take every slot. Anonymous callers cannot be told
+   * apart, so only `maxInFlightCalls` bounds them.
+   */
+  maxInFlightCallsPerCaller?: number;
   /** `stateless` (default: any instance answers any request) or in-memory `Mcp-Session-Id` sessions. */
   sessions?: "stateless" | "memory";
   /** The most live sessions in `memory` mode; default 1024. One more `initialize` gets 503. */
   maxSessions?: number;
+  /**
+   * The most live sessions one caller (an identity `authorize` named) holds in `memory` mode;
+   * default 128. Its next `initialize` gets 503 while other callers still get sessions.
+   * Anonymous callers are bounded by `maxSessions` only.
+   */
+  maxSessionsPerCaller?: number;
+  /**
+   * The most 2026 `subscriptions/listen` streams open at once; default 1024. One more is
+   * answered with JSON-RPC error `-32603` "Subscription limit reached".
+   */
+  maxListens?: number;
+  /**
+   * The most `subscriptions/listen` streams one caller (an identity `authorize` named) keeps
+   * open; default 128. One more is answered `-32603` as for `maxListens`. Anonymous callers are
+   * bounded by `maxListens` only.
+   */
+  maxListensPerCaller?: number;
   /**
    * How long a `memory` session lives without a request and with no call running, in ms;
    * default 30 minutes. Its next request then gets 404, and the client must initialize again.
@@ -272,6 +296,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     resolved.sessions === "memory"
       ? createSessionStore({
           capacity: resolved.maxSessions,
+          perCaller: resolved.maxSessionsPerCaller,
           idleMs: resolved.sessionIdleTimeoutMs,
           busy: (id) => inFlight.running(id),
           onExpire: (id) => inFlight.cancelAll(id),
@@ -486,8 +511,12 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     maxBodyBytes: positive("maxBodyBytes", 1024 * 1024),
     maxJsonDepth: positive("maxJsonDepth", 128),
     maxInFlightCalls: positive("maxInFlightCalls", 64),
+    maxInFlightCallsPerCaller: positive("maxInFlightCallsPerCaller", 32),
     sessions: options.sessions ?? "stateless",
     maxSessions: positive("maxSessions", 1024),
+    maxSessionsPerCaller: positive("maxSessionsPerCaller", 128),
+    maxListens: positive("maxListens", 1024),
+    maxListensPerCaller: positive("maxListensPerCaller", 128),
     sessionIdleTimeoutMs: positive("sessionIdleTimeoutMs", 1_800_000),
     interactionPolicy: options.interactionPolicy ?? "reject",
     interactionTimeoutMs: positive("interactionTimeoutMs", 300_000),

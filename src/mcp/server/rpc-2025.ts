@@ -90,6 +90,7 @@ export function handlePost(
     auth: caller.auth,
     identity: caller.identity,
     request: () => request.toRequest(),
+    onAbort: (listener) => request.onAbort(listener),
   };
   switch (message.type) {
     case "request":

@@ -225,10 +225,12 @@ describe("fuzzing argument depth", () => {
         fc.integer({ min: 126, max: 200_000 }),
         noise,
         async (era, callId, pattern, levels, text) => {
+          // An object level takes 6 bytes, an array level 2: stay under the 1 MiB body cap.
+          const fits = Math.min(levels, pattern.includes("{") ? 170_000 : 200_000);
           const kinds = pattern
             .join("")
-            .repeat(Math.ceil(levels / pattern.length))
-            .slice(0, levels);
+            .repeat(Math.ceil(fits / pattern.length))
+            .slice(0, fits);
           const body = deepBody(era, callId, text, kinds);
           expect(body.length).toBeLessThan(1024 * 1024);
           const response = await handler.fetch(request(era, body));
@@ -236,7 +238,7 @@ describe("fuzzing argument depth", () => {
           expect(await response.json()).toMatchObject({ id: callId, error: { code: -32602 } });
         },
       ),
-      { numRuns: 25, examples: [["2026", 7, ["["], 200_000, ""]] },
+      { numRuns: 15, examples: [["2026", 7, ["["], 200_000, ""]] },
     );
     expect(errors).toEqual([]);
   }, 120_000);
