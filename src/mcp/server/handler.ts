@@ -72,8 +72,9 @@ export interface AuthorizeContext {
 /** Where a failure reported to `onError` happened. */
 export interface McpErrorContext {
   /**
-   * `authorize`: the authorizer threw (the request got 401). `request`: an unexpected failure
-   * answered 500. `tool`: the toolset failed in a way the client only sees as a generic error
+   * `authorize`: the authorizer threw (the request got 401), or, once per handler, it named a
+   * caller only by its `token` (an `invalid_configuration` error; the request is served; see
+   * `authorize`). `request`: an unexpected failure answered 500. `tool`: the toolset failed in a way the client only sees as a generic error
    * (a transport or protocol failure of a backend, or a value that is not a `ToolError`).
    */
   phase: "authorize" | "request" | "tool";
@@ -113,8 +114,13 @@ export interface McpHandlerOptions {
    * an anonymous caller; an `AuthInfo` admits that caller, reaches every tool it calls as
    * `ctx.auth`, and names its identity: the first of `subject`, `sub`, `id`, `clientId`, `token`
    * that is set, else the whole value compared as JSON. A session answers only the identity that
-   * created it (others get 404), and `notifications/cancelled` only reaches the sender's own
-   * calls.
+   * created it (others get 404), `notifications/cancelled` only reaches the sender's own calls,
+   * and the per-caller limits (`maxSessionsPerCaller`, …) count per identity.
+   *
+   * Return `subject` (or `sub`, `id`, `clientId`): with only `token`, the identity is the token,
+   * so after a refresh the same client is a new caller: its session answers 404 and a pending
+   * question's answer is dropped. The first such request is reported to `onError` (phase
+   * `authorize`, without the token) and served.
    *
    * `context.resource` is the resource identifier (see `resourceMetadata.resource`): check that
    * the token was issued for it (its audience), so a token meant for another server is refused.
@@ -381,6 +387,10 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Answ
   const auth = await authorize(state, request);
   if (auth === false || isInsufficientScope(auth)) return refuse(state, request, headers, auth);
   const caller = { auth: auth.value, identity: identityOf(auth.value) };
+  if (caller.identity?.startsWith("token:") && !tokenOnly.has(state)) {
+    tokenOnly.add(state);
+    state.report(tokenOnlyError(), "authorize", () => request.toRequest());
+  }
   switch (request.method) {
     case "POST": {
       const parsed = await readPost(request, headers, state.options);
@@ -397,6 +407,17 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Answ
       return methodNotAllowed(headers, state.sessions ? "POST, DELETE, OPTIONS" : "POST, OPTIONS");
   }
 }
+
+// The handlers that have reported a caller named only by its token: once each is enough.
+const tokenOnly = new WeakSet<ServerState>();
+
+// Names no token: the report is about the authorizer, not about one caller.
+const tokenOnlyError = () =>
+  new ToolError({
+    type: "invalid_configuration",
+    message:
+      "`authorize` returned a `token` but none of `subject`, `sub`, `id` or `clientId`, so the caller's identity is its token: after a token refresh the same client is a new caller (its session answers 404, a pending question's answer is dropped). Return `subject` (the user or client the token is for). The request was served; this is reported once.",
+  });
 
 // The common case (the exact endpoint, no query) is read without parsing the URL.
 function onEndpoint(url: string, endpoint: string): boolean {

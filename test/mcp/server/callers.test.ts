@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { defineTool, Toolset } from "../../../src/index.ts";
+import { defineTool, isToolError, Toolset } from "../../../src/index.ts";
 import { connectMcp, createMcpHandler, type McpHandlerOptions } from "../../../src/mcp/index.ts";
 import { CLIENT_HEADERS, post, rpc, streamEvents } from "./fixture.ts";
 import { json, modern } from "./modern.ts";
@@ -214,6 +214,39 @@ describe("fair sharing between callers, on the defaults", () => {
     expect(() =>
       createMcpHandler(Toolset.local([]), { name: "x", version: "1", maxListensPerCaller: 0 }),
     ).toThrow(/maxListensPerCaller/);
+  });
+});
+
+// Issue 23 (10): a caller named only by its token is a new caller after every refresh.
+describe("a caller named only by its token", () => {
+  it("is reported to onError once, without the token, and served", async () => {
+    const secret = "tok-3f9a1c77e2b54d0f8a6b";
+    const seen: { error: unknown; phase: string }[] = [];
+    const { handler } = holdingHandler({
+      authorize: (request) => ({ token: request.headers.get("authorization") ?? "" }),
+      onError: (error, { phase }) => seen.push({ error, phase }),
+    });
+    for (const token of [secret, `${secret}-refreshed`]) {
+      const response = await handler.fetch(post(rpc(1, "tools/list"), { authorization: token }));
+      expect(response.status).toBe(200);
+    }
+    expect(seen).toHaveLength(1);
+    const [{ error, phase }] = seen as [{ error: unknown; phase: string }];
+    expect(phase).toBe("authorize");
+    expect(isToolError(error, "invalid_configuration")).toBe(true);
+    expect((error as Error).message).toMatch(/identity is its token.*refresh.*new caller/);
+    expect(JSON.stringify(error)).not.toContain(secret);
+    expect((error as Error).message).not.toContain(secret);
+  });
+
+  it("is not reported when authorize names a subject", async () => {
+    const seen: unknown[] = [];
+    const { handler } = holdingHandler({
+      authorize: () => ({ subject: "alice", token: "t" }),
+      onError: (error) => seen.push(error),
+    });
+    await handler.fetch(post(rpc(1, "tools/list")));
+    expect(seen).toEqual([]);
   });
 });
 
