@@ -20,7 +20,7 @@ const as = (who: string, extra: Record<string, string> = {}) => ({
 });
 
 /** A `hold` tool that runs until cancelled, recording which labels started and were aborted. */
-function holdingHandler(options: Partial<McpHandlerOptions> = {}) {
+function holdingHandler(options: Partial<McpHandlerOptions> = {}, anonymous = false) {
   const started = new Map<string, () => void>();
   const startedOnce = new Map<string, Promise<void>>();
   const aborted: string[] = [];
@@ -56,7 +56,7 @@ function holdingHandler(options: Partial<McpHandlerOptions> = {}) {
   const handler = createMcpHandler(Toolset.local([hold, ask]), {
     name: "two",
     version: "1",
-    authorize: byToken,
+    ...(anonymous ? {} : { authorize: byToken }),
     ...options,
   });
   return { handler, whenStarted, aborted };
@@ -91,7 +91,7 @@ describe("stateless cancellation", () => {
 // `notifications/cancelled { requestId: 7 }` aborted another client's call 7.
 describe("anonymous cancellation", () => {
   it("never reaches another client's call on the defaults; each client's disconnect cancels its own", async () => {
-    const { handler, whenStarted, aborted } = holdingHandler({ authorize: undefined });
+    const { handler, whenStarted, aborted } = holdingHandler({}, true);
     const first = new AbortController();
     const second = new AbortController();
     const modernCall = new AbortController();
