@@ -201,6 +201,8 @@ export interface RemoteCallPlan {
   formInteractions: boolean;
   /** Whether `sampling/createMessage` becomes a sampling interaction. */
   samplingInteractions: boolean;
+  /** Deepest nesting of an elicitation's `requestedSchema` taken as a question (`maxSchemaDepth`). */
+  maxSchemaDepth?: number | undefined;
   /**
    * Returns the arguments when they are a JSON object that satisfies the remote input schema
    * (checked only with a validator).
@@ -227,6 +229,7 @@ export function createRemoteCallPlan(
     formInteractions: boolean;
     samplingInteractions?: boolean;
     jsonSchemaValidator?: JsonSchemaValidator | undefined;
+    maxSchemaDepth?: number | undefined;
   },
 ): RemoteCallPlan {
   const validator = options.jsonSchemaValidator;
@@ -239,6 +242,7 @@ export function createRemoteCallPlan(
     timeoutMs: options.timeoutMs,
     formInteractions: options.formInteractions,
     samplingInteractions: options.samplingInteractions === true,
+    maxSchemaDepth: options.maxSchemaDepth,
     paramHeaders(args) {
       const headers: Record<string, string> = {};
       for (const { path, header } of tool.paramHeaders) {
