@@ -24,6 +24,7 @@ import {
 } from "../protocol.ts";
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_PENDING_REPLIES,
   type McpAuth,
   McpSession,
   type ModernEnvelope,
@@ -110,6 +111,13 @@ export interface ConnectMcpOptions {
    */
   maxToolBytes?: number;
   /**
+   * Most replies to the server's own requests (a `ping`, a request refused) waiting to be
+   * sent (default 256). Each reply is a POST of its own; four go at a time, so a server
+   * flooding pings cannot open thousands of requests or starve the connection's own. Past
+   * this many waiting, a request gets no answer, as from a busy client.
+   */
+  maxPendingReplies?: number;
+  /**
    * Idle deadline of each request, in milliseconds (default 30 000). A tool call's deadline
    * restarts with every progress notification and pauses while a form or sampling
    * interaction waits for the caller. An elapsed deadline is a `timeout` error whose
@@ -195,6 +203,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     settings.maxMessageBytes,
     settings.auth,
   );
+  session.maxPendingReplies = settings.maxPendingReplies;
   try {
     const listing = (await open(session, settings))
       ? await listTools(session, settings)
@@ -227,6 +236,7 @@ interface Settings {
   maxListBytes: number;
   maxSchemaDepth: number;
   maxToolBytes: number;
+  maxPendingReplies: number;
   timeoutMs: number;
   formInteractions: boolean;
   samplingInteractions: boolean;
@@ -599,6 +609,12 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   const maxListBytes = cap("maxListBytes", options.maxListBytes, DEFAULT_MAX_LIST_BYTES, 1024);
   const maxSchemaDepth = cap("maxSchemaDepth", options.maxSchemaDepth, DEFAULT_MAX_SCHEMA_DEPTH, 4);
   const maxToolBytes = cap("maxToolBytes", options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 1024);
+  const maxPendingReplies = cap(
+    "maxPendingReplies",
+    options.maxPendingReplies,
+    DEFAULT_MAX_PENDING_REPLIES,
+    1,
+  );
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw invalid("fetch must be a function");
   }
@@ -625,6 +641,7 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     maxListBytes,
     maxSchemaDepth,
     maxToolBytes,
+    maxPendingReplies,
     timeoutMs,
     onLog: options.onLog,
     signal: options.signal,
