@@ -12,6 +12,7 @@ import { ToolError, type ValidationIssue } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ContentAnnotations, ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
+import { guardPatterns } from "../../schema/guard-patterns.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
 import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
@@ -193,7 +194,10 @@ function iconsOf(value: unknown): ToolIcon[] {
 export interface RemoteCallPlan {
   /** The tool. */
   tool: RemoteTool;
-  /** The client's validator; without one the server alone checks arguments and replies. */
+  /**
+   * The client's validator, guarded for foreign patterns (`guardPatterns`); without one the
+   * server alone checks arguments and replies.
+   */
   jsonSchemaValidator: JsonSchemaValidator | undefined;
   /** The idle deadline of one call, in milliseconds. */
   timeoutMs: number;
@@ -232,7 +236,9 @@ export function createRemoteCallPlan(
     maxSchemaDepth?: number | undefined;
   },
 ): RemoteCallPlan {
-  const validator = options.jsonSchemaValidator;
+  // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
+  // meets, is left to the server (issue 23, item 2); forms are checked the same way.
+  const validator = options.jsonSchemaValidator && guardPatterns(options.jsonSchemaValidator);
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
   const name = tool.info.name;
