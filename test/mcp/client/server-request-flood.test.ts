@@ -139,15 +139,13 @@ describe("a flood of server requests", () => {
   it("holds for any flood: connect and call finish, replies bounded in flight and waiting, each for a sent id", async () => {
     const request = fc.constantFrom("ping", "sampling/createMessage", "roots/list", "x/unknown");
     const flood = (prefix: string) =>
-      fc
-        .tuple(fc.integer({ min: 0, max: 10_000 }), request)
-        .map(([count, method]) =>
-          Array.from({ length: count }, (_, i) => ({
-            jsonrpc: "2.0",
-            id: `${prefix}${i}`,
-            method,
-          })),
-        );
+      fc.tuple(fc.integer({ min: 0, max: 10_000 }), request).map(([count, method]) =>
+        Array.from({ length: count }, (_, i) => ({
+          jsonrpc: "2.0",
+          id: `${prefix}${i}`,
+          method,
+        })),
+      );
     await fc.assert(
       fc.asyncProperty(
         flood("s"),
@@ -164,7 +162,7 @@ describe("a flood of server requests", () => {
           });
           expect(warnings).toEqual([]);
           expect(server.stats.peak).toBeLessThanOrEqual(4);
-          const sent = new Set([...standalone, ...onCall].map((message) => message.id));
+          const sent = new Set<unknown>([...standalone, ...onCall].map((message) => message.id));
           for (const id of server.stats.repliedIds) expect(sent.has(id)).toBe(true);
           expect(server.stats.replies).toBeLessThanOrEqual(sent.size);
         },
