@@ -146,19 +146,26 @@ export function regexRisk(pattern: string): RegexRisk {
 
 /**
  * Returns a validator for foreign schemas around `validator`: a schema with a pattern that can
- * backtrack (see `regexRisk`) gets a check that finds nothing (the server checks), and a value
- * whose strings would cost a pattern check more than `PATTERN_STEP_BUDGET` steps is not checked
- * either. Schemas without patterns are checked as `validator` checks them.
+ * backtrack (see `regexRisk`), or with `format: "url"` (whose regex in the interpreter does),
+ * gets a check that finds nothing (the server checks), and a value whose strings would cost the
+ * patterns and formats more than `PATTERN_STEP_BUDGET` steps is not checked either. Schemas
+ * without patterns or formats are checked as `validator` checks them.
  */
 export function guardPatterns(validator: JsonSchemaValidator): JsonSchemaValidator {
   return (schema) => {
-    const patterns = patternsOf(schema);
-    if (patterns.length === 0) return validator(schema);
+    const { patterns, formats } = patternsOf(schema);
+    if (patterns.length === 0 && formats.length === 0) return validator(schema);
     const costs: Array<{ degree: number; factor: number }> = [];
     for (const pattern of patterns) {
       const risk = regexRisk(pattern);
       if (risk.backtracks) return () => [];
       costs.push({ degree: risk.repeats + 1, factor: risk.branches * (pattern.length + 1) });
+    }
+    for (const format of formats) {
+      // The interpreter's own `url` regex backtracks exponentially ("http://" + "a" × 30 +
+      // "!" takes seconds); the other formats are counted as quadratic, to be safe.
+      if (format === "url") return () => [];
+      costs.push({ degree: 2, factor: 1 });
     }
     const check = validator(schema);
     return (value) => (withinBudget(value, costs) ? check(value) : []);
@@ -166,10 +173,11 @@ export function guardPatterns(validator: JsonSchemaValidator): JsonSchemaValidat
 }
 
 // Every string a schema may run as a regex: each `pattern` value and `patternProperties` key,
-// found without recursion (a property named "pattern" counts too, which only errs on the
-// cautious side).
-function patternsOf(schema: unknown): string[] {
+// and each `format` (checked by regexes of the interpreter's own), found without recursion (a
+// property named "pattern" counts too, which only errs on the cautious side).
+function patternsOf(schema: unknown): { patterns: string[]; formats: string[] } {
   const found: string[] = [];
+  const formats: string[] = [];
   const nodes: unknown[] = [schema];
   while (nodes.length > 0) {
     const node = nodes.pop();
@@ -180,13 +188,14 @@ function patternsOf(schema: unknown): string[] {
     }
     for (const [key, child] of Object.entries(node)) {
       if (key === "pattern" && typeof child === "string") found.push(child);
+      if (key === "format" && typeof child === "string") formats.push(child);
       if (key === "patternProperties" && typeof child === "object" && child !== null) {
         found.push(...Object.keys(child));
       }
       nodes.push(child);
     }
   }
-  return found;
+  return { patterns: found, formats };
 }
 
 // Whether testing every string and property name of a value against every pattern stays

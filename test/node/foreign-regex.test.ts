@@ -36,6 +36,7 @@ describe("connectMcp with jsonSchemaValidator against a server's ReDoS pattern",
     ["pattern", "an output schema's pattern"],
     ["patternProperties", "an output schema's patternProperties"],
     ["form", "an elicitation's schema checked against the form reply"],
+    ["format", "an output schema's format url, the interpreter's own backtracking regex"],
   ])(
     "finishes the call when the pattern is in %s (%s)",
     async (scenario) => {

@@ -99,6 +99,21 @@ describe("guardPatterns", () => {
     },
   );
 
+  // The interpreter's own `url` format regex takes seconds on "http://" + "a" × 30 + "!".
+  it("leaves a schema with format url to the server, compiling nothing", () => {
+    const inner = counting();
+    const check = guardPatterns(inner.validator)({ type: "string", format: "url" });
+    expect(check(`http://${"a".repeat(34)}!`)).toEqual([]);
+    expect(inner.compiled()).toBe(0);
+  });
+
+  it("checks other formats on short strings only", () => {
+    const check = guardPatterns(jsonSchemaValidator)({ type: "string", format: "date" });
+    expect(check("2026-12-02")).toEqual([]);
+    expect(check("yesterday")).toHaveLength(1);
+    expect(check("y".repeat(100_000))).toEqual([]);
+  });
+
   it("checks a safe pattern on short strings, and leaves a string too long for it to the server", () => {
     const schema = { type: "object", properties: { id: { type: "string", pattern: "^[a-z]+$" } } };
     const check = guardPatterns(jsonSchemaValidator)(schema);
