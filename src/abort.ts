@@ -4,7 +4,7 @@ import { ToolError, type ToolErrorInput } from "./errors.ts";
 // toolsets", T9): the listener is added once and removed when either side settles, so a
 // long-lived signal never collects listeners. Every race on one signal shares a single
 // platform listener that fans out, so a turn of 500 parallel calls adds one listener to the
-// run's signal, not 500 (Node warns past 10: issue 23, item 15).
+// run's signal, not 500 (Node warns past 10).
 
 interface FanOut {
   readonly callbacks: Set<() => void>;

@@ -121,8 +121,8 @@ export function createAgentRun(
   let listening = true;
   let finished = false;
   // Whether events wait for a stream not taken yet: only until the caller's synchronous
-  // stretch after `agent.run` ends (issue 23, item 16: a 300-turn run awaited through `result`
-  // alone held 1,203 events). Queued before `body` starts, so it runs before any of the body's
+  // stretch after `agent.run` ends (a 300-turn run awaited through `result` alone held 1,203
+  // events otherwise). Queued before `body` starts, so it runs before any of the body's
   // own continuations, after what the body emitted synchronously (an invalid input's `done`).
   let keeping = true;
   queueMicrotask(() => {

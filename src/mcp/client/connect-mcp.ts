@@ -453,7 +453,7 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
 }
 
 // Why a tool entry is too deep or too large to keep, or nothing. Too deep, its schema would
-// overflow the stack of `JSON.stringify` in every later model request (issue 23, item 4).
+// overflow the stack of `JSON.stringify` in every later model request.
 function oversized(entry: unknown, size: JsonMeasure, settings: Settings): string | undefined {
   const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : "";
   const shown = JSON.stringify(name.slice(0, 140));

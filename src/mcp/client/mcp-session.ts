@@ -118,7 +118,7 @@ export const DEFAULT_MAX_PENDING_REPLIES = 256;
 
 // Replies to the server's requests (pings, refusals) are POSTs of their own; this many go at
 // once, the rest wait in order, so a flood of 10,000 pings neither opens 10,000 requests nor
-// keeps a call's or the listing's own requests from going out (issue 23, item 3).
+// keeps a call's or the listing's own requests from going out.
 const REPLIES_IN_FLIGHT = 4;
 
 // The session DELETE is bounded so shutdown cannot hang; a cancellation notice gets a second.

@@ -237,7 +237,7 @@ export function createRemoteCallPlan(
   },
 ): RemoteCallPlan {
   // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
-  // meets, is left to the server (issue 23, item 2); forms are checked the same way.
+  // meets, is left to the server; forms are checked the same way.
   const validator = options.jsonSchemaValidator && guardPatterns(options.jsonSchemaValidator);
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
