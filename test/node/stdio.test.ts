@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isReadOnly, isToolError, type ToolLog, type Toolset } from "../../src/index.ts";
 import { createMcpHandler } from "../../src/mcp/index.ts";
 import { connectMcpServers, connectStdio, serveStdio } from "../../src/node/index.ts";
-import { fixtureToolset } from "../mcp/server/fixture.ts";
+import { fixtureToolset, nestedText } from "../mcp/server/fixture.ts";
 import { caught } from "../support/caught.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -696,6 +696,38 @@ describe("stdio at 2026-07-28", () => {
     expect(region.error).toBeUndefined();
     expect(JSON.stringify(region.result?.content)).toContain("Zürich");
     expect(lines.some((line) => line.id === 4 && "result" in line)).toBe(false);
+    input.end();
+    await served;
+  });
+});
+
+describe("serveStdio and deep nesting", () => {
+  // Issue 23 (5): a 2026 line nested 200,000 levels never got an answer with its own id.
+  it("answers a line nested 200,000 levels with its own id, and keeps serving", async () => {
+    const { toolset } = fixtureToolset();
+    const { input, lines, served } = serveInProcess(toolset);
+    const answer = async (id: number) => {
+      for (let i = 0; i < 400 && !lines.some((line) => line.id === id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return lines.find((line) => line.id === id) as { error?: { code: number }; result?: object };
+    };
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const call = (id: number, message: unknown) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "echo", arguments: { message }, _meta: meta },
+    });
+    input.write(`${nestedText(call(1, "<deep>"), 200_000)}\n`);
+    input.write(`${nestedText(call(2, "<deep>"), "{[".repeat(50_000))}\n`);
+    input.write(`${JSON.stringify(call(3, "fine"))}\n`);
+    expect((await answer(1)).error?.code).toBe(-32602);
+    expect((await answer(2)).error?.code).toBe(-32602);
+    expect((await answer(3)).result).toBeDefined();
     input.end();
     await served;
   });
