@@ -259,6 +259,28 @@ describe("serve", () => {
     }
   });
 
+  it("closes the connection of a request head that stalls, 408", async () => {
+    const server = await serve(
+      { fetch: () => new Response("never") },
+      { port: 0, headersTimeoutMs: 200 },
+    );
+    try {
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk;
+      });
+      socket.on("error", () => {});
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      // The blank line that ends the head never comes.
+      socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("lets an answer take longer than requestTimeoutMs once the request has arrived", async () => {
     const handler: FetchHandler = {
       fetch: async (request) => {
