@@ -653,6 +653,34 @@ describe("serve", () => {
     });
   });
 
+  // Issue 23 (11): an anonymous 2025 caller's notification cannot be told from another's, so
+  // its call ends when its own connection does.
+  it("cancels an anonymous 2025 call when its client disconnects from the socket", async () => {
+    const { toolset, observed } = fixtureToolset();
+    const handler = createMcpHandler(toolset, { name: "n", version: "1" });
+    await serving(handler, async (server) => {
+      const client = new AbortController();
+      const pending = fetch(`${server.url}/mcp`, {
+        method: "POST",
+        signal: client.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "wait", arguments: {} },
+        }),
+      }).catch((error: unknown) => error);
+      await observed.started;
+      client.abort();
+      expect(await observed.aborted).toBeDefined();
+      expect(await pending).toBeInstanceOf(Error);
+    });
+  });
+
   it("writes a complete answer with its Content-Length, bytes unchanged", async () => {
     const text = JSON.stringify({ greeting: "héllo wörld ✓ 🎉" });
     await serving({ fetch: () => new Response(text, { status: 201 }) }, async (server) => {
