@@ -216,6 +216,7 @@ describe("connectStdio when the child misbehaves", () => {
       mute?: boolean;
       maxMessageBytes?: number;
       onLog?: (log: ToolLog) => void;
+      env?: Record<string, string>;
     } = {},
   ) => {
     let pid = 0;
@@ -227,7 +228,7 @@ describe("connectStdio when the child misbehaves", () => {
         ...(options.stubborn ? ["--stubborn"] : []),
         ...(options.mute ? ["--mute"] : []),
       ],
-      env: { GIVEN: "by the caller" },
+      env: { GIVEN: "by the caller", ...options.env },
       stderr: (line) => {
         stderr.push(line);
         const match = /^pid (\d+)$/.exec(line);
@@ -268,6 +269,19 @@ describe("connectStdio when the child misbehaves", () => {
       expect(isToolError(error) && error.type).toBe("protocol");
       expect((error as Error).message).toContain("this is not JSON");
     });
+  });
+
+  it("shows no part of a value the caller passed in env, where stderr or a line is cut", async () => {
+    const SECRET = "sk-stdio-secret-0123456789abcdefghij";
+    const pieces = Array.from({ length: SECRET.length - 7 }, (_, i) => SECRET.slice(i, i + 8));
+    for (const name of ["leak_stderr", "leak_stdout"]) {
+      await using(rogue({ env: { SECRET_KEY: SECRET } }).toolset, async (tools) => {
+        const error = await caught(tools.call(name, {}));
+        const shown = JSON.stringify([error.message, error.toJSON()]);
+        expect(shown, name).toContain(name === "leak_stderr" ? "qqqq" : "gggg");
+        for (const piece of pieces) expect(shown, name).not.toContain(piece);
+      });
+    }
   });
 
   it("passes the caller's env and a minimal set, not this process's secrets", async () => {

@@ -315,15 +315,19 @@ describe("the caller reaches the tool", () => {
       input: v.object({}),
       call: (_input, ctx) => JSON.stringify(ctx.auth ?? null),
     });
+    // The token is not the name: a result that echoes the client's own token is scrubbed.
     const handler = createMcpHandler(Toolset.local([whoami]), {
       name: "who",
       version: "1",
-      authorize: byToken,
+      authorize: (request) => {
+        const token = request.headers.get("authorization")?.replace(/^Bearer tok-/, "");
+        return token ? { subject: token } : false;
+      },
     });
     const callAs = async (who: string) => {
       const remote = await connectMcp({
         url: "http://127.0.0.1/mcp",
-        headers: { authorization: `Bearer ${who}` },
+        headers: { authorization: `Bearer tok-${who}` },
         fetch: handler.fetch,
       });
       try {
