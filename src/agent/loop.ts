@@ -7,7 +7,7 @@ import type { Conversation } from "../compaction/conversation.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { byName } from "../declaration/tool-name.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
-import type { Message, ReasoningBlock } from "../models/message.ts";
+import type { Message, ReasoningBlock, ServerToolBlock } from "../models/message.ts";
 import type { FinishReason, Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
 import { isModelError } from "../models/model-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
@@ -185,19 +185,23 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       turn.toolCalls.length === 0 &&
       (cause === "length" || cause === "content_filter" || cause === "refusal")
     ) {
-      if (turn.text !== "" || turn.reasoning.length > 0) {
-        messages.push(assistantMessage(turn.text, [], turn.reasoning));
+      if (turn.text !== "" || turn.before.length > 0) {
+        messages.push(assistantMessage(turn.text, [], turn.before));
       }
       return finish(cause);
     }
-    if (turn.text === "" && turn.toolCalls.length === 0) {
+    if (
+      turn.text === "" &&
+      turn.toolCalls.length === 0 &&
+      !turn.before.some((b) => b.type === "server_tool")
+    ) {
       empty += 1;
       if (empty > MAX_EMPTY_TURNS) return finish("no_output");
       appendUserContent(messages, [{ type: "text", text: EMPTY_TURN_NUDGE }]);
       continue;
     }
     empty = 0;
-    messages.push(assistantMessage(turn.text, turn.toolCalls, turn.reasoning));
+    messages.push(assistantMessage(turn.text, turn.toolCalls, turn.before));
     // A turn with calls is acted on whatever finish reason the provider reported.
     if (turn.toolCalls.length === 0) {
       if (steering.length > 0) continue;
@@ -271,8 +275,9 @@ interface ModelTurn {
   toolCalls: ModelToolCall[];
   usage?: ModelUsage;
   finish?: FinishReason;
-  /** Complete reasoning blocks, kept in the assistant message before its text. */
-  reasoning: ReasoningBlock[];
+  /** Complete reasoning blocks, then the blocks of tools the provider ran itself (server tools),
+   * kept in the assistant message before its text. */
+  before: (ReasoningBlock | ServerToolBlock)[];
   /** The failure, for `failed`. */
   error?: unknown;
 }
@@ -290,7 +295,7 @@ export async function streamModelTurn(
   options: { signal: AbortSignal; emit: EmitEvent; turn: number },
 ): Promise<ModelTurn> {
   const { signal, emit, turn } = options;
-  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], reasoning: [] };
+  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], before: [] };
   if (signal.aborted) {
     result.end = "cancelled";
     return result;
@@ -331,8 +336,11 @@ export async function streamModelTurn(
         case "reasoning_delta":
           if (event.text !== "") emit({ type: "reasoning_delta", turn, text: event.text });
           break;
+        // A tool the provider ran (Anthropic's web search, …) is kept as it came, never run
+        // here (docs/design.md, "Models", P4).
         case "reasoning":
-          result.reasoning.push(event.block);
+        case "server_tool":
+          result.before.push(event.block);
           break;
         case "retry":
           emit({

@@ -1,4 +1,4 @@
-import type { Message, ReasoningBlock } from "./message.ts";
+import type { Message, ReasoningBlock, ServerToolBlock } from "./message.ts";
 import type { ModelError } from "./model-error.ts";
 
 /** What a model is told about one tool it may call. */
@@ -109,6 +109,8 @@ export type FinishReason = (typeof FINISH_REASONS)[number];
  * - `reasoning_delta`: streamed thinking, never answer text.
  * - `reasoning`: one complete reasoning block (with the provider's signature) to keep in the
  *   transcript, so the adapter can send it back where the provider requires it.
+ * - `server_tool`: one complete block of a tool the provider ran itself (Anthropic's web
+ *   search, …), to keep in the transcript; it is never a `tool_call` and never runs locally.
  * - `tool_call`: `signature` is an opaque token the provider wants back with the call
  *   (Gemini's thought signature); `providerMetadata` the same for an AI SDK provider.
  * - `retry`: the request failed before any output and is tried again after `delayMs`.
@@ -117,6 +119,7 @@ export type ModelEvent =
   | { type: "text_delta"; text: string }
   | { type: "reasoning_delta"; text: string }
   | { type: "reasoning"; block: ReasoningBlock }
+  | { type: "server_tool"; block: ServerToolBlock }
   | {
       type: "tool_call";
       id: string;
