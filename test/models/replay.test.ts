@@ -400,6 +400,28 @@ describe("Anthropic streams", () => {
     ]);
   });
 
+  // Issue 22, item 3: llama.cpp's Anthropic-compatible endpoint sends its error as
+  // `event: error`, wrapped or flat; the message and code must survive.
+  test("llama.cpp: an event: error frame keeps the server's message and code, whatever its shape", async () => {
+    const error = {
+      code: 500,
+      message: "Input prompt is too big compared to KV size",
+      type: "server_error",
+    };
+    const text = ev({
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "text", text: "" },
+    } as never);
+    for (const data of [{ type: "error", error }, { error }, error]) {
+      const { error: failure } = await both(claude, start + text + sseFrame(data, "error"));
+      expect(isModelError(failure)).toBe(true);
+      expect(failure).toMatchObject({ code: "server_error", type: "context_overflow" });
+      expect(String(failure)).toContain("Input prompt is too big compared to KV size");
+      expect(String(failure)).not.toContain("ended early");
+    }
+  });
+
   test("a refusal stop reason finishes with refusal", async () => {
     const { events } = await both(claude, `${start}${end("refusal")}`);
     expect(finishOf(events)).toEqual({ type: "finish", reason: "refusal" });
