@@ -17,6 +17,7 @@ import type { EmitEvent } from "./events.ts";
 import { type Approver, armImageTaint, type InterlockPolicy, judgedInfo } from "./gates.ts";
 import { addUsage, type RunResult, type StopCause } from "./run.ts";
 import {
+  appendAssistant,
   appendInput,
   appendUserContent,
   assistantMessage,
@@ -165,7 +166,10 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       // Keep what the user already saw stream; calls that never ran are dropped whole, so no
       // `tool_use` is left without its result (A1).
       if (turn.text !== "")
-        messages.push({ role: "assistant", content: [{ type: "text", text: turn.text }] });
+        appendAssistant(messages, {
+          role: "assistant",
+          content: [{ type: "text", text: turn.text }],
+        });
       if (turn.end === "cancelled") return finish("cancelled");
       const overflow = isModelError(turn.error, "context_overflow");
       if (overflow && step && !overflowRetried && turn.text === "") {
@@ -186,7 +190,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       (cause === "length" || cause === "content_filter" || cause === "refusal")
     ) {
       if (turn.text !== "" || turn.before.length > 0) {
-        messages.push(assistantMessage(turn.text, [], turn.before));
+        appendAssistant(messages, assistantMessage(turn.text, [], turn.before));
       }
       return finish(cause);
     }
@@ -201,10 +205,11 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       continue;
     }
     empty = 0;
-    messages.push(assistantMessage(turn.text, turn.toolCalls, turn.before));
-    // A turn with calls is acted on whatever finish reason the provider reported.
+    appendAssistant(messages, assistantMessage(turn.text, turn.toolCalls, turn.before));
+    // A turn with calls is acted on whatever finish reason the provider reported. A paused one
+    // (Anthropic's server tools ran long) goes back as it is, and the model carries on.
     if (turn.toolCalls.length === 0) {
-      if (steering.length > 0) continue;
+      if (steering.length > 0 || turn.finish === "pause") continue;
       return finish("done");
     }
     const outcome = await handleCalls(turn.toolCalls, context);

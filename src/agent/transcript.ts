@@ -57,6 +57,23 @@ export function assistantMessage(
 }
 
 /**
+ * Appends a turn's assistant message to a transcript, in place: merged into a trailing assistant
+ * message (a turn the provider paused, which this one carries on), so no two assistant messages
+ * follow each other. The trailing message is replaced, not edited.
+ */
+export function appendAssistant(messages: Message[], message: Message): void {
+  const last = messages.at(-1);
+  if (last?.role === "assistant") {
+    messages[messages.length - 1] = {
+      role: "assistant",
+      content: [...last.content, ...message.content],
+    };
+  } else {
+    messages.push(message);
+  }
+}
+
+/**
  * Appends user content to a transcript, in place: folded into a trailing user message, or as a
  * new user message after an assistant one (providers reject two user messages in a row). The
  * trailing message is replaced, not edited, so a request already handed to a model (or an

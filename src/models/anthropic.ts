@@ -478,7 +478,9 @@ function finishReasonOf(reason: string | undefined, hasCalls: boolean): FinishRe
       return "length";
     case "refusal":
       return "refusal";
+    case "pause_turn":
+      return hasCalls ? "tool_calls" : "pause";
     default:
-      return hasCalls ? "tool_calls" : "stop"; // end_turn, stop_sequence, pause_turn
+      return hasCalls ? "tool_calls" : "stop"; // end_turn, stop_sequence
   }
 }

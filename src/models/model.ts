@@ -91,12 +91,15 @@ export const FINISH_REASONS = [
   "length",
   "content_filter",
   "refusal",
+  "pause",
 ] as const;
 
 /**
  * Why a model turn ended: `stop` (the model finished), `tool_calls`, `length` (cut off by the
- * token bound or the context window), `content_filter` (the provider withheld output) or
- * `refusal` (the model declined; its explanation, if any, came as text).
+ * token bound or the context window), `content_filter` (the provider withheld output),
+ * `refusal` (the model declined; its explanation, if any, came as text) or `pause` (the
+ * provider paused a long run of its own server tools, Anthropic's `pause_turn`: sending the
+ * transcript back as it is lets the model go on; the agent does so).
  */
 export type FinishReason = (typeof FINISH_REASONS)[number];
 

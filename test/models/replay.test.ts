@@ -12,7 +12,7 @@ import type { Model, ModelEvent, ModelRequest } from "../../src/models/model.ts"
 import { isModelError } from "../../src/models/model-error.ts";
 import { openAICompatible } from "../../src/models/openai-compatible.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
-import { serverToolRecordings } from "../support/anthropic-server-tool-streams.ts";
+import { serverToolRecordings, webSearch } from "../support/anthropic-server-tool-streams.ts";
 import { collect, textOf } from "../support/model-collect.ts";
 import {
   type ReplayExchange,
@@ -487,6 +487,31 @@ describe("Anthropic server tools", () => {
       });
     });
   }
+
+  test("pause_turn: the paused turn goes back as it is and the model carries on", async () => {
+    const paused = webSearch.sse.replace('"stop_reason":"end_turn"', '"stop_reason":"pause_turn"');
+    const { events } = await both(claude, paused);
+    expect(finishOf(events)).toEqual({ type: "finish", reason: "pause" });
+    const bodies = [paused, endTurn];
+    server = await startReplayServer((exchange) =>
+      replaySse(exchange, [utf8(bodies.shift() ?? endTurn)]),
+    );
+    const result = await new Agent({ model: claude(server.url) }).run("news?").result;
+    expect(result).toMatchObject({ stop: "done", text: "Done.", finishReason: "stop" });
+    expect(server.requests).toHaveLength(2);
+    const sent = server.requests[1]?.body as { messages: { role: string; content: unknown[] }[] };
+    expect(sent.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(sent.messages[1]?.content).toEqual([
+      ...webSearch.blocks,
+      { type: "text", text: webSearch.text },
+    ]);
+    // The continuation joins the paused turn's message: no two assistant messages in a row.
+    expect(result.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(result.conversation.messages[1]?.content.at(-1)).toEqual({
+      type: "text",
+      text: "Done.",
+    });
+  });
 
   test("an agent keeps every server tool's blocks and sends them back unchanged, running only its own tools", async () => {
     for (const recording of serverToolRecordings) {
