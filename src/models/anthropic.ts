@@ -458,6 +458,11 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
         throw new ModelError({ type: "invalid_response", provider: PROVIDER, message });
       }
       if (typeof parsed !== "object" || parsed === null) return false;
+      // No Messages API event is named `…_error`; a flat error object sent without the
+      // `event: error` line (`{ type: "server_error", message }`) is one.
+      if (typeof parsed.type === "string" && parsed.type.endsWith("_error")) {
+        throw providerError(PROVIDER, errorFields(event.data), secrets);
+      }
       return onEvent({ ...parsed, type: parsed.type ?? event.event }, event.data, emit);
     },
     end(emit) {

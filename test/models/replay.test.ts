@@ -402,7 +402,7 @@ describe("Anthropic streams", () => {
 
   // Issue 22, item 3: llama.cpp's Anthropic-compatible endpoint sends its error as
   // `event: error`, wrapped or flat; the message and code must survive.
-  test("llama.cpp: an event: error frame keeps the server's message and code, whatever its shape", async () => {
+  test("llama.cpp: an error frame keeps the server's message and code, whatever its shape", async () => {
     const error = {
       code: 500,
       message: "Input prompt is too big compared to KV size",
@@ -413,8 +413,14 @@ describe("Anthropic streams", () => {
       index: 0,
       content_block: { type: "text", text: "" },
     } as never);
-    for (const data of [{ type: "error", error }, { error }, error]) {
-      const { error: failure } = await both(claude, start + text + sseFrame(data, "error"));
+    const frames = [
+      sseFrame({ type: "error", error }, "error"),
+      sseFrame({ error }, "error"),
+      sseFrame(error, "error"),
+      sseFrame(error),
+    ];
+    for (const frame of frames) {
+      const { error: failure } = await both(claude, start + text + frame);
       expect(isModelError(failure)).toBe(true);
       expect(failure).toMatchObject({ code: "server_error", type: "context_overflow" });
       expect(String(failure)).toContain("Input prompt is too big compared to KV size");
