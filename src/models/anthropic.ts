@@ -56,6 +56,14 @@ export interface AnthropicOptions extends ModelSettings {
   cache?: boolean;
   /** Retries before any output (429, 529 overloaded, 5xx); `false` for one attempt. */
   retry?: RetryOptions | false;
+  /**
+   * Tools Anthropic runs itself, declared as the API takes them and sent after the request's
+   * own tools: `{ type: "web_search_20250305", name: "web_search", max_uses: 5 }`,
+   * `{ type: "web_fetch_20250910", name: "web_fetch" }` (with its `anthropic-beta` header),
+   * code execution, tool search, advisor. Their calls and results come back as `server_tool`
+   * blocks, kept in the transcript and never run locally. None by default.
+   */
+  serverTools?: Record<string, unknown>[];
 }
 
 /**
@@ -134,7 +142,10 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 export function anthropicBody(
   request: ModelRequest,
   settings: ModelSettings,
-  options: Pick<AnthropicOptions, "model" | "maxTokens" | "thinkingBudget" | "cache">,
+  options: Pick<
+    AnthropicOptions,
+    "model" | "maxTokens" | "thinkingBudget" | "cache" | "serverTools"
+  >,
 ): Record<string, unknown> {
   const messages = withoutTrailingSpace(request.messages.map(anthropicMessage));
   const body: Record<string, unknown> = {
@@ -148,12 +159,14 @@ export function anthropicBody(
       ? [{ type: "text", text: request.system, cache_control: EPHEMERAL }]
       : request.system;
   }
-  if (request.tools.length > 0) {
+  const server = options.serverTools ?? [];
+  if (request.tools.length > 0 || server.length > 0) {
     const tools: Record<string, unknown>[] = request.tools.map((tool) => ({
       name: tool.name,
       ...(tool.description === undefined ? {} : { description: tool.description }),
       input_schema: tool.inputSchema,
     }));
+    tools.push(...server);
     if (options.cache) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
     body.tools = tools;
     const choice = toolChoice(request.toolChoice, settings.parallelToolCalls === false);

@@ -536,8 +536,19 @@ describe("Anthropic server tools", () => {
           return "sunny";
         },
       });
-      const agent = new Agent({ model: claude(server.url), tools: [get] });
+      const search = { type: "web_search_20250305", name: "web_search", max_uses: 5 };
+      const model = anthropic({
+        baseURL: server.url,
+        apiKey: "sk-ant-test-key",
+        model: "c",
+        serverTools: [search],
+      });
+      const agent = new Agent({ model, tools: [get] });
       const first = await agent.run("go").result;
+      expect((server.requests[0]?.body as { tools: unknown[] }).tools).toEqual([
+        { name: "get", description: "Weather", input_schema: expect.any(Object) },
+        search,
+      ]);
       expect(first.stop).toBe("done");
       const second = await agent.run("and?", { conversation: first.conversation }).result;
       expect(second.stop).toBe("done");
