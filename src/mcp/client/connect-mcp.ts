@@ -12,6 +12,7 @@ import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
+import { type JsonMeasure, measureJson } from "../../schema/measure-json.ts";
 import type { JsonSchemaValidator } from "../../schema/schema-input.ts";
 import { Toolset } from "../../toolset/toolset.ts";
 import { jsonRpcNotification } from "../json-rpc.ts";
@@ -24,6 +25,7 @@ import {
 } from "../protocol.ts";
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_PENDING_REPLIES,
   type McpAuth,
   McpSession,
   type ModernEnvelope,
@@ -83,6 +85,40 @@ export interface ConnectMcpOptions {
    */
   maxMessageBytes?: number;
   /**
+   * Most tools the server may list, over all `tools/list` pages together (default 10 000). A
+   * server listing more (a fresh `nextCursor` with every page, say) fails the listing with a
+   * `transport` error naming this cap: at connect time the connection, later the refresh,
+   * which keeps the previous list.
+   */
+  maxTools?: number;
+  /**
+   * Most bytes of JSON the listed tool entries may hold together, over all pages (default
+   * 32 MiB = 33 554 432). Past it the listing fails like past `maxTools`, so what a listing
+   * keeps in memory stays bounded whatever each page holds.
+   */
+  maxListBytes?: number;
+  /**
+   * Deepest nesting of objects and arrays in one listed tool entry, its schemas, annotations
+   * and `_meta` included (default 128 levels), and of an elicitation's `requestedSchema`. A
+   * deeper tool is skipped and reported through `onLog` with its name (it would overflow the
+   * stack of every later model request that carries its schema); a deeper elicitation is
+   * declined.
+   */
+  maxSchemaDepth?: number;
+  /**
+   * Most bytes of JSON one listed tool entry may hold (default 256 KiB = 262 144). A larger
+   * tool is skipped and reported through `onLog` with its name, since its schema would travel
+   * with every model request.
+   */
+  maxToolBytes?: number;
+  /**
+   * Most replies to the server's own requests (a `ping`, a request refused) waiting to be
+   * sent (default 256). Each reply is a POST of its own; four go at a time, so a server
+   * flooding pings cannot open thousands of requests or starve the connection's own. Past
+   * this many waiting, a request gets no answer, as from a busy client.
+   */
+  maxPendingReplies?: number;
+  /**
    * Idle deadline of each request, in milliseconds (default 30 000). A tool call's deadline
    * restarts with every progress notification and pauses while a form or sampling
    * interaction waits for the caller. An elapsed deadline is a `timeout` error whose
@@ -124,6 +160,10 @@ export interface ConnectMcpOptions {
 }
 
 const MAX_TIMER_MS = 2_147_483_647;
+const DEFAULT_MAX_TOOLS = 10_000;
+const DEFAULT_MAX_LIST_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_SCHEMA_DEPTH = 128;
+const DEFAULT_MAX_TOOL_BYTES = 256 * 1024;
 // A server that keeps inventing cursors must not keep the client listing forever.
 const MAX_PAGES = 1000;
 // The package version; the clientInfo a server logs to tell its clients apart.
@@ -148,7 +188,7 @@ const CLIENT_INFO = { name: "toolwire", version: "0.1.0" } as const;
  * ```
  *
  * @throws ToolError `invalid_configuration` for bad options, `transport` (network, HTTP
- * status, an answer over `maxMessageBytes`), `protocol` (JSON-RPC error, malformed answer,
+ * status, an answer over `maxMessageBytes`, a listing over `maxTools` or `maxListBytes`), `protocol` (JSON-RPC error, malformed answer,
  * unsupported revision), `timeout`, `cancelled`, `duplicate_name` (the server lists one name
  * twice), or `build_cleanup` when closing the half-open session failed too.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
@@ -164,6 +204,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     settings.maxMessageBytes,
     settings.auth,
   );
+  session.maxPendingReplies = settings.maxPendingReplies;
   try {
     const listing = (await open(session, settings))
       ? await listTools(session, settings)
@@ -194,6 +235,11 @@ interface Settings {
   namespace: string | undefined;
   trusted: boolean;
   maxMessageBytes: number;
+  maxTools: number;
+  maxListBytes: number;
+  maxSchemaDepth: number;
+  maxToolBytes: number;
+  maxPendingReplies: number;
   timeoutMs: number;
   formInteractions: boolean;
   samplingInteractions: boolean;
@@ -363,6 +409,14 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
   };
   const tools: RemoteTool[] = [];
   const seen = new Set<string>();
+  // Every entry counts, skipped ones too: the caps bound the work as well as what is kept.
+  let listed = 0;
+  let bytes = 0;
+  const overCap = (what: string) =>
+    new ToolError({
+      type: "transport",
+      message: `tools/list listed more than ${what}; the listing was abandoned`,
+    });
   // A missing or odd `ttlMs` counts as 0: stale at once.
   let ttlMs = session.modern ? MAX_TTL_MS : Number.POSITIVE_INFINITY;
   let cursor: string | undefined;
@@ -370,9 +424,23 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     const params = cursor === undefined ? {} : { cursor };
     const result = await session.requestWithin("tools/list", params, { timeoutMs, signal });
     if (!Array.isArray(result.tools)) throw protocolError("tools/list returned no `tools` array");
-    for (const listed of result.tools) {
+    listed += result.tools.length;
+    if (listed > settings.maxTools) throw overCap(`${settings.maxTools} tools (maxTools)`);
+    for (const raw of result.tools) {
+      // Measured before anything walks it recursively: a 100,000-level schema must not reach
+      // the scrubber, the converter or a model request.
+      const size = measureJson(raw);
+      bytes += size.bytes;
+      if (bytes > settings.maxListBytes) {
+        throw overCap(`${settings.maxListBytes} bytes of tool entries (maxListBytes)`);
+      }
+      const oversize = oversized(raw, size, settings, session);
+      if (oversize !== undefined) {
+        skipped(settings, session, oversize, raw);
+        continue;
+      }
       // A tool named after a credential becomes `[redacted]`, a name MCP does not allow: skipped.
-      const entry = session.scrubEchoes(listed);
+      const entry = session.scrubEchoes(raw);
       const tool = toolFromMcp(entry, mapping);
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);
@@ -390,6 +458,26 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     cursor = next;
   }
   throw protocolError(`tools/list returned more than ${MAX_PAGES} pages`);
+}
+
+// Why a tool entry is too deep or too large to keep, or nothing. Too deep, its schema would
+// overflow the stack of `JSON.stringify` in every later model request.
+function oversized(
+  entry: unknown,
+  size: JsonMeasure,
+  settings: Settings,
+  session: McpSession,
+): string | undefined {
+  const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : "";
+  // Scrubbed, then cut, like every text from the server.
+  const shown = JSON.stringify(excerpt(name, session.secrets, 140));
+  if (size.depth > settings.maxSchemaDepth) {
+    return `tool ${shown} is nested ${size.depth} levels deep, more than maxSchemaDepth (${settings.maxSchemaDepth})`;
+  }
+  if (size.bytes > settings.maxToolBytes) {
+    return `tool ${shown} takes about ${size.bytes} bytes of JSON, more than maxToolBytes (${settings.maxToolBytes})`;
+  }
+  return undefined;
 }
 
 function skipped(settings: Settings, session: McpSession, reason: string, entry: unknown): void {
@@ -526,6 +614,23 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1024) {
     throw invalid("maxMessageBytes must be a whole number of bytes, at least 1024");
   }
+  const cap = (name: string, value: unknown, fallback: number, least: number): number => {
+    const chosen = value ?? fallback;
+    if (!Number.isSafeInteger(chosen) || (chosen as number) < least) {
+      throw invalid(`${name} must be a whole number, at least ${least}`);
+    }
+    return chosen as number;
+  };
+  const maxTools = cap("maxTools", options.maxTools, DEFAULT_MAX_TOOLS, 1);
+  const maxListBytes = cap("maxListBytes", options.maxListBytes, DEFAULT_MAX_LIST_BYTES, 1024);
+  const maxSchemaDepth = cap("maxSchemaDepth", options.maxSchemaDepth, DEFAULT_MAX_SCHEMA_DEPTH, 4);
+  const maxToolBytes = cap("maxToolBytes", options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 1024);
+  const maxPendingReplies = cap(
+    "maxPendingReplies",
+    options.maxPendingReplies,
+    DEFAULT_MAX_PENDING_REPLIES,
+    1,
+  );
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw invalid("fetch must be a function");
   }
@@ -548,6 +653,11 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     namespace,
     trusted: options.trustAnnotations === true,
     maxMessageBytes,
+    maxTools,
+    maxListBytes,
+    maxSchemaDepth,
+    maxToolBytes,
+    maxPendingReplies,
     timeoutMs,
     onLog: options.onLog,
     signal: options.signal,

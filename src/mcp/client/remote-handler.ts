@@ -273,7 +273,7 @@ export class RemoteHandler extends CallMachine<Question> {
 
   #reply(message: JsonRpcMessage): void {
     this.#session
-      .send(message, { signal: this.#controller.signal, label: this.toolName })
+      .reply(message, { signal: this.#controller.signal, label: this.toolName })
       .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
 
