@@ -7,15 +7,28 @@
 //   - 0.2.0-alpha.12 at `--requirements 2026-07-28` (expected-failures-2026-07-28.yaml);
 // then the client scenarios of 0.2.0-alpha.12 at both revisions, the suite's scenario servers
 // driving `connectMcp` through e2e/mcp-conformance/client.ts
-// (expected-client-failures-<revision>.yaml).
-// `--only legacy|2025-11-25|2026-07-28` runs one of them; `--no-baseline` drops the baselines;
+// (expected-client-failures-<revision>.yaml): once pinned to the revision (`client-<revision>`)
+// and once with the default `protocol: "auto"` a user gets (`client-auto-<revision>`, same
+// baseline), since only the default meets a server's answer to the era probe.
+// The client is bundled once with esbuild and run by plain Node: the suite starts one client per
+// scenario, all at once, and a bundle starts with about a quarter of tsx's CPU time.
+// `--only <run>` (legacy, 2025-11-25, 2026-07-28, client-2025-11-25, client-auto-2026-07-28, …)
+// runs one of them; `--no-baseline` drops the baselines;
 // other arguments (e.g. `--scenario tools-list`) go to the suite. Exits non-zero when any run
 // fails (a scenario outside its baseline failed, or a baseline entry passed).
 import { spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
 import { serve } from "../../src/node/index.ts";
 import { conformanceHandler } from "./fixture.ts";
 
 const here = (path: string) => new URL(path, import.meta.url).pathname;
+// Where client.ts is bundled to, when a client run is asked for; removed at the end.
+const bundleDir = join(tmpdir(), `toolwire-conformance-${process.pid}`);
+const clientBundle = join(bundleDir, "client.mjs");
+
 const RUNS = {
   legacy: {
     // Not `.bin/conformance`: both versions declare that bin, and npm links only one.
@@ -48,26 +61,33 @@ const RUNS = {
     ],
     baseline: here("expected-failures-2026-07-28.yaml"),
   },
-  "client-2025-11-25": {
-    command: clientRun("2025-11-25"),
-    baseline: here("expected-client-failures-2025-11-25.yaml"),
-  },
-  "client-2026-07-28": {
-    command: clientRun("2026-07-28"),
-    baseline: here("expected-client-failures-2026-07-28.yaml"),
-  },
+  "client-2025-11-25": clientRun("2025-11-25"),
+  "client-2026-07-28": clientRun("2026-07-28"),
+  "client-auto-2025-11-25": clientRun("2025-11-25", "auto"),
+  "client-auto-2026-07-28": clientRun("2026-07-28", "auto"),
 } as const;
 
-function clientRun(revision: string): string[] {
-  return [
-    here("../../node_modules/node22/bin/node"),
-    here("../../node_modules/conformance-next/dist/index.js"),
-    "client",
-    "--command",
-    `${process.execPath} --import tsx ${here("client.ts")}`,
-    "--requirements",
-    revision,
-  ];
+function clientRun(revision: string, protocol?: "auto") {
+  return {
+    command: [
+      here("../../node_modules/node22/bin/node"),
+      here("../../node_modules/conformance-next/dist/index.js"),
+      "client",
+      // `exec`: the suite runs the command through a shell and, at its timeout, kills only the
+      // shell; without it a client cut off there lives on.
+      "--command",
+      `exec ${process.execPath} ${clientBundle}`,
+      "--requirements",
+      revision,
+      // The suite serves every scenario from its one process, all at once; on a loaded host a
+      // client waits on it for most of the default 30 s and is cut off midway.
+      "--timeout",
+      "120000",
+    ],
+    baseline: here(`expected-client-failures-${revision}.yaml`),
+    // The suite passes its environment on to the client it starts.
+    env: protocol ? { TOOLWIRE_CONFORMANCE_PROTOCOL: protocol } : {},
+  };
 }
 
 const argv = process.argv.slice(2);
@@ -82,6 +102,17 @@ if (runs.length === 0) {
   process.exit(2);
 }
 
+const clientRuns = runs.some(([name]) => name.startsWith("client-"));
+if (clientRuns) {
+  await build({
+    entryPoints: [here("client.ts")],
+    outfile: clientBundle,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    logLevel: "warning",
+  });
+}
 const server = await serve(conformanceHandler(), { port: 0 });
 let failed = false;
 for (const [name, run] of runs) {
@@ -96,7 +127,8 @@ for (const [name, run] of runs) {
     : [...command, "--url", `${server.url}/mcp`];
   if (!argv.includes("--no-baseline")) args.push("--expected-failures", run.baseline);
   console.log(`\n== conformance ${name} ==`);
-  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit" });
+  const env = { ...process.env, ...("env" in run ? run.env : {}) };
+  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit", env });
   const code = await new Promise<number>((resolve) => {
     child.once("close", (exit) => resolve(exit ?? 1));
     child.once("error", () => resolve(1));
@@ -104,4 +136,5 @@ for (const [name, run] of runs) {
   if (code !== 0) failed = true;
 }
 await server.close();
+if (clientRuns) await rm(bundleDir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
