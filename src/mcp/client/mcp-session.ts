@@ -28,7 +28,7 @@ import {
   jsonRpcNotification,
   jsonRpcRequest,
 } from "../json-rpc.ts";
-import { META } from "../protocol.ts";
+import { MCP_ERROR, META } from "../protocol.ts";
 
 /**
  * What `connectMcp` needs to authorize its HTTP requests; `oauth()` from `toolwire/oauth` makes
@@ -684,7 +684,8 @@ export class McpSession {
     }
     const detail = await readBody(response, ERROR_BODY_BYTES, options.signal).catch(() => "");
     const shown = detail.trim() === "" ? "" : `: ${excerpt(detail.trim(), this.#secrets)}`;
-    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined)}`);
+    const challenged = response.headers.has("www-authenticate");
+    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined, challenged)}`);
   }
 
   // The 2026-07-28 headers of one request: the version, `Mcp-Method`, `Mcp-Name` for the
@@ -882,8 +883,14 @@ function rpcFailure(
   secrets: readonly string[],
 ): ToolError {
   const text = excerpt(String(error.message), secrets);
-  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})`);
+  const hint = error.code === MCP_ERROR.missingClientCapability ? CAPABILITY_HINT : "";
+  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})${hint}`);
 }
+
+// A 2026 server refuses a call whose tool asks for what the request did not declare; the
+// declaration is a `connectMcp` option the user has to know about.
+const CAPABILITY_HINT =
+  "; connectMcp declares form questions only with `formInteractions: true` and sampling with `samplingInteractions: true`, then answers them through the call's `onInteraction`";
 
 function parseJsonText(text: string, secrets: readonly string[]): unknown {
   try {
@@ -949,12 +956,19 @@ function safeUrl(location: string, base: string): string {
   }
 }
 
-function advice(status: number, withAuth: boolean): string {
-  if ((status === 401 || status === 403) && withAuth) {
+// A 403 is about credentials only when it says so with a `WWW-Authenticate` challenge (RFC
+// 6750's insufficient_scope); otherwise the server refused the request itself, e.g. a Host or
+// Origin it does not serve, and its own words (shown before this) say why.
+function advice(status: number, withAuth: boolean, challenged: boolean): string {
+  const aboutCredentials = status === 401 || (status === 403 && challenged);
+  if (aboutCredentials && withAuth) {
     return " (the server refused the credentials `auth` gave, signing in again did not help)";
   }
-  if (status === 401 || status === 403) {
+  if (aboutCredentials) {
     return " (the server refused the credentials; pass `auth` (see toolwire/oauth) or an Authorization header)";
+  }
+  if (status === 403) {
+    return " (the server refused this request, not its credentials: a toolwire server answers this way to a Host or Origin outside `allowedHosts`/`allowedOrigins`)";
   }
   if (status === 404) return " (check the endpoint path in `url`)";
   return "";

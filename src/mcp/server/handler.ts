@@ -102,7 +102,8 @@ export interface McpHandlerOptions {
   /**
    * Hosts the endpoint answers as (`mcp.example.com` for any port, `mcp.example.com:8443`, or
    * `"*"`). Default: `localhost`, `127.0.0.1` and `[::1]` only, so DNS rebinding cannot reach a
-   * local server. A deployed server must list its public host.
+   * local server. A deployed server must list its public host; loopback hosts still pass, so
+   * its local dev run (`wrangler dev`, `127.0.0.1:8788`) is answered too.
    */
   allowedHosts?: readonly string[];
   /**
@@ -559,9 +560,13 @@ const EXPOSED_HEADERS = ["mcp-session-id", "mcp-protocol-version", "www-authenti
 
 /**
  * Creates the origin policy. Unconfigured, only loopback hosts (`localhost`, `127.0.0.1`,
- * `[::1]`, any port) and loopback origins pass; configured lists replace those defaults, and
- * `"*"` in a list switches that check off. Origins are exact (`https://app.example.com`, or
- * `"null"`); hosts are `mcp.example.com` (any port) or `mcp.example.com:8443`.
+ * `[::1]`, any port) and loopback origins pass; a configured origin list replaces that
+ * default, and `"*"` in a list switches that check off. Loopback hosts pass whatever
+ * `allowedHosts` says: the Host check stops DNS rebinding, where a browser names the
+ * attacker's host, never a loopback one, so refusing them only broke a deployed server's own
+ * local dev run (`wrangler dev` answering as `127.0.0.1:8788`). Origins are exact
+ * (`https://app.example.com`, or `"null"`); hosts are `mcp.example.com` (any port) or
+ * `mcp.example.com:8443`.
  */
 export function createOriginPolicy(
   allowedOrigins: readonly string[] | undefined,
@@ -584,8 +589,11 @@ export function createOriginPolicy(
   const hostAllowed = memoLast((host: string) => {
     const parsed = parseUrl(`http://${host}`);
     if (!parsed || parsed.username || parsed.pathname !== "/") return false;
-    if (!hosts) return LOCAL_HOSTNAMES.has(parsed.hostname);
-    return hosts.has("*") || hosts.has(parsed.host) || hosts.has(parsed.hostname);
+    if (LOCAL_HOSTNAMES.has(parsed.hostname)) return true;
+    return (
+      hosts !== undefined &&
+      (hosts.has("*") || hosts.has(parsed.host) || hosts.has(parsed.hostname))
+    );
   });
   return {
     check(request) {
