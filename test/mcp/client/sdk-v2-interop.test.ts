@@ -57,10 +57,10 @@ function sdkServer() {
     },
   );
   const confirmSchema = {
-    type: "object",
-    properties: { confirm: { type: "boolean" } },
+    type: "object" as const,
+    properties: { confirm: { type: "boolean" as const } },
     required: ["confirm"],
-  } as const;
+  };
   const ask = () =>
     inputRequired({
       inputRequests: {
