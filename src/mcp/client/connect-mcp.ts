@@ -10,6 +10,7 @@ import { toolName } from "../../declaration/tool-name.ts";
 import { errorText, isToolError, ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
+import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import type { JsonSchemaValidator } from "../../schema/schema-input.ts";
 import { Toolset } from "../../toolset/toolset.ts";
@@ -173,14 +174,16 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     else log(settings, session, "the server declares no `tools` capability, so no tool is listed");
     return Toolset.fromBackend(remoteBackend(session, listing, settings));
   } catch (error) {
-    const primary = asToolError(error, session);
+    // Every error it reports is scrubbed, its own ones included (a `duplicate_name` that a
+    // server built from a token it echoes).
+    const primary = session.scrubError(error);
     try {
       await session.close();
     } catch (cleanup) {
       throw new ToolError({
         type: "build_cleanup",
         primary,
-        cleanup: asToolError(cleanup, session),
+        cleanup: session.scrubError(cleanup),
       });
     }
     throw primary;
@@ -273,7 +276,7 @@ async function discover(session: McpSession, settings: Settings): Promise<boolea
   const result = await session.requestWithin("server/discover", {}, { timeoutMs, signal });
   const problem = discoverProblem(result);
   if (problem !== undefined) {
-    const error = protocolError(session.scrub(`server/discover ${problem}`));
+    const error = protocolError(excerpt(`server/discover ${problem}`, session.secrets, 300));
     notDiscovered.add(error);
     throw error;
   }
@@ -290,7 +293,7 @@ function discoverProblem(result: Record<string, unknown>): string | undefined {
     return "returned no `supportedVersions` list, so the server is no 2026-07-28 one";
   }
   if (!versions.includes(MODERN_PROTOCOL_VERSIONS[0])) {
-    const shown = JSON.stringify(versions.slice(0, 5)).slice(0, 120);
+    const shown = JSON.stringify(versions.slice(0, 5));
     return `lists the versions ${shown}, not ${MODERN_PROTOCOL_VERSIONS[0]}`;
   }
   if (!isJsonObject(result.capabilities)) return "returned no `capabilities` object";
@@ -348,7 +351,7 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
   const result = await session.requestWithin("initialize", params, { timeoutMs, signal });
   const version = result.protocolVersion;
   if (!isSupportedProtocolVersion(version)) {
-    const shown = session.scrub(JSON.stringify(String(version)).slice(0, 40));
+    const shown = JSON.stringify(excerpt(String(version), session.secrets, 40));
     throw protocolError(
       `the server speaks MCP ${shown}; toolwire speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
     );
@@ -386,6 +389,7 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     formInteractions: settings.formInteractions,
     samplingInteractions: settings.samplingInteractions,
     modern: session.modern,
+    secrets: session.secrets,
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
   };
   const tools: RemoteTool[] = [];
@@ -397,7 +401,9 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     const params = cursor === undefined ? {} : { cursor };
     const result = await session.requestWithin("tools/list", params, { timeoutMs, signal });
     if (!Array.isArray(result.tools)) throw protocolError("tools/list returned no `tools` array");
-    for (const entry of result.tools) {
+    for (const listed of result.tools) {
+      // A tool named after a credential becomes `[redacted]`, a name MCP does not allow: skipped.
+      const entry = session.scrubEchoes(listed);
       const tool = toolFromMcp(entry, mapping);
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);
@@ -419,13 +425,14 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
 
 function skipped(settings: Settings, session: McpSession, reason: string, entry: unknown): void {
   const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : undefined;
-  log(settings, session, `skipped a remote tool: ${reason}`, name?.slice(0, 140));
+  log(settings, session, `skipped a remote tool: ${reason}`, name);
 }
 
 // One `warning` line of the connection's own through `onLog`, scrubbed.
 function log(settings: Settings, session: McpSession, message: string, tool?: string): void {
   const data: Record<string, unknown> = { message: session.scrub(message) };
-  if (tool !== undefined) data.tool = session.scrub(tool);
+  // Scrubbed, then cut: a cut first would leave most of a credential unrecognised.
+  if (tool !== undefined) data.tool = excerpt(tool, session.secrets, 140);
   try {
     settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data });
   } catch {
@@ -479,7 +486,8 @@ function remoteBackend(
     },
     toolHandler: async (name) => {
       const plan = inventory.plans.get(name);
-      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
+      if (!plan)
+        throw session.scrubError(new ToolError({ type: "unknown_tool", name: String(name) }));
       return new RemoteHandler(session, plan);
     },
     shutdown: () => session.close(),
@@ -595,9 +603,4 @@ function invalidHeaderName(init: HeadersInit | undefined): string | undefined {
     }
   }
   return undefined;
-}
-
-function asToolError(error: unknown, session: McpSession): ToolError {
-  if (isToolError(error)) return error;
-  return new ToolError({ type: "transport", message: session.scrub(errorText(error)) });
 }
