@@ -13,10 +13,13 @@ import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ContentAnnotations, ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
 import { excerpt } from "../../redaction.ts";
-import { guardPatterns } from "../../schema/guard-patterns.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
-import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
+import {
+  foreignValidator,
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+} from "../../schema/schema-input.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
 import { LOGGING_LEVELS } from "../protocol.ts";
 import { encodeHeaderValue, protocolError } from "./mcp-session.ts";
@@ -202,7 +205,8 @@ export interface RemoteCallPlan {
   /** The tool. */
   tool: RemoteTool;
   /**
-   * The client's validator, guarded for foreign patterns (`guardPatterns`); without one the
+   * The client's validator in its variant for foreign schemas (`foreignValidator`: toolwire's
+   * guards their patterns); without one the
    * server alone checks arguments and replies.
    */
   jsonSchemaValidator: JsonSchemaValidator | undefined;
@@ -245,7 +249,7 @@ export function createRemoteCallPlan(
 ): RemoteCallPlan {
   // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
   // meets, is left to the server; forms are checked the same way.
-  const validator = options.jsonSchemaValidator && guardPatterns(options.jsonSchemaValidator);
+  const validator = options.jsonSchemaValidator && foreignValidator(options.jsonSchemaValidator);
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
   const name = tool.info.name;
