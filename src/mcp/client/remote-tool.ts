@@ -12,7 +12,6 @@ import { ToolError, type ValidationIssue } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ContentAnnotations, ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
-import { guardPatterns } from "../../schema/guard-patterns.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
 import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
@@ -195,8 +194,8 @@ export interface RemoteCallPlan {
   /** The tool. */
   tool: RemoteTool;
   /**
-   * The client's validator, guarded for foreign patterns (`guardPatterns`); without one the
-   * server alone checks arguments and replies.
+   * The client's validator, its variant for foreign schemas when it has one (toolwire's
+   * guards patterns); without one the server alone checks arguments and replies.
    */
   jsonSchemaValidator: JsonSchemaValidator | undefined;
   /** The idle deadline of one call, in milliseconds. */
@@ -236,9 +235,12 @@ export function createRemoteCallPlan(
     maxSchemaDepth?: number | undefined;
   },
 ): RemoteCallPlan {
-  // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
-  // meets, is left to the server; forms are checked the same way.
-  const validator = options.jsonSchemaValidator && guardPatterns(options.jsonSchemaValidator);
+  // Foreign schemas: toolwire's validator has a variant that leaves a pattern that can
+  // backtrack, or a value too long for the patterns it meets, to the server; forms are checked
+  // the same way. A validator of the caller's own is applied as it is.
+  const given = options.jsonSchemaValidator;
+  const validator =
+    (given as { "~foreign"?: JsonSchemaValidator } | undefined)?.["~foreign"] ?? given;
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
   const name = tool.info.name;
