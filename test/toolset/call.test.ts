@@ -281,7 +281,9 @@ describe("Toolset.call", () => {
       if (i % 1000 === 0) expect(live.size).toBe(0);
     }
     await Promise.all(
-      Array.from({ length: 1000 }, () => tools.call("echo", { s: "y" }, { signal: controller.signal })),
+      Array.from({ length: 1000 }, () =>
+        tools.call("echo", { s: "y" }, { signal: controller.signal }),
+      ),
     );
     expect(live.size).toBe(0);
   });

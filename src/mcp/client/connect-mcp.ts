@@ -7,9 +7,10 @@
 
 import { cancelledError } from "../../abort.ts";
 import { toolName } from "../../declaration/tool-name.ts";
-import { errorText, isToolError, ToolError } from "../../errors.ts";
+import { errorText, ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
+import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { type JsonMeasure, measureJson } from "../../schema/measure-json.ts";
 import type { JsonSchemaValidator } from "../../schema/schema-input.ts";
@@ -210,14 +211,16 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
       : { tools: [], ttlMs: Number.POSITIVE_INFINITY };
     return Toolset.fromBackend(remoteBackend(session, listing, settings));
   } catch (error) {
-    const primary = asToolError(error, session);
+    // Every error it reports is scrubbed, its own ones included (a `duplicate_name` that a
+    // server built from a token it echoes).
+    const primary = session.scrubError(error);
     try {
       await session.close();
     } catch (cleanup) {
       throw new ToolError({
         type: "build_cleanup",
         primary,
-        cleanup: asToolError(cleanup, session),
+        cleanup: session.scrubError(cleanup),
       });
     }
     throw primary;
@@ -363,7 +366,7 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
   const result = await session.requestWithin("initialize", params, { timeoutMs, signal });
   const version = result.protocolVersion;
   if (!isSupportedProtocolVersion(version)) {
-    const shown = session.scrub(JSON.stringify(String(version)).slice(0, 40));
+    const shown = JSON.stringify(excerpt(String(version), session.secrets, 40));
     throw protocolError(
       `the server speaks MCP ${shown}; toolwire speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
     );
@@ -401,6 +404,7 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     formInteractions: settings.formInteractions,
     samplingInteractions: settings.samplingInteractions,
     modern: session.modern,
+    secrets: session.secrets,
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
   };
   const tools: RemoteTool[] = [];
@@ -422,17 +426,21 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     if (!Array.isArray(result.tools)) throw protocolError("tools/list returned no `tools` array");
     listed += result.tools.length;
     if (listed > settings.maxTools) throw overCap(`${settings.maxTools} tools (maxTools)`);
-    for (const entry of result.tools) {
-      const size = measureJson(entry);
+    for (const raw of result.tools) {
+      // Measured before anything walks it recursively: a 100,000-level schema must not reach
+      // the scrubber, the converter or a model request.
+      const size = measureJson(raw);
       bytes += size.bytes;
       if (bytes > settings.maxListBytes) {
         throw overCap(`${settings.maxListBytes} bytes of tool entries (maxListBytes)`);
       }
-      const oversize = oversized(entry, size, settings);
+      const oversize = oversized(raw, size, settings, session);
       if (oversize !== undefined) {
-        skipped(settings, session, oversize, entry);
+        skipped(settings, session, oversize, raw);
         continue;
       }
+      // A tool named after a credential becomes `[redacted]`, a name MCP does not allow: skipped.
+      const entry = session.scrubEchoes(raw);
       const tool = toolFromMcp(entry, mapping);
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);
@@ -454,9 +462,15 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
 
 // Why a tool entry is too deep or too large to keep, or nothing. Too deep, its schema would
 // overflow the stack of `JSON.stringify` in every later model request.
-function oversized(entry: unknown, size: JsonMeasure, settings: Settings): string | undefined {
+function oversized(
+  entry: unknown,
+  size: JsonMeasure,
+  settings: Settings,
+  session: McpSession,
+): string | undefined {
   const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : "";
-  const shown = JSON.stringify(name.slice(0, 140));
+  // Scrubbed, then cut, like every text from the server.
+  const shown = JSON.stringify(excerpt(name, session.secrets, 140));
   if (size.depth > settings.maxSchemaDepth) {
     return `tool ${shown} is nested ${size.depth} levels deep, more than maxSchemaDepth (${settings.maxSchemaDepth})`;
   }
@@ -471,7 +485,8 @@ function skipped(settings: Settings, session: McpSession, reason: string, entry:
   const data: Record<string, unknown> = {
     message: session.scrub(`skipped a remote tool: ${reason}`),
   };
-  if (name !== undefined) data.tool = session.scrub(name.slice(0, 140));
+  // Scrubbed, then cut: a cut first would leave most of a credential unrecognised.
+  if (name !== undefined) data.tool = excerpt(name, session.secrets, 140);
   try {
     settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data });
   } catch {
@@ -528,7 +543,8 @@ function remoteBackend(
     },
     toolHandler: async (name) => {
       const plan = inventory.plans.get(name);
-      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
+      if (!plan)
+        throw session.scrubError(new ToolError({ type: "unknown_tool", name: String(name) }));
       return new RemoteHandler(session, plan);
     },
     shutdown: () => session.close(),
@@ -666,9 +682,4 @@ function invalidHeaderName(init: HeadersInit | undefined): string | undefined {
     }
   }
   return undefined;
-}
-
-function asToolError(error: unknown, session: McpSession): ToolError {
-  if (isToolError(error)) return error;
-  return new ToolError({ type: "transport", message: session.scrub(errorText(error)) });
 }

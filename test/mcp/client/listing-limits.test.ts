@@ -175,7 +175,9 @@ describe("a foreign tool's depth and size (maxSchemaDepth, maxToolBytes)", () =>
     expect((await toolset.listTools()).map((info) => info.name)).toEqual(["plain"]);
     expect(logs).toHaveLength(1);
     expect(logs[0]?.data).toMatchObject({ tool: "deep" });
-    expect(String((logs[0]?.data as { message: string }).message)).toContain("maxSchemaDepth");
+    expect(String((logs[0]?.data as { message: string } | undefined)?.message)).toContain(
+      "maxSchemaDepth",
+    );
     const agent = new Agent({ model: serialisingModel(), toolsets: [toolset], compaction: false });
     const result = await agent.run("hi").result;
     expect(result.error).toBeUndefined();
@@ -199,7 +201,9 @@ describe("a foreign tool's depth and size (maxSchemaDepth, maxToolBytes)", () =>
     });
     expect((await toolset.listTools()).map((info) => info.name)).toEqual(["plain"]);
     expect(logs[0]?.data).toMatchObject({ tool: "big" });
-    expect(String((logs[0]?.data as { message: string }).message)).toContain("maxToolBytes");
+    expect(String((logs[0]?.data as { message: string } | undefined)?.message)).toContain(
+      "maxToolBytes",
+    );
   });
 
   it("holds for any depth: a tool within maxSchemaDepth is listed, a deeper one skipped", async () => {
