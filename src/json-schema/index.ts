@@ -32,55 +32,57 @@
 import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
 import { errorText, ToolError } from "../errors.ts";
 import { guardPatterns } from "../schema/guard-patterns.ts";
-import type { JsonSchemaCheck, JsonSchemaValidator } from "../schema/schema-input.ts";
+import {
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+  withForeignValidator,
+} from "../schema/schema-input.ts";
 
 // Units that only say "a child failed"; the child's own unit says what and where.
 const AGGREGATE = new Set(["properties", "items", "prefixItems", "allOf", "$ref", "false"]);
+
+const interpret: JsonSchemaValidator = (schema): JsonSchemaCheck => {
+  let validator: Validator;
+  try {
+    validator = new Validator(schema as Schema | boolean, draftOf(schema), false);
+  } catch (error) {
+    throw cannotApply(error);
+  }
+  return (value) => {
+    let outcome: ReturnType<Validator["validate"]>;
+    try {
+      outcome = validator.validate(value);
+    } catch (error) {
+      throw cannotApply(error);
+    }
+    const { valid, errors } = outcome;
+    if (valid) return [];
+    const leaves = errors.filter((unit) => !AGGREGATE.has(unit.keyword));
+    return (leaves.length > 0 ? leaves : errors).map((unit) => ({
+      path: unit.instanceLocation.replace(/^#/, ""),
+      message: unit.error,
+      keyword: unit.keyword,
+    }));
+  };
+};
 
 /**
  * Compiles a JSON Schema document into a check that returns JSON-pointer located issues
  * (`path`, `message`, `keyword`), empty when the value conforms.
  *
+ * Schemas from a remote server (`connectMcp({ jsonSchemaValidator })`) go through a guarded
+ * variant: a pattern that can backtrack exponentially, or a value too long for its patterns, is
+ * left to the server, so no server can block the event loop through a regex. A validator of
+ * your own gets foreign schemas as they are.
+ *
  * @throws ToolError `invalid_configuration` (from the compile or from the check) for a schema
  * it cannot apply, such as an unresolvable `$ref`: a local tool's call fails with it, a remote
- * tool's schema is left to the server. A remote server's schemas are also left to the server
- * when a pattern (or `format: "url"`) could backtrack exponentially, or a value's strings would
- * cost the patterns more than about ten million steps: a regex runs on the platform's
- * backtracking engine, and no server may block the event loop through one.
+ * tool's schema is left to the server.
  */
-export const jsonSchemaValidator: JsonSchemaValidator = /* @__PURE__ */ withForeignGuard(
-  (schema): JsonSchemaCheck => {
-    let validator: Validator;
-    try {
-      validator = new Validator(schema as Schema | boolean, draftOf(schema), false);
-    } catch (error) {
-      throw cannotApply(error);
-    }
-    return (value) => {
-      let outcome: ReturnType<Validator["validate"]>;
-      try {
-        outcome = validator.validate(value);
-      } catch (error) {
-        throw cannotApply(error);
-      }
-      const { valid, errors } = outcome;
-      if (valid) return [];
-      const leaves = errors.filter((unit) => !AGGREGATE.has(unit.keyword));
-      return (leaves.length > 0 ? leaves : errors).map((unit) => ({
-        path: unit.instanceLocation.replace(/^#/, ""),
-        message: unit.error,
-        keyword: unit.keyword,
-      }));
-    };
-  },
+export const jsonSchemaValidator: JsonSchemaValidator = withForeignValidator(
+  interpret,
+  guardPatterns(interpret),
 );
-
-// The variant `connectMcp` applies to a server's schemas (`~foreign`): a pattern that can
-// backtrack, or a value too long for its patterns, is left to the server (`guardPatterns`).
-// It rides on the validator so that a client without one bundles none of it.
-function withForeignGuard(validator: JsonSchemaValidator): JsonSchemaValidator {
-  return Object.assign(validator, { "~foreign": guardPatterns(validator) });
-}
 
 function cannotApply(error: unknown): ToolError {
   return new ToolError(

@@ -7,7 +7,7 @@
 
 import { cancelledError } from "../../abort.ts";
 import { toolName } from "../../declaration/tool-name.ts";
-import { errorText, ToolError } from "../../errors.ts";
+import { errorText, isToolError, ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import { excerpt } from "../../redaction.ts";
@@ -64,9 +64,12 @@ export interface ConnectMcpOptions {
    * `"2025-11-25"`: the session revisions (2025-11-25, or 2025-06-18 when the server picks
    * it), opened with `initialize`. `"auto"` sends `server/discover` first and falls back to
    * `initialize` when the answer shows a legacy server (an HTTP 400, 404 or 405 without a
-   * 2026 JSON-RPC error, or a JSON-RPC error in a 200); the legacy verdict is remembered per
-   * endpoint (origin and path) and `fetch` function, so later connections skip the probe.
-   * 401, 403, 5xx, network errors and timeouts fail the connection instead.
+   * 2026 JSON-RPC error, a JSON-RPC error in a 200, or a result that is no discover result
+   * listing 2026-07-28 in `supportedVersions`, such as the `{}` some servers answer every
+   * method with); the legacy verdict is remembered per endpoint (origin and path) and `fetch`
+   * function, so later connections skip the probe. 401, 403, 5xx, network errors and timeouts
+   * fail the connection instead, as does a result that is no discover result when pinned to
+   * `"2026-07-28"` (`protocol`).
    */
   protocol?: "auto" | "2026-07-28" | "2025-11-25";
   /** Lists and calls the tools as `namespace__name`; the server still sees its own names. */
@@ -149,8 +152,9 @@ export interface ConnectMcpOptions {
   jsonSchemaValidator?: JsonSchemaValidator;
   /**
    * Receives the connection's own log lines, such as a listed tool that was skipped because
-   * its name or schema cannot be used here (level `warning`, logger `toolwire/mcp`, `data`
-   * `{ message, tool }`). A throwing listener is ignored.
+   * its name or schema cannot be used here, or a server that declares no `tools` capability
+   * (level `warning`, logger `toolwire/mcp`, `data` `{ message, tool? }`). A throwing listener
+   * is ignored.
    */
   onLog?(log: ToolLog): void;
   /** The `fetch` to use; `globalThis.fetch` at call time when absent. */
@@ -206,9 +210,9 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
   );
   session.maxPendingReplies = settings.maxPendingReplies;
   try {
-    const listing = (await open(session, settings))
-      ? await listTools(session, settings)
-      : { tools: [], ttlMs: Number.POSITIVE_INFINITY };
+    let listing: Listing = { tools: [], ttlMs: Number.POSITIVE_INFINITY };
+    if (await open(session, settings)) listing = await listTools(session, settings);
+    else log(settings, session, "the server declares no `tools` capability, so no tool is listed");
     return Toolset.fromBackend(remoteBackend(session, listing, settings));
   } catch (error) {
     // Every error it reports is scrubbed, its own ones included (a `duplicate_name` that a
@@ -284,7 +288,8 @@ async function open(session: McpSession, settings: Settings): Promise<boolean> {
     if (settings.protocol === "auto") known.set(key, "modern");
     return offersTools;
   } catch (error) {
-    if (settings.protocol !== "auto" || !isLegacyAnswer(error)) throw error;
+    if (settings.protocol !== "auto") throw error;
+    if (!isLegacyAnswer(error) && !(isToolError(error) && notDiscovered.has(error))) throw error;
   }
   session.useModernProtocol(undefined);
   const offersTools = await initialize(session, settings);
@@ -305,14 +310,40 @@ function envelopeOf(settings: Settings): ModernEnvelope {
   };
 }
 
+// Failures of a `server/discover` answer that is no discover result: with `auto` that is a
+// server of the session era answering every method (a common shape answers `{}`).
+const notDiscovered = new WeakSet<ToolError>();
+
 // `server/discover`, which every 2026-07-28 server implements. Returns whether it offers tools.
+// The answer must be a discover result that lists 2026-07-28 among `supportedVersions` and has
+// `capabilities`; anything else is a `protocol` error, never a 2026 server without tools.
 async function discover(session: McpSession, settings: Settings): Promise<boolean> {
   const { timeoutMs, signal } = settings;
   const result = await session.requestWithin("server/discover", {}, { timeoutMs, signal });
-  const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
+  const problem = discoverProblem(result);
+  if (problem !== undefined) {
+    const error = protocolError(excerpt(`server/discover ${problem}`, session.secrets, 300));
+    notDiscovered.add(error);
+    throw error;
+  }
+  const capabilities = result.capabilities as Record<string, unknown>;
   const tools = capabilities.tools;
   if (isJsonObject(tools) && tools.listChanged === true) session.announcesToolChanges = true;
   return isJsonObject(tools);
+}
+
+// What makes an answer no `DiscoverResult` this client can use, or undefined for a good one.
+function discoverProblem(result: Record<string, unknown>): string | undefined {
+  const versions = result.supportedVersions;
+  if (!Array.isArray(versions) || !versions.every((version) => typeof version === "string")) {
+    return "returned no `supportedVersions` list, so the server is no 2026-07-28 one";
+  }
+  if (!versions.includes(MODERN_PROTOCOL_VERSIONS[0])) {
+    const shown = JSON.stringify(versions.slice(0, 5));
+    return `lists the versions ${shown}, not ${MODERN_PROTOCOL_VERSIONS[0]}`;
+  }
+  if (!isJsonObject(result.capabilities)) return "returned no `capabilities` object";
+  return undefined;
 }
 
 // `server/discover`, sent once more when the server refused the version (`-32022`) yet lists
@@ -482,11 +513,14 @@ function oversized(
 
 function skipped(settings: Settings, session: McpSession, reason: string, entry: unknown): void {
   const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : undefined;
-  const data: Record<string, unknown> = {
-    message: session.scrub(`skipped a remote tool: ${reason}`),
-  };
+  log(settings, session, `skipped a remote tool: ${reason}`, name);
+}
+
+// One `warning` line of the connection's own through `onLog`, scrubbed.
+function log(settings: Settings, session: McpSession, message: string, tool?: string): void {
+  const data: Record<string, unknown> = { message: session.scrub(message) };
   // Scrubbed, then cut: a cut first would leave most of a credential unrecognised.
-  if (name !== undefined) data.tool = excerpt(name, session.secrets, 140);
+  if (tool !== undefined) data.tool = excerpt(tool, session.secrets, 140);
   try {
     settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data });
   } catch {
@@ -520,14 +554,11 @@ function remoteBackend(
       staleAt = Date.now() + fresh.ttlMs;
       listen(fresh.ttlMs);
     } catch (error) {
-      const message = session.scrub(
+      log(
+        settings,
+        session,
         `listing the tools again failed; kept the previous list: ${errorText(error)}`,
       );
-      try {
-        settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data: { message } });
-      } catch {
-        // A faulty listener must not fail the listing.
-      }
     }
   };
   let refreshing: Promise<void> | undefined;

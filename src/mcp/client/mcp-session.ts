@@ -436,16 +436,17 @@ export class McpSession {
   }
 
   /**
-   * Opens the 2025 standalone GET stream of a session, where a server may send requests and
-   * notifications that belong to no request's stream (a question asked outside a call's
-   * stream, a log line). Each one goes to the oldest call in flight, as if it had come on that
+   * Opens the 2025 standalone GET stream, where a server may send requests and notifications
+   * that belong to no request's stream (a question asked outside a call's stream, a log line).
+   * It is opened with or without a session id: a server that issued none may still have the
+   * stream (`@hono/mcp`'s default transport sends a tool's unrelated elicitation there). Each one goes to the oldest call in flight, as if it had come on that
    * call's stream; with no call in flight a `ping` is answered and any other request refused
    * (method not found). A server without the stream (405, or no event stream) is fine; the
    * stream is not reopened once it ends, and `close()` ends it. Each event is capped at
    * `maxMessageBytes`.
    */
   openStandaloneStream(): void {
-    if (this.#modern || this.#sessionId === undefined || this.#standalone) return;
+    if (this.#modern || this.#standalone) return;
     const controller = new AbortController();
     this.#standalone = controller;
     const { signal } = controller;

@@ -15,7 +15,11 @@ import type { ToolResult } from "../../execution/tool-result.ts";
 import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
-import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
+import {
+  foreignValidator,
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+} from "../../schema/schema-input.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
 import { LOGGING_LEVELS } from "../protocol.ts";
 import { encodeHeaderValue, protocolError } from "./mcp-session.ts";
@@ -201,8 +205,9 @@ export interface RemoteCallPlan {
   /** The tool. */
   tool: RemoteTool;
   /**
-   * The client's validator, its variant for foreign schemas when it has one (toolwire's
-   * guards patterns); without one the server alone checks arguments and replies.
+   * The client's validator in its variant for foreign schemas (`foreignValidator`: toolwire's
+   * guards their patterns); without one the
+   * server alone checks arguments and replies.
    */
   jsonSchemaValidator: JsonSchemaValidator | undefined;
   /** The idle deadline of one call, in milliseconds. */
@@ -242,12 +247,9 @@ export function createRemoteCallPlan(
     maxSchemaDepth?: number | undefined;
   },
 ): RemoteCallPlan {
-  // Foreign schemas: toolwire's validator has a variant that leaves a pattern that can
-  // backtrack, or a value too long for the patterns it meets, to the server; forms are checked
-  // the same way. A validator of the caller's own is applied as it is.
-  const given = options.jsonSchemaValidator;
-  const validator =
-    (given as { "~foreign"?: JsonSchemaValidator } | undefined)?.["~foreign"] ?? given;
+  // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
+  // meets, is left to the server; forms are checked the same way.
+  const validator = options.jsonSchemaValidator && foreignValidator(options.jsonSchemaValidator);
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
   const name = tool.info.name;
