@@ -5,7 +5,15 @@
 // from an empty folder (scripts/first-contact.mjs). Every install is offline: the
 // dependencies are packed from this repository's node_modules.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { transformSync } from "esbuild";
@@ -24,7 +32,9 @@ const entries = Object.keys(pkg.exports).map((key) =>
 
 /**
  * Packs `names` and what they depend on from this repository's node_modules into `dir`, so
- * `npm install --offline` finds them without the registry; returns the tarballs' paths.
+ * `npm install --offline` finds them without the registry; returns the tarballs' paths. Each
+ * is packed from a copy without `scripts.prepare`: npm never runs a registry package's
+ * `prepare`, but would warn about it in a tarball.
  */
 export function packDependencies(names, dir) {
   const seen = new Map();
@@ -32,14 +42,25 @@ export function packDependencies(names, dir) {
     if (seen.has(name)) return;
     const from = join(root, "node_modules", name);
     if (!existsSync(join(from, "package.json"))) throw new Error(`not in node_modules: ${name}`);
-    const out = run(
-      "npm",
-      ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir],
-      from,
-    );
-    seen.set(name, join(dir, out.trim().split("\n").pop()));
-    const manifest = JSON.parse(readFileSync(join(from, "package.json"), "utf8"));
-    for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency);
+    const stage = mkdtempSync(join(tmpdir(), "toolwire-dependency-"));
+    try {
+      cpSync(from, stage, {
+        recursive: true,
+        filter: (path) => !path.slice(from.length).includes("node_modules"),
+      });
+      const manifest = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
+      if (manifest.scripts) delete manifest.scripts.prepare;
+      writeFileSync(join(stage, "package.json"), JSON.stringify(manifest, null, 2));
+      const out = run(
+        "npm",
+        ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir],
+        stage,
+      );
+      seen.set(name, join(dir, out.trim().split("\n").pop()));
+      for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency);
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
   };
   for (const name of names) visit(name);
   return [...seen.values()];

@@ -10,7 +10,7 @@
 // repository's node_modules (check-package.mjs); an example's devDependencies (tsx, wrangler)
 // are this repository's copies, linked in, and `npx wrangler dev` becomes a
 // `wrangler deploy --dry-run` bundle served by Miniflare (a dev server would need a port).
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -55,7 +55,10 @@ function check(ok, what) {
   console.log(`first contact: ${what}`);
 }
 
-/** Runs a README shell block line by line in `cwd` (one shell); returns the folder it ends in. */
+/**
+ * Runs a README shell block line by line in `cwd` (one shell); returns the folder it ends in.
+ * npm's warnings must not name toolwire (a tarball declaring install scripts) nor an engine.
+ */
 function shell(code, cwd, rewrite) {
   const lines = code
     .split("\n")
@@ -63,12 +66,17 @@ function shell(code, cwd, rewrite) {
     .filter((line) => line !== "")
     .map((line) => line.split(" && ").map(rewrite).join(" && "));
   const script = ["set -e", ...lines, "pwd"].join("\n");
-  const out = execFileSync("sh", ["-c", script], {
+  const result = spawnSync("sh", ["-c", script], {
     cwd,
-    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
     env: { ...process.env, npm_config_update_notifier: "false" },
   });
-  return out.toString().trim().split("\n").pop();
+  process.stderr.write(result.stderr);
+  if (result.status !== 0) throw new Error(`first contact: failed (${result.status}): ${script}`);
+  const warnings = result.stderr.split("\n").filter((line) => /npm warn/i.test(line));
+  const bad = warnings.filter((line) => /toolwire|EBADENGINE/i.test(line));
+  if (bad.length > 0) throw new Error(`first contact: npm warned:\n${bad.join("\n")}`);
+  return result.stdout.trim().split("\n").pop();
 }
 
 /**
@@ -171,9 +179,11 @@ export async function followReadme({ tarball, dependencies, dir }) {
         (arg) =>
           !packed.some((file) => file.startsWith(`${arg.replace("/", "-").replace("@", "")}-`)),
       );
-    return ["npm install --offline --no-audit --no-fund --silent", ...args, ...dependencies].join(
-      " ",
-    );
+    return [
+      "npm install --offline --no-audit --no-fund --loglevel=warn",
+      ...args,
+      ...dependencies,
+    ].join(" ");
   };
 
   // The clone the README builds the tarball in: its tarball and its examples, devDependencies
