@@ -1,4 +1,4 @@
-// The README's Cloudflare example must stay deployable: wrangler bundles it offline
+// The deploy guide's Cloudflare example (examples/worker) must stay deployable: wrangler bundles it offline
 // (`deploy --dry-run`), without nodejs_compat, into a module with no Node built-in imports.
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
