@@ -10,7 +10,7 @@
 // repository's node_modules (check-package.mjs); an example's devDependencies (tsx, wrangler)
 // are this repository's copies, linked in, and `npx wrangler dev` becomes a
 // `wrangler deploy --dry-run` bundle served by Miniflare (a dev server would need a port).
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -20,6 +20,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:http";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -80,26 +81,73 @@ function shell(code, cwd, rewrite) {
 }
 
 /**
- * Runs a TypeScript program with this repository's tsx (`npx tsx` offline), console.log writing
- * JSON lines, and checks it printed what its comments say.
+ * Runs a TypeScript program with this repository's tsx (`npx tsx` offline) and checks it
+ * printed what its `console.log(…); // <json>` comments say: console.log writes each value as
+ * a marked JSON line, and other output (a streamed answer) is left out of the comparison.
  */
-function runTs(file, cwd, what) {
+async function runTs(file, cwd, what, env = {}) {
   const hook = join(cwd, ".print-json.mjs");
   writeFileSync(
     hook,
-    'console.log = (value) => process.stdout.write(JSON.stringify(value) + "\\n");\n',
+    'console.log = (value) => process.stdout.write("\\n\\u001e" + JSON.stringify(value) + "\\n");\n',
   );
-  const out = execFileSync(join(bin, "tsx"), ["--import", pathToFileURL(hook).href, file], {
+  const child = spawn(join(bin, "tsx"), ["--import", pathToFileURL(hook).href, file], {
     cwd,
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
-    timeout: 120_000,
   });
-  const printed = out.toString().trim().split("\n").filter(Boolean);
+  const timer = setTimeout(() => child.kill(), 120_000);
+  const chunks = [];
+  child.stdout.on("data", (chunk) => chunks.push(chunk));
+  const code = await new Promise((done) => child.on("close", done));
+  clearTimeout(timer);
+  const printed = Buffer.concat(chunks)
+    .toString()
+    .split("\n")
+    .filter((line) => line.startsWith("\u001e"))
+    .map((line) => line.slice(1));
   const expected = promised(readFileSync(join(cwd, file), "utf8"));
+  const same = code === 0 && JSON.stringify(printed) === JSON.stringify(expected);
   check(
-    JSON.stringify(printed) === JSON.stringify(expected),
-    `${what} prints ${expected.join(", ")}${JSON.stringify(printed) === JSON.stringify(expected) ? "" : ` (printed ${printed.join(", ")})`}`,
+    same,
+    `${what} prints ${expected.join(", ")}${same ? "" : ` (exit ${code}, printed ${printed.join(", ")})`}`,
   );
+}
+
+/**
+ * A local stand-in for an OpenAI-compatible provider: the first turn asks for `add(2, 3)`, the
+ * next answers in text. It checks the key the program read from its environment.
+ */
+async function standInProvider(key) {
+  const chunk = (delta, finish = null) =>
+    `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (data) => {
+      body += data;
+    });
+    request.on("end", () => {
+      if (request.headers.authorization !== `Bearer ${key}`) {
+        response.writeHead(401).end('{"error":{"message":"bad key"}}');
+        return;
+      }
+      const answered = JSON.parse(body).messages.some((m) => m.role === "tool");
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      if (answered) {
+        response.write(chunk({ role: "assistant", content: "2 + 3 = 5" }));
+        response.write(chunk({}, "stop"));
+      } else {
+        const call = { name: "add", arguments: '{"a":2,"b":3}' };
+        response.write(
+          chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: call }] }),
+        );
+        response.write(chunk({}, "tool_calls"));
+      }
+      response.end("data: [DONE]\n\n");
+    });
+  });
+  await new Promise((listening) => server.listen(0, "127.0.0.1", listening));
+  return { url: `http://127.0.0.1:${server.address().port}/v1`, close: () => server.close() };
 }
 
 /** Serves a bundled Worker in workerd and calls its `add` tool over MCP, as a client would. */
@@ -220,12 +268,12 @@ export async function followReadme({ tarball, dependencies, dir }) {
   );
   check(Boolean(quick && said), "the Quick start names its file and its command");
   writeFileSync(join(app, said[1]), quick.code);
-  runTs(said[2], app, `the Quick start (${said[1]}, as TypeScript)`);
+  await runTs(said[2], app, `the Quick start (${said[1]}, as TypeScript)`);
 
   // The MCP server on Node, run the same way.
   const server = found.find((block) => block.heading === "An MCP server" && block.lang === "ts");
   writeFileSync(join(app, "mcp-server.ts"), server.code);
-  runTs("mcp-server.ts", app, "the README's MCP server on Node");
+  await runTs("mcp-server.ts", app, "the README's MCP server on Node");
 
   // The Worker: the README's lines, with the dev server replaced by a bundle served in workerd.
   const worker = found.find((block) => block.lang === "sh" && block.code.includes("wrangler dev"));
@@ -255,7 +303,17 @@ export async function followReadme({ tarball, dependencies, dir }) {
     } else {
       const main = /^tsx (\S+)$/.exec(start)?.[1];
       check(Boolean(main), `examples/${example}: npm start runs a file with tsx`);
-      runTs(main, project, `examples/${example} (npm start)`);
+      // The provider an example reads from its environment is a local stand-in here.
+      const reads = readFileSync(join(project, main), "utf8").includes("OPENAI_BASE_URL");
+      const provider = reads ? await standInProvider("test-key") : null;
+      const env = provider
+        ? { OPENAI_BASE_URL: provider.url, OPENAI_API_KEY: "test-key", MODEL: "stand-in" }
+        : {};
+      try {
+        await runTs(main, project, `examples/${example} (npm start)`, env);
+      } finally {
+        provider?.close();
+      }
     }
   }
 }
