@@ -85,13 +85,14 @@ function shell(code, cwd, rewrite) {
  * printed what its `console.log(…); // <json>` comments say: console.log writes each value as
  * a marked JSON line, and other output (a streamed answer) is left out of the comparison.
  */
-async function runTs(file, cwd, what, env = {}) {
+async function runTs(file, cwd, what, env = {}, command = [join(bin, "tsx"), "--import"]) {
   const hook = join(cwd, ".print-json.mjs");
   writeFileSync(
     hook,
     'console.log = (value) => process.stdout.write("\\n\\u001e" + JSON.stringify(value) + "\\n");\n',
   );
-  const child = spawn(join(bin, "tsx"), ["--import", pathToFileURL(hook).href, file], {
+  const [program, ...args] = command;
+  const child = spawn(program, [...args, pathToFileURL(hook).href, file], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
@@ -294,7 +295,40 @@ export async function followReadme({ tarball, dependencies, dir }) {
     );
     linkDevDependencies(project, manifest.devDependencies);
     const start = manifest.scripts?.start ?? "";
-    if (manifest.devDependencies?.wrangler) {
+    const denoConfig = join(project, "deno.json");
+    if (existsSync(denoConfig)) {
+      // `deno task start`, with the hook preloaded; Deno type-checks it first.
+      const task = JSON.parse(
+        readFileSync(denoConfig, "utf8").replace(/^\s*\/\/.*$/gm, ""),
+      ).tasks.start.split(" ");
+      const main = task.pop();
+      const deno = join(bin, "deno");
+      const denoEnv = { DENO_DIR: join(root, ".deno-cache"), DENO_NO_UPDATE_CHECK: "1" };
+      execFileSync(deno, ["check", main], {
+        cwd: project,
+        env: { ...process.env, ...denoEnv },
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      check(true, `examples/${example}: deno check ${main}`);
+      const run = [deno, ...task.slice(1), "--preload"];
+      await runTs(main, project, `examples/${example} (deno task start)`, denoEnv, run);
+    } else if (manifest.devDependencies?.vite) {
+      // A page: Vite builds it (`npm run build`); the bundle must not reach for Node.
+      execFileSync(join(bin, "vite"), ["build", "--logLevel", "warn"], {
+        cwd: project,
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      const assets = readdirSync(join(project, "dist/assets")).filter((f) => f.endsWith(".js"));
+      const code = assets.map((f) => readFileSync(join(project, "dist/assets", f), "utf8"));
+      check(
+        assets.length > 0 && code.every((text) => !/["']node:/.test(text)),
+        `examples/${example}: vite build writes a page with no node: import`,
+      );
+      check(
+        code.some((text) => text.includes("chat/completions")),
+        `examples/${example}: the page's bundle holds the agent and its model adapter`,
+      );
+    } else if (manifest.devDependencies?.wrangler) {
       execFileSync(join(bin, "wrangler"), ["deploy", "--dry-run", "--outdir", "worker-dist"], {
         cwd: project,
         stdio: ["ignore", "ignore", "inherit"],
