@@ -160,7 +160,7 @@ const steps = [
     },
   },
   {
-    // Times each entry's import in fresh processes, alone on the machine (design.md BC5).
+    // What each entry's import evaluates, in bytes and Node internals: exact on any machine (design.md BC5).
     name: "cold-start",
     command: ["node", "--import", "tsx", "scripts/check-cold-start.ts"],
     timeoutMs: 3 * 60_000,

@@ -15,7 +15,7 @@ export interface ValidationIssue {
  */
 export type ToolErrorData =
   | { type: "invalid_configuration"; message: string }
-  | { type: "unknown_tool"; name: string }
+  | { type: "unknown_tool"; name: string; suggestion?: string }
   | { type: "duplicate_name"; name: string }
   | { type: "invalid_arguments"; tool: string; message: string; issues: ValidationIssue[] }
   | { type: "invalid_output"; message: string; issues: ValidationIssue[] }
@@ -238,7 +238,11 @@ const KINDS: {
   ];
 } = {
   invalid_configuration: [{ message: "string" }, (d) => `invalid configuration: ${d.message}`],
-  unknown_tool: [{ name: "string" }, (d) => `tool \`${d.name}\` was not found`],
+  unknown_tool: [
+    { name: "string", suggestion: "string?" },
+    (d) =>
+      `tool \`${d.name}\` was not found${d.suggestion ? `; did you mean \`${d.suggestion}\`?` : ""}`,
+  ],
   duplicate_name: [{ name: "string" }, (d) => `duplicate tool name \`${d.name}\``],
   invalid_arguments: [
     { tool: "string", message: "string", issues: "issues" },

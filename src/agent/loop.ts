@@ -9,7 +9,7 @@ import { byName } from "../declaration/tool-name.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
 import type { Message, ReasoningBlock } from "../models/message.ts";
 import type { FinishReason, Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
-import { isModelError } from "../models/model-error.ts";
+import { isModelError, ModelError } from "../models/model-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 import { type CallContext, handleCalls, type InteractionAnswerer, type Route } from "./calls.ts";
 import type { CompactionStep } from "./compaction-step.ts";
@@ -49,6 +49,8 @@ export interface LoopSettings {
   maxTurns: number;
   markUntrustedOutput: boolean;
   onInteraction: InteractionAnswerer | undefined;
+  /** How long a model turn may send nothing before it fails. */
+  modelIdleTimeoutMs: number;
   /** Creates the run's compaction step, or `undefined` when compaction is off. */
   compaction: ((model: Model) => CompactionStep) | undefined;
 }
@@ -157,7 +159,12 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     const request = { messages: messages.slice(), tools: catalog.specs };
     const sent =
       settings.instructions === undefined ? request : { ...request, system: settings.instructions };
-    const turn = await streamModelTurn(settings.model, sent, { signal, emit, turn: turns });
+    const turn = await streamModelTurn(settings.model, sent, {
+      signal,
+      emit,
+      turn: turns,
+      idleTimeoutMs: settings.modelIdleTimeoutMs,
+    });
     onUsage(turn.usage);
     step?.observe(turn.usage, request.messages);
     if (turn.text !== "") text = turn.text;
@@ -287,9 +294,9 @@ interface ModelTurn {
 export async function streamModelTurn(
   model: Model,
   request: ModelRequest,
-  options: { signal: AbortSignal; emit: EmitEvent; turn: number },
+  options: { signal: AbortSignal; emit: EmitEvent; turn: number; idleTimeoutMs?: number },
 ): Promise<ModelTurn> {
-  const { signal, emit, turn } = options;
+  const { signal, emit, turn, idleTimeoutMs = Number.POSITIVE_INFINITY } = options;
   const result: ModelTurn = { end: "complete", text: "", toolCalls: [], reasoning: [] };
   if (signal.aborted) {
     result.end = "cancelled";
@@ -300,12 +307,32 @@ export async function streamModelTurn(
     reader?.cancel(signal.reason).catch(() => {});
   };
   signal.addEventListener("abort", onAbort, { once: true });
+  // A turn that sends nothing for `idleTimeoutMs` is cancelled like an abort (cancelling the
+  // stream aborts its fetch) and fails with the timeout, so a silent endpoint cannot hang a run.
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let timedOut: ModelError | undefined;
+  const arm = () => {
+    if (!Number.isFinite(idleTimeoutMs)) return;
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      timedOut = new ModelError({
+        type: "stream",
+        provider: model.id,
+        code: "idle_timeout",
+        message: `the model sent nothing for ${idleTimeoutMs} ms (Agent option modelIdleTimeoutMs)`,
+      });
+      reader?.cancel(timedOut).catch(() => {});
+    }, idleTimeoutMs);
+  };
   try {
+    arm();
     const stream = model.stream(request, { signal });
     const events = stream.getReader();
     reader = events;
     if (signal.aborted) onAbort();
     for (let read = await events.read(); !read.done; read = await events.read()) {
+      if (timedOut) break;
+      arm();
       const event = read.value;
       switch (event.type) {
         case "text_delta":
@@ -359,10 +386,15 @@ export async function streamModelTurn(
   } catch (error) {
     if (!signal.aborted) {
       result.end = "failed";
-      result.error = error;
+      result.error = timedOut ?? error;
     }
   } finally {
+    clearTimeout(idle);
     signal.removeEventListener("abort", onAbort);
+  }
+  if (timedOut && !signal.aborted) {
+    result.end = "failed";
+    result.error = timedOut;
   }
   if (signal.aborted && result.end === "complete") result.end = "cancelled";
   // A copy, so a listener that edits the event cannot change the run's totals.

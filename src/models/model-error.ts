@@ -5,6 +5,8 @@ import { unreachable } from "../errors.ts";
  *
  * - `http`: the provider answered with a non-2xx status, or with a JSON error body and status
  *   200 (or, without `status`, the request never got an answer: DNS, refused connection, CORS).
+ *   A redirect is never followed: it fails with `code` `"redirect"`, its status and the
+ *   target's host and path, and is not retried.
  * - `rate_limit`: status 429; `retryAfterMs` comes from `retry-after-ms`, `retry-after` or the
  *   rate-limit reset headers (`x-ratelimit-reset-*`, `anthropic-ratelimit-*-reset`). An
  *   exhausted quota (OpenAI's 429 `insufficient_quota`) is `http` instead: retrying won't help.

@@ -84,9 +84,13 @@ export function prepareSchema(
   if (isValibotSchema(input)) return prepareValibot(input);
   const jsonSchema = (input as Partial<RawJsonSchemaInput> | undefined)?.jsonSchema;
   if (typeof jsonSchema !== "boolean" && (typeof jsonSchema !== "object" || jsonSchema === null)) {
+    // valibot before 1.0 made schemas of the same kind without the `~run` method 1.x has.
+    const old = (input as { kind?: unknown } | null)?.kind === "schema" && "_run" in input;
     throw new ToolError({
       type: "invalid_configuration",
-      message: "a schema must be a valibot schema or { jsonSchema: object | boolean }",
+      message: old
+        ? "this schema comes from valibot 0.x; toolwire needs valibot 1.x (npm install valibot@1)"
+        : "a schema must be a valibot schema or { jsonSchema: object | boolean }",
     });
   }
   if (typeof validator !== "function") {

@@ -257,7 +257,12 @@ describe("Toolset.call", () => {
 
   test("leaves no listener behind over 10,000 calls sharing one long-lived signal", async () => {
     const tools = Toolset.local([
-      defineTool({ name: "echo", description: "Echoes", input: v.string(), call: (s) => s }),
+      defineTool({
+        name: "echo",
+        description: "Echoes",
+        input: v.object({ s: v.string() }),
+        call: ({ s }) => s,
+      }),
     ]);
     const controller = new AbortController();
     const live = new Set<unknown>();
@@ -272,11 +277,11 @@ describe("Toolset.call", () => {
       remove(type, listener as EventListener, o as EventListenerOptions);
     }) as typeof remove;
     for (let i = 0; i < 10_000; i++) {
-      await tools.call("echo", "x", { signal: controller.signal });
+      await tools.call("echo", { s: "x" }, { signal: controller.signal });
       if (i % 1000 === 0) expect(live.size).toBe(0);
     }
     await Promise.all(
-      Array.from({ length: 1000 }, () => tools.call("echo", "y", { signal: controller.signal })),
+      Array.from({ length: 1000 }, () => tools.call("echo", { s: "y" }, { signal: controller.signal })),
     );
     expect(live.size).toBe(0);
   });

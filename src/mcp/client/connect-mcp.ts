@@ -7,9 +7,10 @@
 
 import { cancelledError } from "../../abort.ts";
 import { toolName } from "../../declaration/tool-name.ts";
-import { errorText, isToolError, ToolError } from "../../errors.ts";
+import { errorText, ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
+import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import type { JsonSchemaValidator } from "../../schema/schema-input.ts";
 import { Toolset } from "../../toolset/toolset.ts";
@@ -169,14 +170,16 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
       : { tools: [], ttlMs: Number.POSITIVE_INFINITY };
     return Toolset.fromBackend(remoteBackend(session, listing, settings));
   } catch (error) {
-    const primary = asToolError(error, session);
+    // Every error it reports is scrubbed, its own ones included (a `duplicate_name` that a
+    // server built from a token it echoes).
+    const primary = session.scrubError(error);
     try {
       await session.close();
     } catch (cleanup) {
       throw new ToolError({
         type: "build_cleanup",
         primary,
-        cleanup: asToolError(cleanup, session),
+        cleanup: session.scrubError(cleanup),
       });
     }
     throw primary;
@@ -317,7 +320,7 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
   const result = await session.requestWithin("initialize", params, { timeoutMs, signal });
   const version = result.protocolVersion;
   if (!isSupportedProtocolVersion(version)) {
-    const shown = session.scrub(JSON.stringify(String(version)).slice(0, 40));
+    const shown = JSON.stringify(excerpt(String(version), session.secrets, 40));
     throw protocolError(
       `the server speaks MCP ${shown}; toolwire speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
     );
@@ -355,6 +358,7 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     formInteractions: settings.formInteractions,
     samplingInteractions: settings.samplingInteractions,
     modern: session.modern,
+    secrets: session.secrets,
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
   };
   const tools: RemoteTool[] = [];
@@ -366,7 +370,9 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     const params = cursor === undefined ? {} : { cursor };
     const result = await session.requestWithin("tools/list", params, { timeoutMs, signal });
     if (!Array.isArray(result.tools)) throw protocolError("tools/list returned no `tools` array");
-    for (const entry of result.tools) {
+    for (const listed of result.tools) {
+      // A tool named after a credential becomes `[redacted]`, a name MCP does not allow: skipped.
+      const entry = session.scrubEchoes(listed);
       const tool = toolFromMcp(entry, mapping);
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);
@@ -391,7 +397,8 @@ function skipped(settings: Settings, session: McpSession, reason: string, entry:
   const data: Record<string, unknown> = {
     message: session.scrub(`skipped a remote tool: ${reason}`),
   };
-  if (name !== undefined) data.tool = session.scrub(name.slice(0, 140));
+  // Scrubbed, then cut: a cut first would leave most of a credential unrecognised.
+  if (name !== undefined) data.tool = excerpt(name, session.secrets, 140);
   try {
     settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data });
   } catch {
@@ -448,7 +455,8 @@ function remoteBackend(
     },
     toolHandler: async (name) => {
       const plan = inventory.plans.get(name);
-      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
+      if (!plan)
+        throw session.scrubError(new ToolError({ type: "unknown_tool", name: String(name) }));
       return new RemoteHandler(session, plan);
     },
     shutdown: () => session.close(),
@@ -564,9 +572,4 @@ function invalidHeaderName(init: HeadersInit | undefined): string | undefined {
     }
   }
   return undefined;
-}
-
-function asToolError(error: unknown, session: McpSession): ToolError {
-  if (isToolError(error)) return error;
-  return new ToolError({ type: "transport", message: session.scrub(errorText(error)) });
 }

@@ -15,7 +15,16 @@ import {
   type ToolErrorInput,
   unreachable,
 } from "../../errors.ts";
-import { credentialsOf, excerpt, redactUrl, scrub } from "../../redaction.ts";
+import {
+  credentialsOf,
+  excerpt,
+  NO_REDIRECT,
+  redactUrl,
+  refusedRedirect,
+  scrub,
+  scrubEchoes,
+  scrubValue,
+} from "../../redaction.ts";
 import { readSseEvents } from "../../sse/sse-parser.ts";
 import {
   type ClassifiedMessage,
@@ -28,7 +37,7 @@ import {
   jsonRpcNotification,
   jsonRpcRequest,
 } from "../json-rpc.ts";
-import { META } from "../protocol.ts";
+import { MCP_ERROR, META } from "../protocol.ts";
 
 /**
  * What `connectMcp` needs to authorize its HTTP requests; `oauth()` from `toolwire/oauth` makes
@@ -183,6 +192,37 @@ export class McpSession {
     return scrub(text, this.#secrets);
   }
 
+  /**
+   * Returns what a server sent, to be shown to the caller (a log line, a question), with every
+   * string and key scrubbed of the credentials: a hostile server may echo them. Unchanged when
+   * the client sends none.
+   */
+  scrubValue<T>(value: T): T {
+    return this.#secrets.length === 0 ? value : scrubValue(value, this.#secrets);
+  }
+
+  /**
+   * Returns data a server sent that reaches the model and the run's events (a listed tool, a
+   * result) as it is, unless it echoes a credential: then scrubbed like `scrubValue`.
+   */
+  scrubEchoes<T>(value: T): T {
+    return scrubEchoes(value, this.#secrets);
+  }
+
+  /** The credentials the client sends, longest first: scrub with them before cutting a text. */
+  get secrets(): readonly string[] {
+    return this.#secrets;
+  }
+
+  /**
+   * Returns the error the client reports for `error`: a `ToolError` with every text scrubbed
+   * of the credentials, anything else as a scrubbed `transport` error.
+   */
+  scrubError(error: unknown): ToolError {
+    if (isToolError(error)) return scrubError(error, this.#secrets);
+    return new ToolError({ type: "transport", message: this.scrub(errorText(error)) });
+  }
+
   /** Sets the negotiated protocol version, sent as `MCP-Protocol-Version` from now on. */
   useProtocolVersion(version: string): void {
     this.#protocolVersion = version;
@@ -262,7 +302,7 @@ export class McpSession {
         { id, method, onMessage: options.onMessage },
         options,
       );
-      if (this.#modern) checkResultType(method, result);
+      if (this.#modern) checkResultType(method, result, this.#secrets);
       return result;
     } catch (error) {
       throw this.#failure(error, options);
@@ -372,8 +412,7 @@ export class McpSession {
       }
       for await (const classified of this.#streamedMessages(response.body, signal)) {
         if (classified.type !== "request" && classified.type !== "notification") continue;
-        const message =
-          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets);
+        const message = this.scrubValue(classified);
         const [oldest] = this.#listening;
         if (oldest) oldest(message);
         else if (message.type === "request") this.#refuseUnasked(message.message);
@@ -501,9 +540,7 @@ export class McpSession {
     return response;
   }
 
-  // One HTTP request to the endpoint. A redirect is never followed: it would resend the body
-  // and the caller's headers to a host they did not name (SSRF, leaked keys); "manual" rather
-  // than "error", which Workers do not support. With `auth`, the request carries its
+  // One HTTP request to the endpoint. A redirect is never followed (`NO_REDIRECT`). With `auth`, the request carries its
   // `Authorization`; a 401, or a 403 with `insufficient_scope`, has `auth.unauthorized()` get
   // new credentials (the deadline stopped meanwhile) and the request goes once more; a refusal
   // after that is returned as is, to fail as HTTP 401/403 (design.md OA1, OA2). `signIn: false`
@@ -515,7 +552,7 @@ export class McpSession {
     { signIn = true } = {},
   ): Promise<Response> {
     const fetchImpl = this.#fetch ?? globalThis.fetch;
-    const request: RequestInit = { ...init, redirect: "manual" };
+    const request: RequestInit = { ...init, redirect: NO_REDIRECT };
     if (signal) request.signal = signal;
     const auth = this.#auth;
     // A custom `fetch` may ignore the signal; the caller must not hang on it.
@@ -638,9 +675,7 @@ export class McpSession {
       case "notification":
         // What the server shows the caller (a log line, a question) is scrubbed too: a hostile
         // server may echo the credentials it was sent.
-        awaited.onMessage?.(
-          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets),
-        );
+        awaited.onMessage?.(this.scrubValue(classified));
         return undefined;
       case "invalid":
         throw protocolError(`${awaited.method}: the server sent ${classified.error.error.message}`);
@@ -664,15 +699,8 @@ export class McpSession {
       rpcDetails.set(error, { status });
       return error;
     };
-    // A browser hides a manual redirect as an opaque answer with status 0.
-    if ((response.type as string) === "opaqueredirect" || (status >= 300 && status < 400)) {
-      response.body?.cancel().catch(() => {});
-      const location = response.headers.get("location");
-      const to = location ? ` to ${this.scrub(redactUrl(safeUrl(location, this.#url)))}` : "";
-      return fail(
-        `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed, so connect to the final URL`,
-      );
-    }
+    const redirect = refusedRedirect(response, this.#url, this.#secrets);
+    if (redirect) return fail(`${redirect}, so connect to the final URL`);
     if (this.#modern && (status === 400 || status === 404)) {
       const failure = await this.#rpcErrorBody(response, options);
       if (failure) return failure;
@@ -683,7 +711,8 @@ export class McpSession {
     }
     const detail = await readBody(response, ERROR_BODY_BYTES, options.signal).catch(() => "");
     const shown = detail.trim() === "" ? "" : `: ${excerpt(detail.trim(), this.#secrets)}`;
-    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined)}`);
+    const challenged = response.headers.has("www-authenticate");
+    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined, challenged)}`);
   }
 
   // The 2026-07-28 headers of one request: the version, `Mcp-Method`, `Mcp-Name` for the
@@ -823,11 +852,15 @@ async function withTimer<T>(ms: number, run: (signal: AbortSignal) => Promise<T>
 
 // A 2026-07-28 result says what it is: `complete` (or no `resultType`, as an older server
 // sends), or `input_required`, which only a call may get. Anything else is not understood.
-function checkResultType(method: string, result: Record<string, unknown>): void {
+function checkResultType(
+  method: string,
+  result: Record<string, unknown>,
+  secrets: readonly string[],
+): void {
   const kind = result.resultType;
   if (kind === undefined || kind === "complete") return;
   if (kind === "input_required" && method === "tools/call") return;
-  const shown = JSON.stringify(String(kind)).slice(0, 40);
+  const shown = JSON.stringify(excerpt(String(kind), secrets, 40));
   throw protocolError(`${method} returned resultType ${shown}, which this client does not take`);
 }
 
@@ -863,17 +896,6 @@ export function scrubError(error: ToolError, secrets: readonly string[]): ToolEr
     : new ToolError(clean as ToolErrorInput);
 }
 
-function scrubValue<T>(value: T, secrets: readonly string[]): T {
-  if (typeof value === "string") return scrub(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets)) as T;
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = scrubValue(item, secrets);
-    return out as T;
-  }
-  return value;
-}
-
 function rpcFailure(
   method: string,
   error: JsonRpcErrorObject,
@@ -881,8 +903,14 @@ function rpcFailure(
   secrets: readonly string[],
 ): ToolError {
   const text = excerpt(String(error.message), secrets);
-  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})`);
+  const hint = error.code === MCP_ERROR.missingClientCapability ? CAPABILITY_HINT : "";
+  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})${hint}`);
 }
+
+// A 2026 server refuses a call whose tool asks for what the request did not declare; the
+// declaration is a `connectMcp` option the user has to know about.
+const CAPABILITY_HINT =
+  "; connectMcp declares form questions only with `formInteractions: true` and sampling with `samplingInteractions: true`, then answers them through the call's `onInteraction`";
 
 function parseJsonText(text: string, secrets: readonly string[]): unknown {
   try {
@@ -940,20 +968,19 @@ export async function readBody(
   }
 }
 
-function safeUrl(location: string, base: string): string {
-  try {
-    return new URL(location, base).href;
-  } catch {
-    return "[invalid URL]";
-  }
-}
-
-function advice(status: number, withAuth: boolean): string {
-  if ((status === 401 || status === 403) && withAuth) {
+// A 403 is about credentials only when it says so with a `WWW-Authenticate` challenge (RFC
+// 6750's insufficient_scope); otherwise the server refused the request itself, e.g. a Host or
+// Origin it does not serve, and its own words (shown before this) say why.
+function advice(status: number, withAuth: boolean, challenged: boolean): string {
+  const aboutCredentials = status === 401 || (status === 403 && challenged);
+  if (aboutCredentials && withAuth) {
     return " (the server refused the credentials `auth` gave, signing in again did not help)";
   }
-  if (status === 401 || status === 403) {
+  if (aboutCredentials) {
     return " (the server refused the credentials; pass `auth` (see toolwire/oauth) or an Authorization header)";
+  }
+  if (status === 403) {
+    return " (the server refused this request, not its credentials: a toolwire server answers this way to a Host or Origin outside `allowedHosts`/`allowedOrigins`)";
   }
   if (status === 404) return " (check the endpoint path in `url`)";
   return "";

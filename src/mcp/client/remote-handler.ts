@@ -1,6 +1,11 @@
 import type { ToolName } from "../../declaration/tool-name.ts";
 import { ToolError, unreachable } from "../../errors.ts";
-import { type CallAnswer, CallMachine, type CallState } from "../../execution/call-machine.ts";
+import {
+  type CallAnswer,
+  type CallEvent,
+  CallMachine,
+  type CallState,
+} from "../../execution/call-machine.ts";
 import type { ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
@@ -76,9 +81,26 @@ export class RemoteHandler extends CallMachine<Question> {
 
   // Arguments that fail the check end the call here; nothing reaches the server.
   protected start(args: unknown, callId: string | undefined): void {
-    this.#arguments = this.#plan.checkArguments(args);
+    try {
+      this.#arguments = this.#plan.checkArguments(args);
+    } catch (error) {
+      throw this.#session.scrubError(error);
+    }
     this.#callId = callId;
     this.#send({});
+  }
+
+  // Every failure the call reports is scrubbed of the client's credentials, whoever built it
+  // (the server's texts reach errors through the result checks and the input requests too),
+  // and so is a result that echoes one: the model and the run's events read it.
+  protected override emit(event: CallEvent<Question>): void {
+    if (event.type === "failed") {
+      super.emit({ type: "failed", error: this.#session.scrubError(event.error) });
+    } else if (event.type === "done") {
+      super.emit({ type: "done", result: this.#session.scrubEchoes(event.result) });
+    } else {
+      super.emit(event);
+    }
   }
 
   // One `tools/call` request; a retry of an `input_required` round carries its answers.
@@ -124,7 +146,8 @@ export class RemoteHandler extends CallMachine<Question> {
       fail(`\`${tool}\` still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
       return;
     }
-    const requests = inputRequests ?? {};
+    // Scrubbed like a 2025 server's requests on the stream: their prompts reach the caller.
+    const requests = this.#session.scrubValue(inputRequests ?? {});
     if (typeof requests !== "object" || requests === null || Array.isArray(requests)) {
       fail(`\`${tool}\` returned \`inputRequests\` that is not an object`);
       return;

@@ -12,6 +12,7 @@ import { ToolError, type ValidationIssue } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ContentAnnotations, ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
+import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
 import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
@@ -49,6 +50,8 @@ export interface RemoteToolOptions {
   samplingInteractions?: boolean;
   /** 2026-07-28: `x-mcp-header` annotations are read, and a tool with an invalid one skipped. */
   modern?: boolean;
+  /** The client's credentials, scrubbed from a name or header before it is cut for a reason. */
+  secrets?: readonly string[];
 }
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
@@ -68,7 +71,8 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
     return "a tools/list entry has no string `name`";
   }
   const nativeName = value.name;
-  const shown = JSON.stringify(nativeName.slice(0, 140));
+  const secrets = options.secrets ?? [];
+  const shown = JSON.stringify(excerpt(nativeName, secrets, 140));
   if (!isJsonObject(value.inputSchema)) return `tool ${shown} has no object \`inputSchema\``;
   if (value.outputSchema !== undefined && !isJsonObject(value.outputSchema)) {
     return `tool ${shown} has an \`outputSchema\` that is not an object`;
@@ -84,7 +88,7 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
   if (execution.taskSupport === "required") {
     return `tool ${shown} can only run as a task (the Tasks extension), which this client does not speak`;
   }
-  const paramHeaders = options.modern ? paramHeadersOf(value.inputSchema) : [];
+  const paramHeaders = options.modern ? paramHeadersOf(value.inputSchema, secrets) : [];
   if (typeof paramHeaders === "string") return `tool ${shown} ${paramHeaders}`;
   const annotations = annotationsOf(value.annotations);
   const form = options.formInteractions;
@@ -120,7 +124,10 @@ const MAX_SCHEMA_DEPTH = 64;
 // The `x-mcp-header` annotations of an input schema, or why one is invalid: each must be a
 // token, unique without regard to case, on a string, integer or boolean property reached from
 // the root through `properties` only (not `items`, a composition or a `$ref`).
-function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] | string {
+function paramHeadersOf(
+  schema: Record<string, unknown>,
+  secrets: readonly string[],
+): ParamHeader[] | string {
   const found: ParamHeader[] = [];
   const names = new Set<string>();
   let problem: string | undefined;
@@ -133,7 +140,7 @@ function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] | string
     if (!isJsonObject(node)) return;
     const header = node["x-mcp-header"];
     if (header !== undefined) {
-      const shown = JSON.stringify(String(header)).slice(0, 60);
+      const shown = JSON.stringify(excerpt(String(header), secrets, 60));
       if (path === undefined || path.length === 0) {
         problem = `has an \`x-mcp-header\` ${shown} outside a plain property`;
       } else if (typeof header !== "string" || !TOKEN.test(header)) {

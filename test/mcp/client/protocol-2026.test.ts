@@ -205,6 +205,22 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     const refused = await caught(off.call("sample", { prompt: "hi" }));
     expect(refused.type).toBe("protocol");
     expect(refused.message).toContain("-32021");
+    expect(refused.message).toContain("`samplingInteractions: true`");
+  });
+
+  it("names the option a question needs when the default client meets a tool that asks", async () => {
+    // What a new user writes: the defaults, and an answerer on the call.
+    const { handler } = fixtureHandler({ stateSecret: "s".repeat(32) });
+    const client = await connectMcp({ url, fetch: handler.fetch });
+    const refused = await caught(
+      client.call(
+        "ask_text",
+        {},
+        { onInteraction: async (request) => InteractionResponse.submit(request.id, "hi") },
+      ),
+    );
+    expect(refused.message).toContain("-32021");
+    expect(refused.message).toContain("`formInteractions: true`");
   });
 
   it("fails a call typed when input_required is malformed or asks what the client cannot answer", async () => {
