@@ -286,7 +286,7 @@ test("the deploy guide's Worker is examples/worker, which npm test bundles with 
     (block) => block.document === "docs/deploy.md" && block.code.startsWith("// worker.ts\n"),
   );
   const example = readFileSync(join(root, "examples/worker/worker.ts"), "utf8")
-    .replace(/^\/\*\*[\s\S]*?\*\/\n/, "")
+    .replace(/^\/\*\*[\s\S]*?\*\/\n+/, "")
     .replaceAll('"../../src/index.ts"', '"toolwire"')
     .replaceAll('"../../src/mcp/index.ts"', '"toolwire/mcp"');
   expect(worker?.code.replace("// worker.ts\n", "")).toBe(example.trimEnd());
