@@ -240,7 +240,12 @@ export async function followReadme({ tarball, dependencies, dir }) {
   const clone = join(dir, "toolwire");
   mkdirSync(clone, { recursive: true });
   cpSync(tarball, join(clone, basename(tarball)));
-  for (const example of readdirSync(join(root, "examples"))) {
+  // Each folder of examples/ is a project (examples/README.md lists them).
+  const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  check(examples.length >= 6, `examples/ holds ${examples.join(", ")}`);
+  for (const example of examples) {
     const to = join(clone, "examples", example);
     cpSync(join(root, "examples", example), to, {
       recursive: true,
@@ -286,7 +291,7 @@ export async function followReadme({ tarball, dependencies, dir }) {
   await checkWorker(folder, "the README's Worker");
 
   // Every example, installed as a user would and started.
-  for (const example of readdirSync(join(clone, "examples"))) {
+  for (const example of examples) {
     const project = join(dir, `example-${example}`);
     cpSync(join(clone, "examples", example), project, { recursive: true });
     shell(`npm install ${join(clone, basename(tarball))}`, project, install);
