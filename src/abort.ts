@@ -2,7 +2,51 @@ import { ToolError, type ToolErrorInput } from "./errors.ts";
 
 // The one way toolwire races work against an `AbortSignal` (see `docs/design.md`, "Tools and
 // toolsets", T9): the listener is added once and removed when either side settles, so a
-// long-lived signal never collects listeners.
+// long-lived signal never collects listeners. Every race on one signal shares a single
+// platform listener that fans out, so a turn of 500 parallel calls adds one listener to the
+// run's signal, not 500 (Node warns past 10).
+
+interface FanOut {
+  readonly callbacks: Set<() => void>;
+  readonly fire: () => void;
+}
+
+const fanOuts = new WeakMap<AbortSignal, FanOut>();
+
+/**
+ * Calls `callback` once when `signal` (not yet aborted) aborts, through the signal's one
+ * shared listener. Returns the function that stops watching; the shared listener goes once
+ * nobody watches.
+ */
+export function watchAbort(signal: AbortSignal, callback: () => void): () => void {
+  let fanOut = fanOuts.get(signal);
+  if (!fanOut) {
+    const callbacks = new Set<() => void>();
+    const fire = () => {
+      fanOuts.delete(signal);
+      for (const each of callbacks) {
+        try {
+          each();
+        } catch {
+          // One watcher's failure must not keep the others from hearing the abort.
+        }
+      }
+      callbacks.clear();
+    };
+    fanOut = { callbacks, fire };
+    fanOuts.set(signal, fanOut);
+    signal.addEventListener("abort", fire, { once: true });
+  }
+  const own = fanOut;
+  // A fresh function per watch, so the same callback watched twice is stopped independently.
+  const entry = () => callback();
+  own.callbacks.add(entry);
+  return () => {
+    if (!own.callbacks.delete(entry) || own.callbacks.size > 0) return;
+    signal.removeEventListener("abort", own.fire);
+    if (fanOuts.get(signal) === own) fanOuts.delete(signal);
+  };
+}
 
 /**
  * Settles like `promise`, or rejects as soon as `signal` aborts, with what `reason` returns
@@ -20,9 +64,8 @@ export function raceSignal<T>(
     return Promise.reject(reason(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(reason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    const stop = watchAbort(signal, () => reject(reason(signal)));
+    promise.then(resolve, reject).finally(stop);
   });
 }
 

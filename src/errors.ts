@@ -169,8 +169,14 @@ export function isToolError<T extends ToolErrorType>(
   type: T,
 ): value is ToolError & { type: T; data: Extract<ToolErrorData, { type: T }> };
 export function isToolError(value: unknown, type?: ToolErrorType): boolean {
-  if (typeof value !== "object" || value === null || !(BRAND in value)) return false;
-  return type === undefined || (value as unknown as ToolError).type === type;
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    if (!(BRAND in value)) return false;
+    return type === undefined || (value as unknown as ToolError).type === type;
+  } catch {
+    // A revoked Proxy, or one whose traps throw, is no ToolError.
+    return false;
+  }
 }
 
 function asError(value: ToolError | ToolErrorData): ToolError {
@@ -295,7 +301,20 @@ function parseIssues(value: unknown, bad: (why: string) => ToolError): Validatio
   });
 }
 
-/** The text to show for any thrown value: an `Error`'s message, anything else as a string. */
+/**
+ * The text to show for any thrown value: an `Error`'s message, anything else as a string. It
+ * never throws: a value that cannot be read (a revoked Proxy, a throwing `message` getter or
+ * `toString`, an object without a prototype) gets a fixed text, so a hostile throw still
+ * becomes an error result rather than a raw rejection.
+ */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    if (error instanceof Error) {
+      const message: unknown = error.message;
+      return typeof message === "string" ? message : String(message);
+    }
+    return String(error);
+  } catch {
+    return "a thrown value that cannot be shown as text";
+  }
 }

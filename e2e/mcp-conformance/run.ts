@@ -7,8 +7,11 @@
 //   - 0.2.0-alpha.12 at `--requirements 2026-07-28` (expected-failures-2026-07-28.yaml);
 // then the client scenarios of 0.2.0-alpha.12 at both revisions, the suite's scenario servers
 // driving `connectMcp` through e2e/mcp-conformance/client.ts
-// (expected-client-failures-<revision>.yaml).
-// `--only legacy|2025-11-25|2026-07-28` runs one of them; `--no-baseline` drops the baselines;
+// (expected-client-failures-<revision>.yaml): once pinned to the revision (`client-<revision>`)
+// and once with the default `protocol: "auto"` a user gets (`client-auto-<revision>`, same
+// baseline), since only the default meets a server's answer to the era probe.
+// `--only <run>` (legacy, 2025-11-25, 2026-07-28, client-2025-11-25, client-auto-2026-07-28, …)
+// runs one of them; `--no-baseline` drops the baselines;
 // other arguments (e.g. `--scenario tools-list`) go to the suite. Exits non-zero when any run
 // fails (a scenario outside its baseline failed, or a baseline entry passed).
 import { spawn } from "node:child_process";
@@ -61,28 +64,31 @@ const RUNS = {
     ],
     baseline: here("expected-failures-2026-07-28.yaml"),
   },
-  "client-2025-11-25": {
-    command: clientRun("2025-11-25"),
-    baseline: here("expected-client-failures-2025-11-25.yaml"),
-  },
-  "client-2026-07-28": {
-    command: clientRun("2026-07-28"),
-    baseline: here("expected-client-failures-2026-07-28.yaml"),
-  },
+  "client-2025-11-25": clientRun("2025-11-25"),
+  "client-2026-07-28": clientRun("2026-07-28"),
+  "client-auto-2025-11-25": clientRun("2025-11-25", "auto"),
+  "client-auto-2026-07-28": clientRun("2026-07-28", "auto"),
 } as const;
 
-function clientRun(revision: string): string[] {
-  return [
-    here("../../node_modules/node22/bin/node"),
-    here("../../node_modules/conformance-next/dist/index.js"),
-    "client",
-    "--command",
-    `${process.execPath} ${clientFile}`,
-    "--timeout",
-    String(CLIENT_SCENARIO_TIMEOUT_MS),
-    "--requirements",
-    revision,
-  ];
+function clientRun(revision: string, protocol?: "auto") {
+  return {
+    command: [
+      here("../../node_modules/node22/bin/node"),
+      here("../../node_modules/conformance-next/dist/index.js"),
+      "client",
+      // `exec`: the suite runs the command through a shell and, at its limit, kills only the
+      // shell; without it a client cut off there lives on.
+      "--command",
+      `exec ${process.execPath} ${clientFile}`,
+      "--timeout",
+      String(CLIENT_SCENARIO_TIMEOUT_MS),
+      "--requirements",
+      revision,
+    ],
+    baseline: here(`expected-client-failures-${revision}.yaml`),
+    // The suite hands its environment to the client it starts; client.ts reads this.
+    env: protocol ? { TOOLWIRE_CONFORMANCE_PROTOCOL: protocol } : {},
+  };
 }
 
 const argv = process.argv.slice(2);
@@ -122,7 +128,8 @@ for (const [name, run] of runs) {
     : [...command, "--url", `${server.url}/mcp`];
   if (!argv.includes("--no-baseline")) args.push("--expected-failures", run.baseline);
   console.log(`\n== conformance ${name} ==`);
-  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit" });
+  const env = { ...process.env, ...("env" in run ? run.env : {}) };
+  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit", env });
   const code = await new Promise<number>((resolve) => {
     child.once("close", (exit) => resolve(exit ?? 1));
     child.once("error", () => resolve(1));

@@ -354,7 +354,9 @@ function defused<T>(value: T): T {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item = defused(value[i]);
-      if (item !== value[i]) (out ??= value.slice())[i] = item;
+      if (item === value[i]) continue;
+      out ??= value.slice();
+      out[i] = item;
     }
     return (out ?? value) as T;
   }

@@ -7,7 +7,7 @@ import type { Conversation } from "../compaction/conversation.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { byName } from "../declaration/tool-name.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
-import type { Message, ReasoningBlock } from "../models/message.ts";
+import type { Message, ReasoningBlock, ServerToolBlock } from "../models/message.ts";
 import type { FinishReason, Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
 import { isModelError, ModelError } from "../models/model-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
@@ -17,6 +17,7 @@ import type { EmitEvent } from "./events.ts";
 import { type Approver, armImageTaint, type InterlockPolicy, judgedInfo } from "./gates.ts";
 import { addUsage, type RunResult, type StopCause } from "./run.ts";
 import {
+  appendAssistant,
   appendInput,
   appendUserContent,
   assistantMessage,
@@ -172,7 +173,10 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       // Keep what the user already saw stream; calls that never ran are dropped whole, so no
       // `tool_use` is left without its result (A1).
       if (turn.text !== "")
-        messages.push({ role: "assistant", content: [{ type: "text", text: turn.text }] });
+        appendAssistant(messages, {
+          role: "assistant",
+          content: [{ type: "text", text: turn.text }],
+        });
       if (turn.end === "cancelled") return finish("cancelled");
       const overflow = isModelError(turn.error, "context_overflow");
       if (overflow && step && !overflowRetried && turn.text === "") {
@@ -192,22 +196,27 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       turn.toolCalls.length === 0 &&
       (cause === "length" || cause === "content_filter" || cause === "refusal")
     ) {
-      if (turn.text !== "" || turn.reasoning.length > 0) {
-        messages.push(assistantMessage(turn.text, [], turn.reasoning));
+      if (turn.text !== "" || turn.before.length > 0) {
+        appendAssistant(messages, assistantMessage(turn.text, [], turn.before));
       }
       return finish(cause);
     }
-    if (turn.text === "" && turn.toolCalls.length === 0) {
+    if (
+      turn.text === "" &&
+      turn.toolCalls.length === 0 &&
+      !turn.before.some((b) => b.type === "server_tool")
+    ) {
       empty += 1;
       if (empty > MAX_EMPTY_TURNS) return finish("no_output");
       appendUserContent(messages, [{ type: "text", text: EMPTY_TURN_NUDGE }]);
       continue;
     }
     empty = 0;
-    messages.push(assistantMessage(turn.text, turn.toolCalls, turn.reasoning));
-    // A turn with calls is acted on whatever finish reason the provider reported.
+    appendAssistant(messages, assistantMessage(turn.text, turn.toolCalls, turn.before));
+    // A turn with calls is acted on whatever finish reason the provider reported. A paused one
+    // (Anthropic's server tools ran long) goes back as it is, and the model carries on.
     if (turn.toolCalls.length === 0) {
-      if (steering.length > 0) continue;
+      if (steering.length > 0 || turn.finish === "pause") continue;
       return finish("done");
     }
     const outcome = await handleCalls(turn.toolCalls, context);
@@ -278,8 +287,9 @@ interface ModelTurn {
   toolCalls: ModelToolCall[];
   usage?: ModelUsage;
   finish?: FinishReason;
-  /** Complete reasoning blocks, kept in the assistant message before its text. */
-  reasoning: ReasoningBlock[];
+  /** Complete reasoning blocks, then the blocks of tools the provider ran itself (server tools),
+   * kept in the assistant message before its text. */
+  before: (ReasoningBlock | ServerToolBlock)[];
   /** The failure, for `failed`. */
   error?: unknown;
 }
@@ -297,7 +307,7 @@ export async function streamModelTurn(
   options: { signal: AbortSignal; emit: EmitEvent; turn: number; idleTimeoutMs?: number },
 ): Promise<ModelTurn> {
   const { signal, emit, turn, idleTimeoutMs = Number.POSITIVE_INFINITY } = options;
-  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], reasoning: [] };
+  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], before: [] };
   if (signal.aborted) {
     result.end = "cancelled";
     return result;
@@ -358,8 +368,11 @@ export async function streamModelTurn(
         case "reasoning_delta":
           if (event.text !== "") emit({ type: "reasoning_delta", turn, text: event.text });
           break;
+        // A tool the provider ran (Anthropic's web search, …) is kept as it came, never run
+        // here (docs/design.md, "Models", P4).
         case "reasoning":
-          result.reasoning.push(event.block);
+        case "server_tool":
+          result.before.push(event.block);
           break;
         case "retry":
           emit({

@@ -25,6 +25,7 @@ export type {
   ImageBlock,
   Message,
   ReasoningBlock,
+  ServerToolBlock,
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,

@@ -71,7 +71,9 @@ export interface ConnectStdioOptions {
   /**
    * The revision spoken, as for `connectMcp`: `"auto"` (default) probes with `server/discover`
    * and falls back to `initialize` (2025-11-25) when the server answers with an error that is
-   * not a 2026-07-28 one; the verdict holds for this process. `"2026-07-28"` or `"2025-11-25"`
+   * not a 2026-07-28 one, with no answer in 5 s, or with a result that is no discover result
+   * listing 2026-07-28 (the `{}` some servers answer every method with); the verdict holds
+   * for this process. `"2026-07-28"` or `"2025-11-25"`
    * speak only that one.
    */
   protocol?: ConnectMcpOptions["protocol"];

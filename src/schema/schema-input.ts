@@ -15,6 +15,28 @@ export type JsonSchemaCheck = (value: unknown) => ValidationIssue[];
  */
 export type JsonSchemaValidator = (schema: Record<string, unknown> | boolean) => JsonSchemaCheck;
 
+// Where a validator keeps its variant for foreign schemas (toolwire's guards their regex work,
+// `guardPatterns`); a registry symbol, so a second copy of toolwire finds it too. The variant
+// lives with the interpreter, so a client without `jsonSchemaValidator` ships neither.
+const FOREIGN = Symbol.for("toolwire.foreignSchemaValidator");
+
+/**
+ * The variant of `validator` to run on schemas a remote server wrote: toolwire's own guards
+ * their regular expressions; a validator of another kind is used as it is.
+ */
+export function foreignValidator(validator: JsonSchemaValidator): JsonSchemaValidator {
+  return (validator as { [FOREIGN]?: JsonSchemaValidator })[FOREIGN] ?? validator;
+}
+
+/** Gives `validator` the variant `foreignValidator` returns for it. */
+export function withForeignValidator(
+  validator: JsonSchemaValidator,
+  foreign: JsonSchemaValidator,
+): JsonSchemaValidator {
+  Object.defineProperty(validator, FOREIGN, { value: foreign });
+  return validator;
+}
+
 /** A schema given as a document rather than a valibot schema. */
 export interface RawJsonSchemaInput {
   /** The JSON Schema document. */

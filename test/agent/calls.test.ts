@@ -25,8 +25,10 @@ import { connectMcp } from "../../src/mcp/index.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
 import { toolContentText } from "../../src/models/tool-content-text.ts";
 import { caught } from "../support/caught.ts";
+import { createCountingSignal } from "../support/counting-signal.ts";
 import { createFakeMcp } from "../support/fake-mcp-fetch.ts";
 import { createGate } from "../support/gate.ts";
+import { capturedWarnings } from "../support/process-warnings.ts";
 
 describe("failureText", () => {
   test("names the tool and lists each validation issue on its own line", () => {
@@ -544,4 +546,42 @@ describe("concurrency", () => {
       expect(await runConcurrently(jobs, Number.POSITIVE_INFINITY)).toEqual([0, 1, 2]);
     });
   });
+});
+
+// Issue 23, item 15: every parallel call raced the run's signal with its own abort listener,
+// so a turn of 11 or more calls printed MaxListenersExceededWarning.
+describe("a turn of many parallel calls", () => {
+  test.each([11, 64, 500])(
+    "runs %i parallel calls with no process warning and one listener on the run's signal",
+    async (count) => {
+      const counting = createCountingSignal();
+      let peak = 0;
+      const gate = createGate();
+      let started = 0;
+      const slow = defineTool({
+        name: "slow",
+        description: "Waits for the gate",
+        readOnly: true,
+        input: v.object({}),
+        call: async () => {
+          started += 1;
+          peak = Math.max(peak, counting.active());
+          if (started === count) gate.open();
+          await gate.wait();
+          return "ok";
+        },
+      });
+      const calls = Array.from({ length: count }, () => ({ name: "slow", arguments: {} }));
+      const model = scriptedModel([{ toolCalls: calls }, { text: "done" }]);
+      const agent = new Agent({ model, tools: [slow], compaction: false });
+      const warnings = await capturedWarnings(async () => {
+        const result = await agent.run("go", { signal: counting.signal }).result;
+        expect(result.stop).toBe("done");
+      });
+      expect(warnings).toEqual([]);
+      expect(started).toBe(count);
+      expect(peak).toBeLessThanOrEqual(3);
+      expect(counting.active()).toBe(0);
+    },
+  );
 });

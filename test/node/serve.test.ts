@@ -259,6 +259,28 @@ describe("serve", () => {
     }
   });
 
+  it("closes the connection of a request head that stalls, 408", async () => {
+    const server = await serve(
+      { fetch: () => new Response("never") },
+      { port: 0, headersTimeoutMs: 200 },
+    );
+    try {
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk;
+      });
+      socket.on("error", () => {});
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      // The blank line that ends the head never comes.
+      socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("lets an answer take longer than requestTimeoutMs once the request has arrived", async () => {
     const handler: FetchHandler = {
       fetch: async (request) => {
@@ -622,6 +644,34 @@ describe("serve", () => {
               "io.modelcontextprotocol/clientCapabilities": {},
             },
           },
+        }),
+      }).catch((error: unknown) => error);
+      await observed.started;
+      client.abort();
+      expect(await observed.aborted).toBeDefined();
+      expect(await pending).toBeInstanceOf(Error);
+    });
+  });
+
+  // Issue 23 (11): an anonymous 2025 caller's notification cannot be told from another's, so
+  // its call ends when its own connection does.
+  it("cancels an anonymous 2025 call when its client disconnects from the socket", async () => {
+    const { toolset, observed } = fixtureToolset();
+    const handler = createMcpHandler(toolset, { name: "n", version: "1" });
+    await serving(handler, async (server) => {
+      const client = new AbortController();
+      const pending = fetch(`${server.url}/mcp`, {
+        method: "POST",
+        signal: client.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "wait", arguments: {} },
         }),
       }).catch((error: unknown) => error);
       await observed.started;

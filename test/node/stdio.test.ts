@@ -214,6 +214,7 @@ describe("connectStdio when the child misbehaves", () => {
     options: {
       stubborn?: boolean;
       mute?: boolean;
+      empty?: boolean;
       maxMessageBytes?: number;
       onLog?: (log: ToolLog) => void;
       env?: Record<string, string>;
@@ -227,6 +228,7 @@ describe("connectStdio when the child misbehaves", () => {
         join(fixtures, "rogue-server.mjs"),
         ...(options.stubborn ? ["--stubborn"] : []),
         ...(options.mute ? ["--mute"] : []),
+        ...(options.empty ? ["--empty"] : []),
       ],
       env: { GIVEN: "by the caller", ...options.env },
       stderr: (line) => {
@@ -329,6 +331,16 @@ describe("connectStdio when the child misbehaves", () => {
       expect((await tools.listTools()).map((tool) => tool.name)).toContain("env");
     });
   }, 15_000);
+
+  // Issue 22 item 1: `{}` for server/discover is a 2025 server answering every method it does
+  // not know, never a 2026 server without tools.
+  it("takes a server that answers server/discover with {} for a 2025-11-25 one", async () => {
+    const child = rogue({ empty: true });
+    await using(child.toolset, async (tools) => {
+      expect((await tools.listTools()).map((tool) => tool.name)).toContain("env");
+      expect(text(await tools.call("env", {}))).toContain("by the caller");
+    });
+  });
 
   it("rejects a command that cannot start with invalid_configuration", async () => {
     const error = await caught(connectStdio({ command: "toolwire-no-such-command" }));

@@ -122,6 +122,14 @@ export function rpcErrorOf(error: unknown): RpcErrorDetail | undefined {
 /** Default cap of one response body, SSE line or SSE event: 4 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
+/** Default cap of replies to the server's own requests waiting to be sent: 256. */
+export const DEFAULT_MAX_PENDING_REPLIES = 256;
+
+// Replies to the server's requests (pings, refusals) are POSTs of their own; this many go at
+// once, the rest wait in order, so a flood of 10,000 pings neither opens 10,000 requests nor
+// keeps a call's or the listing's own requests from going out.
+const REPLIES_IN_FLIGHT = 4;
+
 // The session DELETE is bounded so shutdown cannot hang; a cancellation notice gets a second.
 const CLOSE_TIMEOUT_MS = 5000;
 const CANCEL_TIMEOUT_MS = 1000;
@@ -153,6 +161,14 @@ export class McpSession {
   readonly #listening = new Set<(message: ServerMessage) => void>();
   #standalone: AbortController | undefined;
   #listen: AbortController | undefined;
+  readonly #replies: Array<() => Promise<void>> = [];
+  #repliesInFlight = 0;
+
+  /**
+   * Most replies to the server's own requests that wait to be sent (`maxPendingReplies`);
+   * past it a request gets no answer, as from a busy client.
+   */
+  maxPendingReplies = DEFAULT_MAX_PENDING_REPLIES;
 
   /**
    * @param url The MCP endpoint; its query and user info count as credentials.
@@ -332,6 +348,39 @@ export class McpSession {
   }
 
   /**
+   * Sends a reply to a request the server sent (a ping's answer, a refusal), four at a time
+   * per session, in order. A reply whose signal has aborted by its turn is not sent; past
+   * `maxPendingReplies` waiting, a reply is dropped (the server's request goes unanswered, as
+   * from a busy client), so a flood costs bounded memory and requests.
+   *
+   * @throws ToolError what `send` throws for a reply that was sent and failed.
+   */
+  reply(message: JsonRpcMessage, options: { signal?: AbortSignal; label: string }): Promise<void> {
+    return this.#queueReply(() =>
+      options.signal?.aborted ? Promise.resolve() : this.send(message, options),
+    );
+  }
+
+  #queueReply(send: () => Promise<void>): Promise<void> {
+    if (this.#closing || this.#replies.length >= this.maxPendingReplies) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#replies.push(() => send().then(resolve, reject));
+      this.#sendReplies();
+    });
+  }
+
+  #sendReplies(): void {
+    while (this.#repliesInFlight < REPLIES_IN_FLIGHT && this.#replies.length > 0) {
+      const next = this.#replies.shift() as () => Promise<void>;
+      this.#repliesInFlight += 1;
+      void next().finally(() => {
+        this.#repliesInFlight -= 1;
+        this.#sendReplies();
+      });
+    }
+  }
+
+  /**
    * Sends `notifications/cancelled` for a request, bounded to one second; `close()` waits for
    * it. A lost notice only leaves server work running: the call has already failed locally.
    */
@@ -387,16 +436,17 @@ export class McpSession {
   }
 
   /**
-   * Opens the 2025 standalone GET stream of a session, where a server may send requests and
-   * notifications that belong to no request's stream (a question asked outside a call's
-   * stream, a log line). Each one goes to the oldest call in flight, as if it had come on that
+   * Opens the 2025 standalone GET stream, where a server may send requests and notifications
+   * that belong to no request's stream (a question asked outside a call's stream, a log line).
+   * It is opened with or without a session id: a server that issued none may still have the
+   * stream (`@hono/mcp`'s default transport sends a tool's unrelated elicitation there). Each one goes to the oldest call in flight, as if it had come on that
    * call's stream; with no call in flight a `ping` is answered and any other request refused
    * (method not found). A server without the stream (405, or no event stream) is fine; the
    * stream is not reopened once it ends, and `close()` ends it. Each event is capped at
    * `maxMessageBytes`.
    */
   openStandaloneStream(): void {
-    if (this.#modern || this.#sessionId === undefined || this.#standalone) return;
+    if (this.#modern || this.#standalone) return;
     const controller = new AbortController();
     this.#standalone = controller;
     const { signal } = controller;
@@ -486,9 +536,9 @@ export class McpSession {
             error: { code: -32601, message: `${request.method}: no call is waiting for it` },
           };
     const label = "standalone stream";
-    void withTimer(CANCEL_TIMEOUT_MS, (signal) => this.send(reply, { signal, label })).catch(
-      () => {},
-    );
+    void this.#queueReply(() =>
+      withTimer(CANCEL_TIMEOUT_MS, (signal) => this.send(reply, { signal, label })),
+    ).catch(() => {});
   }
 
   // Params with the 2026-07-28 envelope in `_meta` (beside what the caller put there, such as

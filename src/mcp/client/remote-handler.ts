@@ -63,6 +63,8 @@ export class RemoteHandler extends CallMachine<Question> {
   #arguments: unknown;
   #round: Round | undefined;
   #rounds = 0;
+  // The `inputRequests` keys the caller declined in the last round.
+  #declined = new Set<string>();
 
   /**
    * Creates a handler in the ready state.
@@ -160,6 +162,18 @@ export class RemoteHandler extends CallMachine<Question> {
       fail(`\`${tool}\` returned input_required with neither inputRequests nor requestState`);
       return;
     }
+    // A server that asks again what the caller just declined would ask forever (the SDK v2
+    // docs' `acceptedContent(...)?.confirm !== true` re-asks on decline); the decline stands.
+    const again = Object.keys(requests).find((key) => this.#declined.has(key));
+    if (again !== undefined) {
+      const key = JSON.stringify(this.#session.scrub(again)).slice(0, 60);
+      const reason = `the server asked ${key} again after the caller declined it`;
+      return void this.emit({
+        type: "failed",
+        error: new ToolError({ type: "interaction_declined", tool, reason }),
+      });
+    }
+    this.#declined = new Set();
     const round: Round = { questions: [], answers: {}, requestState };
     const context = { toolName: tool, callId: this.#callId };
     for (const [key, entry] of Object.entries(requests)) {
@@ -207,6 +221,7 @@ export class RemoteHandler extends CallMachine<Question> {
         ? answer.response
         : ({ type: "decline", id: question.request.id } satisfies ToolInteractionResponse);
     if (response.type === "cancel" || !this.#round) return;
+    if (response.type === "decline") this.#declined.add(question.key);
     const value = inputResponseFor(question.request, response);
     if (value instanceof ToolError) return void this.emit({ type: "failed", error: value });
     this.#round.answers[question.key] = value;
@@ -273,7 +288,7 @@ export class RemoteHandler extends CallMachine<Question> {
 
   #reply(message: JsonRpcMessage): void {
     this.#session
-      .send(message, { signal: this.#controller.signal, label: this.toolName })
+      .reply(message, { signal: this.#controller.signal, label: this.toolName })
       .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
 

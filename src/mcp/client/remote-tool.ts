@@ -15,7 +15,11 @@ import type { ToolResult } from "../../execution/tool-result.ts";
 import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
-import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
+import {
+  foreignValidator,
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+} from "../../schema/schema-input.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
 import { LOGGING_LEVELS } from "../protocol.ts";
 import { encodeHeaderValue, protocolError } from "./mcp-session.ts";
@@ -200,7 +204,11 @@ function iconsOf(value: unknown): ToolIcon[] {
 export interface RemoteCallPlan {
   /** The tool. */
   tool: RemoteTool;
-  /** The client's validator; without one the server alone checks arguments and replies. */
+  /**
+   * The client's validator in its variant for foreign schemas (`foreignValidator`: toolwire's
+   * guards their patterns); without one the
+   * server alone checks arguments and replies.
+   */
   jsonSchemaValidator: JsonSchemaValidator | undefined;
   /** The idle deadline of one call, in milliseconds. */
   timeoutMs: number;
@@ -208,6 +216,8 @@ export interface RemoteCallPlan {
   formInteractions: boolean;
   /** Whether `sampling/createMessage` becomes a sampling interaction. */
   samplingInteractions: boolean;
+  /** Deepest nesting of an elicitation's `requestedSchema` taken as a question (`maxSchemaDepth`). */
+  maxSchemaDepth?: number | undefined;
   /**
    * Returns the arguments when they are a JSON object that satisfies the remote input schema
    * (checked only with a validator).
@@ -234,9 +244,12 @@ export function createRemoteCallPlan(
     formInteractions: boolean;
     samplingInteractions?: boolean;
     jsonSchemaValidator?: JsonSchemaValidator | undefined;
+    maxSchemaDepth?: number | undefined;
   },
 ): RemoteCallPlan {
-  const validator = options.jsonSchemaValidator;
+  // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
+  // meets, is left to the server; forms are checked the same way.
+  const validator = options.jsonSchemaValidator && foreignValidator(options.jsonSchemaValidator);
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
   const name = tool.info.name;
@@ -246,6 +259,7 @@ export function createRemoteCallPlan(
     timeoutMs: options.timeoutMs,
     formInteractions: options.formInteractions,
     samplingInteractions: options.samplingInteractions === true,
+    maxSchemaDepth: options.maxSchemaDepth,
     paramHeaders(args) {
       const headers: Record<string, string> = {};
       for (const { path, header } of tool.paramHeaders) {

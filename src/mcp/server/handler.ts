@@ -33,6 +33,7 @@ import {
 import { handleDelete, handlePost, methodNotAllowed, readPost } from "./rpc-2025.ts";
 import { claimsModern, handleModernPost } from "./rpc-2026.ts";
 import {
+  createDeclarations,
   createInFlightCalls,
   createPendingRequests,
   createSessionStore,
@@ -310,8 +311,9 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
         })
       : undefined;
   const onError = resolved.onError;
+  const served = Toolset.fromBackend(toolset);
   const state: ServerState = {
-    toolset: Toolset.fromBackend(toolset),
+    toolset: served,
     options: resolved,
     policy: createOriginPolicy(resolved.allowedOrigins, resolved.allowedHosts),
     sessions,
@@ -319,6 +321,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     inFlight,
     stateCodec: createStateCodec(resolved.stateSecret, resolved.requestStateTtlMs),
     listens: new Set(),
+    declarations: createDeclarations(served),
     protectedResource:
       resolved.resourceMetadata &&
       createProtectedResource(resolved.resourceMetadata, resolved.endpoint),
@@ -360,6 +363,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     // `serve()` calls this with the node:http request's parts (see design.md SP1).
     [ANSWER_DIRECTLY]: answer,
     toolsChanged() {
+      state.declarations.forget();
       for (const listen of [...state.listens]) listen.toolsChanged();
     },
     close() {

@@ -6,7 +6,6 @@
 
 import { byName } from "../../declaration/tool-name.ts";
 import { unreachable } from "../../errors.ts";
-import type { Toolset } from "../../toolset/toolset.ts";
 import {
   JSON_RPC_ERROR,
   type JsonRpcFailure,
@@ -261,7 +260,7 @@ function handleRequest(
     case "ping":
       return answer({});
     case "tools/list":
-      return listToolsPage(state.toolset, params.cursor, state.options.pageSize).then((page) =>
+      return listToolsPage(state, params.cursor).then((page) =>
         page ? answer(page) : fail(JSON_RPC_ERROR.invalidParams, "Invalid cursor"),
       );
     case "tools/call":
@@ -332,17 +331,18 @@ const CURSOR_PREFIX = "toolwire:after:";
 // One `tools/list` page, or `undefined` for a cursor this server did not issue. The cursor names
 // the last tool already listed (`listTools` is sorted by name), so a page never repeats or skips
 // a tool that survived a change to the list in between.
+// The toolset is listed afresh, and the declarations kept (`ServerState.declarations`).
 export async function listToolsPage(
-  toolset: Toolset,
+  state: ServerState,
   cursor: unknown,
-  pageSize: number,
 ): Promise<{ tools: McpTool[]; nextCursor?: string } | undefined> {
+  const pageSize = state.options.pageSize;
   let after: string | undefined;
   if (cursor !== undefined) {
     after = decodeCursor(cursor);
     if (after === undefined) return undefined;
   }
-  const all = await toolset.listTools();
+  const all = await state.declarations.list();
   const rest =
     after === undefined ? all : all.filter((tool) => byName(tool, { name: after as string }) > 0);
   const page = rest.slice(0, pageSize);

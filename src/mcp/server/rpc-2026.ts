@@ -4,7 +4,6 @@
 // `handler.ts` picks this exchange per POST (`claimsModern`); `mrtr.ts` turns a tool's questions
 // into `input_required`. See `docs/design.md`, "Serving MCP", "2026-07-28".
 
-import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { errorText } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
@@ -256,13 +255,11 @@ function discover(state: ServerState): Record<string, unknown> {
  * tool declared it (2026 allows any JSON Schema there, so it is not made an object schema).
  */
 async function listTools({ state, message, headers }: Scope): Promise<Answer> {
-  const page = await listToolsPage(state.toolset, message.params?.cursor, state.options.pageSize);
+  const page = await listToolsPage(state, message.params?.cursor);
   if (page) {
-    const declared = new Map<string, ToolInfo>(
-      (await state.toolset.listTools()).map((info) => [info.name, info]),
-    );
+    // The declarations of the list just made: no second listing.
     for (const tool of page.tools) {
-      const output = declared.get(tool.name)?.outputSchema?.schema;
+      const output = state.declarations.known(tool.name)?.outputSchema?.schema;
       if (output !== undefined) tool.outputSchema = output as Record<string, unknown>;
     }
   }
@@ -339,7 +336,9 @@ async function callTool(scope: Scope): Promise<Answer> {
   if (!isRecord(args)) {
     return fail(200, JSON_RPC_ERROR.invalidParams, "tools/call `arguments` must be an object");
   }
-  const tool = (await state.toolset.listTools()).find((info) => info.name === name);
+  // The declaration as last listed: listing the toolset here would make a gateway over a
+  // remote toolset list its upstream before every call.
+  const tool = await state.declarations.find(name);
   if (tool) {
     const schema = tool.inputSchema.schema;
     const problem = paramHeaderProblem(schema, args, request.headers);

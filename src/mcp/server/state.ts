@@ -3,6 +3,7 @@
 // many may run), and the questions waiting for a client's answer. Everything lives in the
 // process or isolate that created the handler (see `docs/design.md`, "Serving MCP").
 
+import type { ToolInfo } from "../../declaration/tool-info.ts";
 import type { Toolset } from "../../toolset/toolset.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../json-rpc.ts";
 import type { McpLoggingLevel } from "../protocol.ts";
@@ -28,6 +29,8 @@ export interface ServerState {
   readonly stateCodec: StateCodec;
   /** Open 2026 `subscriptions/listen` streams. */
   readonly listens: Set<Listen>;
+  /** The served tools' declarations as last listed. */
+  readonly declarations: Declarations;
   /** The protected-resource metadata and challenges, with `resourceMetadata`. */
   readonly protectedResource: ProtectedResource | undefined;
   /** Reports a failure the client only sees as a generic answer; never throws. */
@@ -362,6 +365,56 @@ export function createPendingRequests(): PendingRequests {
       entries.delete(key);
       entry.resolve(response);
       return true;
+    },
+  };
+}
+
+/**
+ * The served toolset's declarations as last listed. A 2026 `tools/call` reads the called tool's
+ * schema (its `x-mcp-header` arguments) from here instead of listing the toolset for every call:
+ * a toolset over a remote server lists its upstream each time its list is stale (at once, for a
+ * server whose `ttlMs` is 0), so a gateway would send `tools/list` upstream before each call.
+ * Every `tools/list` a client sends lists the toolset afresh; `McpHandler.toolsChanged` forgets.
+ */
+export interface Declarations {
+  /** Lists the toolset and keeps what it listed. */
+  list(): Promise<ToolInfo[]>;
+  /** Returns a tool's declaration from the last list; lists first when it names none such. */
+  find(name: string): Promise<ToolInfo | undefined>;
+  /** Returns a tool's declaration from the last list, without listing. */
+  known(name: string): ToolInfo | undefined;
+  /** Forgets the last list: the toolset changed. */
+  forget(): void;
+}
+
+/** Creates the declaration memory of one handler's toolset. */
+export function createDeclarations(toolset: Toolset): Declarations {
+  let known: Map<string, ToolInfo> | undefined;
+  // One listing at a time serves every call that waits for it.
+  let listing: Promise<ToolInfo[]> | undefined;
+  const list = () => {
+    listing ??= toolset
+      .listTools()
+      .then((tools) => {
+        known = new Map(tools.map((info) => [info.name, info]));
+        return tools;
+      })
+      .finally(() => {
+        listing = undefined;
+      });
+    return listing;
+  };
+  return {
+    list,
+    async find(name) {
+      const found = known?.get(name);
+      if (found) return found;
+      await list();
+      return known?.get(name);
+    },
+    known: (name) => known?.get(name),
+    forget() {
+      known = undefined;
     },
   };
 }

@@ -246,6 +246,52 @@ describe("the envelope, the headers and the version", () => {
     }
   });
 
+  it("checks headers against the schema last listed, a tool added later and a change announced", async () => {
+    // A backend whose one tool gains an x-mcp-header, and which can add a second tool.
+    let marked = false;
+    let added = false;
+    let lists = 0;
+    const info = (name: string, header: boolean) => ({
+      name,
+      description: name,
+      inputSchema: {
+        schema: {
+          type: "object",
+          properties: { region: header ? { type: "string", "x-mcp-header": "Region" } : {} },
+        },
+      },
+      annotations: {},
+    });
+    const local = Toolset.local([
+      defineTool({ name: "t", description: "t", input: v.object({}), call: () => "ok" }),
+    ]);
+    const served = createMcpHandler(
+      {
+        listTools: async () => {
+          lists += 1;
+          return [info("t", marked), ...(added ? [info("u", true)] : [])] as never;
+        },
+        toolHandler: (name) => local.toolHandler(name === "u" ? "t" : name),
+        shutdown: async () => {},
+      },
+      { name: "changing", version: "1" },
+    );
+    const call = (name: string) =>
+      served.fetch(modern(9, "tools/call", { name, arguments: { region: "eu" } }));
+    expect((await call("t")).status).toBe(200);
+    expect((await call("t")).status).toBe(200);
+    expect(lists).toBe(1);
+    // Not announced: the schema last listed still applies.
+    marked = true;
+    expect((await call("t")).status).toBe(200);
+    served.toolsChanged();
+    expect((await call("t")).status).toBe(400);
+    // A name the last list lacks lists again.
+    added = true;
+    expect((await call("u")).status).toBe(400);
+    expect(lists).toBe(3);
+  });
+
   // Issue 23 (14): `Number()` read `0x10` as 16, so a gateway and the server disagreed.
   it("reads a number in an Mcp-Param header as decimal only", async () => {
     const call = (priority: string) =>
