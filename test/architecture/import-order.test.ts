@@ -28,6 +28,7 @@ const ORDER = [
   "web",
   "models",
   "ai-sdk",
+  "in-browser",
   "compaction",
   "agent",
   "node",
