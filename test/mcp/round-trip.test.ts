@@ -91,10 +91,11 @@ describe("MCP round trip: connectMcp → createMcpHandler", () => {
   it("without a jsonSchemaValidator, sends the arguments and the server refuses them", async () => {
     const { toolset, methods } = await connected({ clientValidation: false });
     const sent = methods.length;
-    const result = await toolset.call("add", { a: "two", b: 3 });
+    const refused = await caught(toolset.call("add", { a: "two", b: 3 }));
     expect(methods.length).toBe(sent + 1);
-    expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain("/a");
+    // The server's refusal is the same error a local call gets.
+    expect(refused.type).toBe("invalid_arguments");
+    expect(refused.issues?.[0]?.path).toBe("/a");
     await toolset.shutdown();
   });
 

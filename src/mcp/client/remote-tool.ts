@@ -21,7 +21,7 @@ import {
   type JsonSchemaValidator,
 } from "../../schema/schema-input.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
-import { LOGGING_LEVELS } from "../protocol.ts";
+import { LOGGING_LEVELS, TOOL_ERROR_META_KEY } from "../protocol.ts";
 import { encodeHeaderValue, protocolError } from "./mcp-session.ts";
 
 /** A remote tool's declaration and the name the server knows it by. */
@@ -330,6 +330,19 @@ function lenient(
   };
 }
 
+// The issues of a remote `invalid_arguments`, when they have the shape `ToolError` gives them.
+function refusedIssues(value: unknown): [ValidationIssue, ...ValidationIssue[]] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const issues: ValidationIssue[] = [];
+  for (const item of value) {
+    if (!isJsonObject(item) || typeof item.path !== "string" || typeof item.message !== "string") {
+      return undefined;
+    }
+    issues.push({ path: item.path, message: item.message });
+  }
+  return issues as [ValidationIssue, ...ValidationIssue[]];
+}
+
 function invalidArguments(tool: string, issues: ValidationIssue[]): ToolError {
   const first = issues[0] as ValidationIssue;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
@@ -354,6 +367,14 @@ function invalidArguments(tool: string, issues: ValidationIssue[]): ToolError {
  */
 export function resultFromMcp(value: Record<string, unknown>, tool: string): ToolResult {
   const { content, structuredContent, isError, _meta } = value;
+  // A toolwire server reports arguments its tool refused with the error's data beside the
+  // result; they fail the call as they would in-process (`invalid_arguments`), rather than
+  // reading as a result the tool produced.
+  const reported = isError === true && isJsonObject(_meta) ? _meta[TOOL_ERROR_META_KEY] : undefined;
+  if (isJsonObject(reported) && reported.type === "invalid_arguments") {
+    const issues = refusedIssues(reported.issues);
+    if (issues) throw invalidArguments(tool, issues);
+  }
   if (!Array.isArray(content)) throw protocolError(`\`${tool}\` returned no \`content\` array`);
   if (isError !== undefined && typeof isError !== "boolean") {
     throw protocolError(`\`${tool}\` returned a non-boolean \`isError\``);
