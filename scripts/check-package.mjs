@@ -6,6 +6,7 @@
 // dependencies are packed from this repository's node_modules.
 import { execFileSync } from "node:child_process";
 import {
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -150,6 +151,9 @@ console.log("consumer ok without code generation: " + ${JSON.stringify(entries.j
   show(join(root, "node_modules/.bin/tsc"), ["-p", "."], app);
   // Workers and strict-CSP pages forbid eval and new Function; so must every entry here.
   process.stdout.write(run("node", ["--disallow-code-generation-from-strings", "index.mjs"], app));
+  // Issue 23's attacks, against what users install.
+  copyFileSync(join(root, "scripts/hostile-consumer.mjs"), join(app, "hostile.mjs"));
+  process.stdout.write(run("node", ["hostile.mjs"], app));
   await followReadme({ tarball, dependencies, dir: join(dir, "readme") });
 } finally {
   rmSync(dir, { recursive: true, force: true });
