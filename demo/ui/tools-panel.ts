@@ -242,7 +242,12 @@ function toolRow(info: ToolInfo, alwaysAllow: Set<string>, redraw: () => void): 
       ? undefined
       : element("label", { className: "check", attrs: { for: id } }, [
           element("input", {
-            attrs: { id, type: "checkbox", checked: alwaysAllow.has(info.name) },
+            attrs: {
+              id,
+              type: "checkbox",
+              checked: alwaysAllow.has(info.name),
+              "aria-label": `Allow ${info.name} without asking`,
+            },
             on: {
               change: (event) => {
                 const on = (event.target as HTMLInputElement).checked;
