@@ -106,7 +106,7 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
     }
   }
   expect(seen).toBeGreaterThanOrEqual(2);
-  await expect(page.locator(".divider").first()).toContainText("summary installed");
+  await expect(page.locator(".divider").first()).toContainText("older ones replaced by a summary");
   await expect(page.getByTestId("token-meter")).toContainText("tokens");
   await page.screenshot({ path: "test-results/demo-compacted.png" });
   await page

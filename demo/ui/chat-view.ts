@@ -54,7 +54,11 @@ export function createChatView(options: {
       case "compaction":
         return element("div", { className: "divider", attrs: { role: "note" } }, [
           element("span", {
-            text: `Compacted (${item.reason}): ${item.before} → ${item.after} messages${item.summarized ? ", summary installed" : ", lossless passes only"}`,
+            text: `Compacted (${item.reason}): ${item.before} → ${item.after} messages${item.summarized ? ", older ones replaced by a summary" : ", shortened without a summary"}`,
+            attrs: {
+              title:
+                "The transcript grew past the threshold in the Context tab, so the agent shortened what it sends the model. This chat still shows everything.",
+            },
           }),
         ]);
       case "notice":

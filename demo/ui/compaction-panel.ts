@@ -103,13 +103,18 @@ export function createCompactionPanel(options: {
       ]),
       compactNow,
     ]),
-    element("h3", { text: "Carried state" }),
+    element("h3", { text: "Kept word for word" }),
     element("p", {
       className: "help",
-      text: "Tool-owned state re-read at each summary and kept word for word in message 0. The todo list lives here.",
+      attrs: { "data-testid": "carried-help" },
+      text: "A summary loses detail, so a tool's own state (here, the todo list) is not summarised: the agent re-reads it from the tool at each summary and keeps it as it is, in the first message the model sees.",
     }),
     carried,
-    element("h3", { text: "Summaries in message 0" }),
+    element("h3", { text: "Summaries" }),
+    element("p", {
+      className: "help",
+      text: "What the agent wrote to replace older messages. They sit at the start of the transcript, in the first message the model sees.",
+    }),
     summaries,
     element("h3", { text: "Compaction log" }),
     log,
@@ -169,9 +174,9 @@ function logEntry(record: CompactionRecord, number: number): HTMLElement {
     element("p", {
       className: "help",
       text: record.folded
-        ? "Summary installed in message 0, replacing the earlier ones (a fold)."
+        ? "Summary added at the start of the transcript; it also absorbed the earlier summaries, so only one is kept."
         : record.summarized
-          ? "Summary installed in message 0."
+          ? "Summary added at the start of the transcript."
           : "Lossless passes only (no summary).",
     }),
     record.summary === undefined
