@@ -8,6 +8,7 @@ import {
   type InBrowserKind,
 } from "./model/in-browser-choice.ts";
 import { OFFLINE_MODEL_LABEL } from "./model/scripted-intents.ts";
+import { PROJECT_LINKS } from "./project-links.ts";
 import {
   createModel,
   loadApiKey,
@@ -172,6 +173,16 @@ async function start(root: HTMLElement): Promise<void> {
         element("h1", {}, ["toolwire ", element("span", { className: "muted", text: "demo" })]),
       ]),
       badge,
+      element(
+        "nav",
+        { className: "project-links", attrs: { "aria-label": "toolwire" } },
+        PROJECT_LINKS.map((link) =>
+          element("a", {
+            text: link.label,
+            attrs: { href: link.href, title: link.title, target: "_blank", rel: "noopener" },
+          }),
+        ),
+      ),
       element(
         "button",
         {

@@ -1,0 +1,84 @@
+// A newcomer's first screen (issue 30, point 9): what it shows before anything is sent.
+import { expect, test } from "@playwright/test";
+import { send, watchErrors } from "./demo-page.ts";
+
+test("on a 390×844 phone the inspector's tabs show on the first screen", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/");
+  await expect(page.getByTestId("send")).toBeEnabled();
+  for (const name of ["Context", "Timeline", "Tools", "Settings"]) {
+    const box = await page.getByRole("tab", { name }).boundingBox();
+    expect(box).not.toBeNull();
+    expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(844);
+  }
+  // Chips wrap on whole rows: none is wider than its row or clipped inside itself.
+  const clipped = await page
+    .locator(".chip")
+    .evaluateAll((chips) =>
+      chips.filter((chip) => chip.scrollWidth > chip.clientWidth + 1).map((c) => c.textContent),
+    );
+  expect(clipped).toEqual([]);
+  const row = await page.locator(".chips").boundingBox();
+  for (const chip of await page.locator(".chip").all()) {
+    const box = await chip.boundingBox();
+    if (!box || !row) continue;
+    expect(box.x).toBeGreaterThanOrEqual(row.x - 1);
+    expect(box.x + box.width).toBeLessThanOrEqual(row.x + row.width + 1);
+  }
+  await page.screenshot({ path: "test-results/demo-first-visit-phone.png" });
+  // A tab brings its panel up.
+  await page.getByRole("tab", { name: "Tools" }).click();
+  await expect(page.getByRole("heading", { name: "In this page" })).toBeInViewport();
+  expect(errors).toEqual([]);
+});
+
+test("an empty conversation reads 0 tokens, nothing is pre-allowed, and the docs are linked", async ({
+  page,
+}) => {
+  const errors = watchErrors(page);
+  await page.goto("/");
+  await expect(page.getByTestId("token-meter")).toContainText(/^Transcript size0 \//);
+  await page.getByRole("tab", { name: "Tools" }).click();
+  for (const box of await page.getByRole("checkbox", { name: /without asking/ }).all()) {
+    await expect(box).not.toBeChecked();
+  }
+  const docs = page.getByRole("link", { name: "Docs" });
+  const readme = await page.request.get(
+    new URL((await docs.getAttribute("href")) ?? "", page.url()).href,
+  );
+  expect(await readme.text()).toMatch(/^# toolwire/);
+  const design = page.getByRole("link", { name: "Design" });
+  const designText = await page.request.get(
+    new URL((await design.getAttribute("href")) ?? "", page.url()).href,
+  );
+  expect(designText.ok()).toBe(true);
+  expect(errors).toEqual([]);
+});
+
+test("the timeline shows a run header only with events, and its labels do not overlap", async ({
+  page,
+}) => {
+  const errors = watchErrors(page);
+  await page.goto("/");
+  await page.getByTestId("new-conversation").click();
+  await page.getByRole("tab", { name: "Timeline" }).click();
+  await expect(page.locator(".timeline-run")).toHaveCount(0);
+  await send(page, "ask me my favourite colour");
+  await page.getByTestId("interaction-input").fill("teal");
+  await page.getByTestId("interaction-submit").click();
+  await expect(page.getByTestId("transcript")).toContainText("Thanks! You said");
+  await expect(page.locator(".timeline-run")).toHaveText(["Run 1"]);
+  const overlaps = await page.locator(".timeline-item").evaluateAll((items) =>
+    items.flatMap((item) => {
+      const [time, type, detail] = [...item.children].map((c) => c.getBoundingClientRect());
+      if (!time || !type || !detail || detail.top >= type.bottom) return [];
+      return type.right > detail.left + 0.5 || time.right > type.left + 0.5
+        ? [item.textContent]
+        : [];
+    }),
+  );
+  expect(overlaps).toEqual([]);
+  await page.locator(".sidebar").screenshot({ path: "test-results/demo-first-visit-timeline.png" });
+  expect(errors).toEqual([]);
+});
