@@ -175,7 +175,8 @@ async function start(root: HTMLElement): Promise<void> {
       badge,
       element(
         "nav",
-        { className: "project-links", attrs: { "aria-label": "toolwire" } },
+        // On a phone the header has no room; the intro carries the same links.
+        { className: "project-links wide-only", attrs: { "aria-label": "toolwire" } },
         PROJECT_LINKS.map((link) =>
           element("a", {
             text: link.label,
@@ -237,6 +238,17 @@ function intro(persistent: boolean): HTMLElement {
     element("p", {
       text: "Until a model runs on your device (offered above, with its download size) or you pick a remote one in Settings, the model is an offline script, not an AI: it recognises the suggested prompts below, so everything works without a network or a key.",
     }),
+    element("p", { className: "help intro-links" }, [
+      "The code and how to use it: ",
+      ...PROJECT_LINKS.flatMap((link, index) => [
+        index === 0 ? "" : " · ",
+        element("a", {
+          text: link.title,
+          attrs: { href: link.href, target: "_blank", rel: "noopener" },
+        }),
+      ]),
+      ".",
+    ]),
     persistent
       ? element("p", {
           className: "help",

@@ -26,6 +26,11 @@ test("on a 390×844 phone the inspector's tabs show on the first screen", async 
     expect(box.x).toBeGreaterThanOrEqual(row.x - 1);
     expect(box.x + box.width).toBeLessThanOrEqual(row.x + row.width + 1);
   }
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  expect(overflow).toBe(0);
+  await expect(page.locator(".intro-links a").first()).toBeVisible();
   await page.screenshot({ path: "test-results/demo-first-visit-phone.png" });
   // A tab brings its panel up.
   await page.getByRole("tab", { name: "Tools" }).click();
@@ -43,12 +48,12 @@ test("an empty conversation reads 0 tokens, nothing is pre-allowed, and the docs
   for (const box of await page.getByRole("checkbox", { name: /without asking/ }).all()) {
     await expect(box).not.toBeChecked();
   }
-  const docs = page.getByRole("link", { name: "Docs" });
+  const docs = page.locator(".project-links").getByRole("link", { name: "Docs" });
   const readme = await page.request.get(
     new URL((await docs.getAttribute("href")) ?? "", page.url()).href,
   );
   expect(await readme.text()).toMatch(/^# toolwire/);
-  const design = page.getByRole("link", { name: "Design" });
+  const design = page.locator(".project-links").getByRole("link", { name: "Design" });
   const designText = await page.request.get(
     new URL((await design.getAttribute("href")) ?? "", page.url()).href,
   );
