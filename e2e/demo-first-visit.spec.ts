@@ -74,11 +74,18 @@ test("the timeline shows a run header only with events, and its labels do not ov
   await page.getByTestId("interaction-submit").click();
   await expect(page.getByTestId("transcript")).toContainText("Thanks! You said");
   await expect(page.locator(".timeline-run")).toHaveText(["Run 1"]);
+  // Each label's text (not its grid cell, which text can overflow) ends before the next begins.
   const overlaps = await page.locator(".timeline-item").evaluateAll((items) =>
     items.flatMap((item) => {
-      const [time, type, detail] = [...item.children].map((c) => c.getBoundingClientRect());
-      if (!time || !type || !detail || detail.top >= type.bottom) return [];
-      return type.right > detail.left + 0.5 || time.right > type.left + 0.5
+      const [time, type, detail] = [...item.children].map((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return range.getBoundingClientRect();
+      });
+      if (!time || !type || !detail) return [];
+      const sameLine = (a: DOMRect, b: DOMRect) => a.top < b.bottom && b.top < a.bottom;
+      return (sameLine(type, detail) && type.right > detail.left + 0.5) ||
+        (sameLine(time, type) && time.right > type.left + 0.5)
         ? [item.textContent]
         : [];
     }),
