@@ -1,4 +1,5 @@
 import type { CompactionRecord } from "../compaction-record.ts";
+import { reasonText } from "./chat-view.ts";
 import { element } from "./element.ts";
 import { createTokenMeter } from "./token-meter.ts";
 import { transcriptText } from "./transcript-text.ts";
@@ -89,7 +90,7 @@ export function createCompactionPanel(options: {
       element("p", {
         className: "help",
         attrs: { id: "threshold-help" },
-        text: "Set low on purpose so you can watch it. Past it, the agent compacts before its next turn: lossless passes first, then a summary.",
+        text: "Set low on purpose so you can watch it. Past it, the agent shortens what it sends before its next turn: first by dropping old tool results a newer one replaced and collapsing repeated failures, then, if that is not enough, by summarising older messages.",
       }),
     ]),
     element("div", { className: "stats" }, [
@@ -167,7 +168,11 @@ function logEntry(record: CompactionRecord, number: number): HTMLElement {
   return element("li", { className: "log-entry" }, [
     element("div", { className: "log-head" }, [
       element("strong", { text: `#${number}` }),
-      element("span", { className: "badge", text: record.reason }),
+      element("span", {
+        className: "badge",
+        text: record.reason,
+        attrs: { title: `Why: ${reasonText(record.reason)}` },
+      }),
       element("span", { text: `${record.before.messages} → ${record.after.messages} messages` }),
       element("span", { className: "muted", text: `${tokens} · ${time}` }),
     ]),
@@ -177,7 +182,7 @@ function logEntry(record: CompactionRecord, number: number): HTMLElement {
         ? "Summary added at the start of the transcript; it also absorbed the earlier summaries, so only one is kept."
         : record.summarized
           ? "Summary added at the start of the transcript."
-          : "Lossless passes only (no summary).",
+          : "Shortened without a summary (old tool results dropped or trimmed; nothing the model still needs).",
     }),
     record.summary === undefined
       ? undefined
