@@ -233,7 +233,7 @@ function intro(persistent: boolean): HTMLElement {
   return element("div", { className: "intro" }, [
     element("h2", { text: "An agent that runs entirely in this tab" }),
     element("p", {
-      text: "toolwire's agent loop calls tools defined in this page, asks you before anything writes, and compacts its transcript as it grows (watch the Context tab). Tool state such as the todo list is carried through compaction word for word.",
+      text: "toolwire's agent loop calls tools defined in this page, asks you before anything writes, and, as the conversation grows, shortens what it sends the model by summarising older messages (compaction: watch the Context tab). The todo list survives that word for word.",
     }),
     element("p", {
       text: "Until a model runs on your device (offered above, with its download size) or you pick a remote one in Settings, the model is an offline script, not an AI: it recognises the suggested prompts below, so everything works without a network or a key.",

@@ -44,6 +44,10 @@ test("an empty conversation reads 0 tokens, nothing is pre-allowed, and the docs
   const errors = watchErrors(page);
   await page.goto("/");
   await expect(page.getByTestId("token-meter")).toContainText(/^Transcript size0 \//);
+  // Compaction's jargon stays out of what a visitor reads.
+  for (const area of [page.locator(".intro"), page.locator(".sidebar")]) {
+    await expect(area).not.toContainText(/message 0|\bfold\b|carried|lossless/i);
+  }
   await page.getByRole("tab", { name: "Tools" }).click();
   for (const box of await page.getByRole("checkbox", { name: /without asking/ }).all()) {
     await expect(box).not.toBeChecked();

@@ -131,7 +131,8 @@ export function createCompactionPanel(options: {
       compactNow.disabled = state.running;
       count.textContent = String(state.records.length);
       messages.textContent = String(state.messages);
-      carried.textContent = state.carried ?? "Nothing carried yet: add todos, then let it compact.";
+      carried.textContent =
+        state.carried ?? "Nothing yet: add todos, then keep chatting until it compacts.";
       carried.classList.toggle("is-empty", state.carried === undefined);
       summaries.replaceChildren(
         ...(state.summaries.length === 0
