@@ -120,7 +120,17 @@ async function start(root: HTMLElement): Promise<void> {
     { id: "context", label: "Context", panel: compaction.element },
     { id: "timeline", label: "Timeline", panel: timeline.element },
     { id: "tools", label: "Tools", panel: tools.element },
-    { id: "settings", label: "Settings", panel: settingsPanel },
+    {
+      id: "settings",
+      label: "Settings",
+      panel: element("div", {}, [
+        settingsPanel,
+        element("section", { className: "panel-body about" }, [
+          element("h3", { text: "About toolwire" }),
+          linksParagraph("help"),
+        ]),
+      ]),
+    },
   ]);
   const drawBadge = () => {
     const ready = inBrowser() && choice.state.type === "ready" ? choice.state.label : undefined;
@@ -175,8 +185,8 @@ async function start(root: HTMLElement): Promise<void> {
       badge,
       element(
         "nav",
-        // On a phone the header has no room; the intro carries the same links.
-        { className: "project-links wide-only", attrs: { "aria-label": "toolwire" } },
+        // Below laptop width the header has no room; the intro and Settings carry the links.
+        { className: "project-links", attrs: { "aria-label": "toolwire" } },
         PROJECT_LINKS.map((link) =>
           element("a", {
             text: link.label,
@@ -238,17 +248,7 @@ function intro(persistent: boolean): HTMLElement {
     element("p", {
       text: "Until a model runs on your device (offered above, with its download size) or you pick a remote one in Settings, the model is an offline script, not an AI: it recognises the suggested prompts below, so everything works without a network or a key.",
     }),
-    element("p", { className: "help intro-links" }, [
-      "The code and how to use it: ",
-      ...PROJECT_LINKS.flatMap((link, index) => [
-        index === 0 ? "" : " · ",
-        element("a", {
-          text: link.title,
-          attrs: { href: link.href, target: "_blank", rel: "noopener" },
-        }),
-      ]),
-      ".",
-    ]),
+    linksParagraph("help intro-links"),
     persistent
       ? element("p", {
           className: "help",
@@ -258,6 +258,21 @@ function intro(persistent: boolean): HTMLElement {
           className: "help",
           text: "IndexedDB is unavailable here, so the conversation lasts until you reload.",
         }),
+  ]);
+}
+
+/** The README and design notes, as a sentence (the intro and the Settings tab carry it). */
+function linksParagraph(className: string): HTMLElement {
+  return element("p", { className }, [
+    "The code and how to use it: ",
+    ...PROJECT_LINKS.flatMap((link, index) => [
+      index === 0 ? "" : " · ",
+      element("a", {
+        text: link.title,
+        attrs: { href: link.href, target: "_blank", rel: "noopener" },
+      }),
+    ]),
+    ".",
   ]);
 }
 

@@ -35,7 +35,22 @@ test("on a 390×844 phone the inspector's tabs show on the first screen", async 
   // A tab brings its panel up.
   await page.getByRole("tab", { name: "Tools" }).click();
   await expect(page.getByRole("heading", { name: "In this page" })).toBeInViewport();
+  await page.getByRole("tab", { name: "Settings" }).click();
+  await expect(page.locator(".about a").first()).toBeVisible();
   expect(errors).toEqual([]);
+});
+
+test("the header fits every width between a phone and a laptop", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByTestId("send")).toBeEnabled();
+  for (const width of [360, 480, 561, 640, 760, 901, 1024]) {
+    await page.setViewportSize({ width, height: 800 });
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect({ width, overflow }).toEqual({ width, overflow: 0 });
+    await expect(page.getByTestId("new-conversation")).toBeInViewport({ ratio: 1 });
+  }
 });
 
 test("an empty conversation reads 0 tokens, nothing is pre-allowed, and the docs are linked", async ({
