@@ -78,8 +78,11 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
   compactions: CompactionRecord[] = [];
   /** Connected MCP servers; their tools join the agent's. */
   readonly remotes: RemoteServers = createRemoteServers(() => this.emit("tools"));
-  /** Writing tools the person chose to allow without being asked. */
-  readonly alwaysAllow = new Set<string>(["todo"]);
+  /**
+   * Writing tools the person chose to allow without being asked (the Tools tab's checkboxes).
+   * Empty at first: every write asks until the visitor ticks a box.
+   */
+  readonly alwaysAllow = new Set<string>();
   readonly prompts: PromptQueue;
   readonly local: Toolset;
   #options: DemoSessionOptions;

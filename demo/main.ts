@@ -8,6 +8,7 @@ import {
   type InBrowserKind,
 } from "./model/in-browser-choice.ts";
 import { OFFLINE_MODEL_LABEL } from "./model/scripted-intents.ts";
+import { PROJECT_LINKS } from "./project-links.ts";
 import {
   createModel,
   loadApiKey,
@@ -119,7 +120,17 @@ async function start(root: HTMLElement): Promise<void> {
     { id: "context", label: "Context", panel: compaction.element },
     { id: "timeline", label: "Timeline", panel: timeline.element },
     { id: "tools", label: "Tools", panel: tools.element },
-    { id: "settings", label: "Settings", panel: settingsPanel },
+    {
+      id: "settings",
+      label: "Settings",
+      panel: element("div", {}, [
+        settingsPanel,
+        element("section", { className: "panel-body about" }, [
+          element("h3", { text: "About toolwire" }),
+          linksParagraph("help"),
+        ]),
+      ]),
+    },
   ]);
   const drawBadge = () => {
     const ready = inBrowser() && choice.state.type === "ready" ? choice.state.label : undefined;
@@ -173,6 +184,17 @@ async function start(root: HTMLElement): Promise<void> {
       ]),
       badge,
       element(
+        "nav",
+        // Below laptop width the header has no room; the intro and Settings carry the links.
+        { className: "project-links", attrs: { "aria-label": "toolwire" } },
+        PROJECT_LINKS.map((link) =>
+          element("a", {
+            text: link.label,
+            attrs: { href: link.href, title: link.title, target: "_blank", rel: "noopener" },
+          }),
+        ),
+      ),
+      element(
         "button",
         {
           className: "button",
@@ -221,11 +243,12 @@ function intro(persistent: boolean): HTMLElement {
   return element("div", { className: "intro" }, [
     element("h2", { text: "An agent that runs entirely in this tab" }),
     element("p", {
-      text: "toolwire's agent loop calls tools defined in this page, asks you before anything writes, and compacts its transcript as it grows (watch the Context tab). Tool state such as the todo list is carried through compaction word for word.",
+      text: "toolwire's agent loop calls tools defined in this page, asks you before anything writes, and, as the conversation grows, shortens what it sends the model by summarising older messages (compaction: watch the Context tab). The todo list survives that word for word.",
     }),
     element("p", {
       text: "Until a model runs on your device (offered above, with its download size) or you pick a remote one in Settings, the model is an offline script, not an AI: it recognises the suggested prompts below, so everything works without a network or a key.",
     }),
+    linksParagraph("help intro-links"),
     persistent
       ? element("p", {
           className: "help",
@@ -235,6 +258,21 @@ function intro(persistent: boolean): HTMLElement {
           className: "help",
           text: "IndexedDB is unavailable here, so the conversation lasts until you reload.",
         }),
+  ]);
+}
+
+/** The README and design notes, as a sentence (the intro and the Settings tab carry it). */
+function linksParagraph(className: string): HTMLElement {
+  return element("p", { className }, [
+    "The code and how to use it: ",
+    ...PROJECT_LINKS.flatMap((link, index) => [
+      index === 0 ? "" : " · ",
+      element("a", {
+        text: link.title,
+        attrs: { href: link.href, target: "_blank", rel: "noopener" },
+      }),
+    ]),
+    ".",
   ]);
 }
 

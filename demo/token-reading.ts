@@ -35,5 +35,6 @@ export function tokenReading(event: AgentEvent): TokenReading | undefined {
  * @returns The reading.
  */
 export function estimatedReading(messages: readonly Message[]): TokenReading {
-  return { tokens: estimateTokens(messages), source: "estimated" };
+  // Nothing is sent for an empty conversation; estimateTokens would count the JSON brackets.
+  return { tokens: messages.length === 0 ? 0 : estimateTokens(messages), source: "estimated" };
 }

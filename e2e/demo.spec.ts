@@ -31,11 +31,16 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
   await expect(cards.nth(0)).toHaveAttribute("data-tool", "calculator");
   await idle(page);
 
-  // The todo list writes, but it is on the always-allow list.
+  // The todo list writes, so it asks until the visitor ticks "Allow without asking" in Tools.
+  await page.getByRole("tab", { name: "Tools" }).click();
+  const allowTodo = page.getByRole("checkbox", { name: /Allow todo without asking/ });
+  await expect(allowTodo).not.toBeChecked();
+  await allowTodo.check();
   await send(page, "add todos: draft the post, review it, publish");
   await expect(cards.nth(1)).toHaveAttribute("data-status", "done");
   await expect(cards.nth(1)).toContainText("Allowed automatically");
   await idle(page);
+  await page.getByRole("tab", { name: "Context" }).click();
 
   // An approved write.
   await send(page, "add a note: buy oat milk");
@@ -55,6 +60,9 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
     "OK, I did not run save_note: you denied it (“not that one”).",
   );
   await expect(cards.nth(3)).toHaveAttribute("data-status", "refused");
+  // The reason shows once on the card (the approval line), not again as the call's result.
+  await expect(cards.nth(3)).toContainText("Denied by you: not that one");
+  expect((await cards.nth(3).textContent())?.split("not that one").length).toBe(2);
   await idle(page);
 
   // A tool asks the person a question.
@@ -98,7 +106,7 @@ test("the offline demo walks through tools, approvals, questions, Stop, compacti
     }
   }
   expect(seen).toBeGreaterThanOrEqual(2);
-  await expect(page.locator(".divider").first()).toContainText("summary installed");
+  await expect(page.locator(".divider").first()).toContainText("older ones replaced by a summary");
   await expect(page.getByTestId("token-meter")).toContainText("tokens");
   await page.screenshot({ path: "test-results/demo-compacted.png" });
   await page

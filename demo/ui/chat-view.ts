@@ -54,7 +54,11 @@ export function createChatView(options: {
       case "compaction":
         return element("div", { className: "divider", attrs: { role: "note" } }, [
           element("span", {
-            text: `Compacted (${item.reason}): ${item.before} → ${item.after} messages${item.summarized ? ", summary installed" : ", lossless passes only"}`,
+            text: `Compacted (${reasonText(item.reason)}): ${item.before} → ${item.after} messages${item.summarized ? ", older ones replaced by a summary" : ", shortened without a summary"}`,
+            attrs: {
+              title:
+                "The transcript grew past the threshold in the Context tab, so the agent shortened what it sends the model. This chat still shows everything.",
+            },
           }),
         ]);
       case "notice":
@@ -96,4 +100,22 @@ export function createChatView(options: {
       this.upsert(items);
     },
   };
+}
+
+const REASONS: Record<string, string> = {
+  threshold: "past the threshold",
+  predicted: "the next turn would pass the threshold",
+  requested: "the agent asked for it",
+  overflow: "the model said the transcript was too long",
+  manual: "you pressed Compact now",
+};
+
+/**
+ * Returns a compaction's reason in plain words.
+ *
+ * @param reason The reason as the agent's event names it.
+ * @returns The words, or the name itself for a reason this page does not know.
+ */
+export function reasonText(reason: string): string {
+  return REASONS[reason] ?? reason;
 }

@@ -1,4 +1,5 @@
 import type { CompactionRecord } from "../compaction-record.ts";
+import { reasonText } from "./chat-view.ts";
 import { element } from "./element.ts";
 import { createTokenMeter } from "./token-meter.ts";
 import { transcriptText } from "./transcript-text.ts";
@@ -89,7 +90,7 @@ export function createCompactionPanel(options: {
       element("p", {
         className: "help",
         attrs: { id: "threshold-help" },
-        text: "Set low on purpose so you can watch it. Past it, the agent compacts before its next turn: lossless passes first, then a summary.",
+        text: "Set low on purpose so you can watch it. Past it, the agent shortens what it sends before its next turn: first by dropping old tool results a newer one replaced and collapsing repeated failures, then, if that is not enough, by summarising older messages.",
       }),
     ]),
     element("div", { className: "stats" }, [
@@ -103,13 +104,18 @@ export function createCompactionPanel(options: {
       ]),
       compactNow,
     ]),
-    element("h3", { text: "Carried state" }),
+    element("h3", { text: "Kept word for word" }),
     element("p", {
       className: "help",
-      text: "Tool-owned state re-read at each summary and kept word for word in message 0. The todo list lives here.",
+      attrs: { "data-testid": "carried-help" },
+      text: "A summary loses detail, so a tool's own state (here, the todo list) is not summarised: the agent re-reads it from the tool at each summary and keeps it as it is, in the first message the model sees.",
     }),
     carried,
-    element("h3", { text: "Summaries in message 0" }),
+    element("h3", { text: "Summaries" }),
+    element("p", {
+      className: "help",
+      text: "What the agent wrote to replace older messages. They sit at the start of the transcript, in the first message the model sees.",
+    }),
     summaries,
     element("h3", { text: "Compaction log" }),
     log,
@@ -125,7 +131,8 @@ export function createCompactionPanel(options: {
       compactNow.disabled = state.running;
       count.textContent = String(state.records.length);
       messages.textContent = String(state.messages);
-      carried.textContent = state.carried ?? "Nothing carried yet: add todos, then let it compact.";
+      carried.textContent =
+        state.carried ?? "Nothing yet: add todos, then keep chatting until it compacts.";
       carried.classList.toggle("is-empty", state.carried === undefined);
       summaries.replaceChildren(
         ...(state.summaries.length === 0
@@ -162,17 +169,21 @@ function logEntry(record: CompactionRecord, number: number): HTMLElement {
   return element("li", { className: "log-entry" }, [
     element("div", { className: "log-head" }, [
       element("strong", { text: `#${number}` }),
-      element("span", { className: "badge", text: record.reason }),
+      element("span", {
+        className: "badge",
+        text: record.reason,
+        attrs: { title: `Why: ${reasonText(record.reason)}` },
+      }),
       element("span", { text: `${record.before.messages} → ${record.after.messages} messages` }),
       element("span", { className: "muted", text: `${tokens} · ${time}` }),
     ]),
     element("p", {
       className: "help",
       text: record.folded
-        ? "Summary installed in message 0, replacing the earlier ones (a fold)."
+        ? "Summary added at the start of the transcript; it also absorbed the earlier summaries, so only one is kept."
         : record.summarized
-          ? "Summary installed in message 0."
-          : "Lossless passes only (no summary).",
+          ? "Summary added at the start of the transcript."
+          : "Shortened without a summary (old tool results dropped or trimmed; nothing the model still needs).",
     }),
     record.summary === undefined
       ? undefined

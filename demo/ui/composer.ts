@@ -85,7 +85,7 @@ export function createComposer(options: { send(text: string): void; stop(): void
       element("button", {
         className: "chip",
         text,
-        attrs: { type: "button", role: "listitem" },
+        attrs: { type: "button", role: "listitem", title: `Send “${text}”` },
         on: {
           click: () => {
             prompt.value = text;

@@ -57,7 +57,14 @@ export function createTabs(tabs: readonly Tab[]): Tabs {
     if (focus) buttons[index]?.focus();
   };
   buttons.forEach((button, index) => {
-    button.addEventListener("click", () => select(index));
+    button.addEventListener("click", () => {
+      select(index);
+      // On a phone the panel sits below the chat: bring it up under its tab row.
+      const list = button.parentElement;
+      if (list && list.getBoundingClientRect().bottom > window.innerHeight * 0.6) {
+        list.scrollIntoView({ block: "start" });
+      }
+    });
     button.addEventListener("keydown", (event) => {
       const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
       if (step !== 0) select((index + step + tabs.length) % tabs.length, true);

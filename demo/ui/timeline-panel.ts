@@ -27,14 +27,21 @@ export function createTimelinePanel(): TimelinePanel {
   const empty = element("p", { className: "help", text: "Events of the next run appear here." });
   const root = element("div", { className: "panel-body" }, [empty, list]);
   let runs = 0;
+  // A run's header waits for the run's first event, so a reset or a run that never started
+  // leaves no empty "Run n".
+  let headerDue = false;
   return {
     element: root,
     add(entry) {
-      empty.remove();
       if (!entry) {
-        runs += 1;
-        list.append(element("li", { className: "timeline-run", text: `Run ${runs}` }));
+        headerDue = true;
       } else {
+        empty.remove();
+        if (headerDue) {
+          headerDue = false;
+          runs += 1;
+          list.append(element("li", { className: "timeline-run", text: `Run ${runs}` }));
+        }
         // Text deltas are merged into one line per turn, so streaming does not flood it.
         const last = list.lastElementChild as HTMLElement | null;
         if (entry.event.type === "text_delta" && last?.dataset.type === "text_delta") {
@@ -62,6 +69,7 @@ export function createTimelinePanel(): TimelinePanel {
     clear() {
       list.replaceChildren();
       runs = 0;
+      headerDue = false;
       root.prepend(empty);
     },
   };

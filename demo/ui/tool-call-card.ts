@@ -50,7 +50,8 @@ export function toolCallCard(card: ToolCard, readOnly: boolean | undefined): HTM
       approvalLine(card),
       progressLine(card),
       interactionLine(card),
-      card.result === undefined
+      // A denied or blocked call's result only repeats the approval line's reason.
+      card.result === undefined || (card.status === "refused" && card.approval !== undefined)
         ? undefined
         : element("pre", { className: "tool-result", text: card.result }),
     ],
@@ -63,7 +64,7 @@ function approvalLine(card: ToolCard): HTMLElement | undefined {
   let text: string;
   if (approval.decision === "allow") {
     text = approval.automatic
-      ? "Allowed automatically (on your always-allow list)"
+      ? "Allowed automatically (you ticked “Allow without asking” in the Tools tab)"
       : "Allowed once by you";
   } else if (approval.decision === "deny") {
     text = `Denied by you: ${approval.reason ?? ""}`;

@@ -190,7 +190,7 @@ export function createToolsPanel(options: ToolsPanelOptions): ToolsPanel {
       element("h3", { text: "In this page" }),
       element("p", {
         className: "help",
-        text: "Defined with defineTool and valibot; run in this tab.",
+        text: "Defined with defineTool and valibot; run in this tab. A tool that writes asks you before each call; tick “Allow without asking” to skip the question for that tool until you reload.",
       }),
       localList,
       webMcpSection,
@@ -242,7 +242,12 @@ function toolRow(info: ToolInfo, alwaysAllow: Set<string>, redraw: () => void): 
       ? undefined
       : element("label", { className: "check", attrs: { for: id } }, [
           element("input", {
-            attrs: { id, type: "checkbox", checked: alwaysAllow.has(info.name) },
+            attrs: {
+              id,
+              type: "checkbox",
+              checked: alwaysAllow.has(info.name),
+              "aria-label": `Allow ${info.name} without asking`,
+            },
             on: {
               change: (event) => {
                 const on = (event.target as HTMLInputElement).checked;

@@ -6,6 +6,7 @@ import { memoryStore, type Store } from "../../demo/store.ts";
 import { createDemoTools } from "../../demo/tools/demo-tools.ts";
 import { estimateTokens } from "../../src/agent/index.ts";
 
+/** A session whose visitor ticked "Allow without asking" for `todo` in the Tools tab. */
 function session(store: Store = memoryStore(), threshold = 600) {
   const demo = createDemoTools(store, { tickMs: 20 });
   const s = new DemoSession({
@@ -15,6 +16,7 @@ function session(store: Store = memoryStore(), threshold = 600) {
     offline: () => true,
     thresholdTokens: () => threshold,
   });
+  s.alwaysAllow.add("todo");
   return { s, demo, store };
 }
 
@@ -28,6 +30,32 @@ function answering(s: DemoSession, answers: ((p: PendingPrompt) => void)[]) {
 const textOf = (s: DemoSession) => JSON.stringify(s.log.items);
 
 describe("DemoSession with the offline model", () => {
+  it("starts with an empty always-allow list, so a todo write asks first", async () => {
+    const store = memoryStore();
+    const demo = createDemoTools(store, { tickMs: 20 });
+    const s = new DemoSession({
+      store,
+      demo,
+      model: () => offlineModel(),
+      offline: () => true,
+      thresholdTokens: () => 600,
+    });
+    expect([...s.alwaysAllow]).toEqual([]);
+    const asked: string[] = [];
+    s.on("prompt", (prompt) => {
+      if (prompt?.type !== "approval") return;
+      asked.push(prompt.request.toolName);
+      queueMicrotask(() => prompt.answer({ type: "allow" }));
+    });
+    await s.send("add todos: draft the post, review it");
+    expect(asked).toEqual(["todo"]);
+    expect(s.log.items.find((i) => i.type === "tool")).toMatchObject({
+      toolName: "todo",
+      status: "done",
+      approval: { decision: "allow", automatic: false },
+    });
+  });
+
   it("runs a read-only call, an approved and a denied write, and an ask_user exchange", async () => {
     const { s } = session();
     answering(s, [

@@ -31,6 +31,10 @@ describe("tokenReading", () => {
 });
 
 describe("estimatedReading", () => {
+  it("reads an empty conversation as 0 tokens (nothing is sent)", () => {
+    expect(estimatedReading([])).toEqual({ tokens: 0, source: "estimated" });
+  });
+
   it("estimates like compaction does", () => {
     const messages: Message[] = [
       { role: "user", content: [{ type: "text", text: "x".repeat(400) }] },
