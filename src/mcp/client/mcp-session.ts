@@ -670,6 +670,17 @@ export class McpSession {
           message: `${method}: ${error.message} (maxMessageBytes); the stream was dropped`,
         });
       }
+    } else if (!type.startsWith("application/json") && !type.startsWith("text/event-stream")) {
+      // A web page or any other answer that is neither JSON nor an event stream: most likely
+      // the URL is not an MCP endpoint (a site's home page, a sign-in page, a web UI).
+      const body = await readBody(response, ERROR_BODY_BYTES, signal).catch(() => "");
+      const text = excerpt(body.replace(/\s+/g, " ").trim(), this.#secrets, 160);
+      if (text !== "") {
+        const media = type.split(";")[0]?.trim() || "no content type";
+        throw protocolError(
+          `${method}: the server answered ${media} (HTTP ${response.status}), not JSON or an event stream; check that ${this.origin} is an MCP endpoint: ${text}`,
+        );
+      }
     } else if (type.startsWith("application/json")) {
       const text = await readBody(
         response,
