@@ -89,6 +89,8 @@ export interface SessionRequestOptions {
   headers?: Record<string, string>;
   /** The exchange's deadline, stopped while `McpAuth.unauthorized` signs in. */
   deadline?: Deadline;
+  /** 2026-07-28 capabilities this request declares on top of the connection's. */
+  capabilities?: Record<string, unknown>;
 }
 
 /** A deadline that can stop while the user signs in, and starts over after. */
@@ -311,7 +313,11 @@ export class McpSession {
     if (listener) this.#listening.add(listener);
     try {
       signal?.throwIfAborted();
-      const sent = this.#modern ? this.#enveloped(params, this.#modern) : params;
+      const envelope = this.#modern && {
+        ...this.#modern,
+        capabilities: { ...options.capabilities, ...this.#modern.capabilities },
+      };
+      const sent = envelope ? this.#enveloped(params, envelope) : params;
       response = await this.#post(jsonRpcRequest(id, method, sent), { ...options, method, params });
       const result = await this.#awaitResponse(
         response,
@@ -969,9 +975,9 @@ function rpcFailure(
 }
 
 // A 2026 server refuses a call whose tool asks for what the request did not declare; the
-// declaration is a `connectMcp` option the user has to know about.
+// declaration comes from the call's `onInteraction` or a `connectMcp` option.
 const CAPABILITY_HINT =
-  "; connectMcp declares form questions only with `formInteractions: true` and sampling with `samplingInteractions: true`, then answers them through the call's `onInteraction`";
+  "; connectMcp declares form questions on the requests of a call that passes `onInteraction` (2026-07-28) or on every request with `formInteractions: true`, and sampling with `samplingInteractions: true`; the call's `onInteraction` answers them";
 
 function parseJsonText(text: string, secrets: readonly string[]): unknown {
   try {
