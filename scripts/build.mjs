@@ -1,7 +1,7 @@
 // Builds dist/: one ES module per package.json entry (dist/index.js, dist/mcp/index.js, …), the
 // code two entries share in dist/chunks/, a source map beside each file, and the .d.ts tree from
 // tsc. Node resolves and parses every module it imports on start, so ~90 small modules cost
-// about 3× the cold start of these few files (README, "Bundles and cold start";
+// about 3× the cold start of these few files (design.md, "Bundles and cold start";
 // `npm run bench` measures it). Dependencies stay external: npm dedupes them with the app's.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";

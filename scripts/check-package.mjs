@@ -1,12 +1,24 @@
-// Packs toolwire as npm would publish it, installs the tarball into a fresh consumer project,
-// then type-checks and runs a consumer that uses every public entry with code generation
-// disallowed: the proof that `npm i toolwire` works under Node with no build step, ships types,
-// and never needs eval or new Function.
+// Packs toolwire as users install it (`npm run tarball`), installs the tarball into a fresh
+// consumer project, then type-checks and runs a consumer that uses every public entry with
+// code generation disallowed: the proof that installing the tarball works under Node with no
+// build step, ships types, and never needs eval or new Function. Then it follows the README
+// from an empty folder (scripts/first-contact.mjs). Every install is offline: the
+// dependencies are packed from this repository's node_modules.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { transformSync } from "esbuild";
+import { followReadme } from "./first-contact.mjs";
+import { packTarball } from "./tarball.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const run = (cmd, args, cwd) =>
@@ -18,13 +30,48 @@ const entries = Object.keys(pkg.exports).map((key) =>
   key === "." ? "toolwire" : `toolwire/${key.slice(2)}`,
 );
 
-show("npm", ["run", "--silent", "build"], root);
+/**
+ * Packs `names` and what they depend on from this repository's node_modules into `dir`, so
+ * `npm install --offline` finds them without the registry; returns the tarballs' paths. Each
+ * is packed from a copy without `scripts.prepare`: npm never runs a registry package's
+ * `prepare`, but would warn about it in a tarball.
+ */
+export function packDependencies(names, dir) {
+  const seen = new Map();
+  const visit = (name) => {
+    if (seen.has(name)) return;
+    const from = join(root, "node_modules", name);
+    if (!existsSync(join(from, "package.json"))) throw new Error(`not in node_modules: ${name}`);
+    const stage = mkdtempSync(join(tmpdir(), "toolwire-dependency-"));
+    try {
+      cpSync(from, stage, {
+        recursive: true,
+        filter: (path) => !path.slice(from.length).includes("node_modules"),
+      });
+      const manifest = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
+      if (manifest.scripts) delete manifest.scripts.prepare;
+      writeFileSync(join(stage, "package.json"), JSON.stringify(manifest, null, 2));
+      const out = run(
+        "npm",
+        ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir],
+        stage,
+      );
+      seen.set(name, join(dir, out.trim().split("\n").pop()));
+      for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency);
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
+  };
+  for (const name of names) visit(name);
+  return [...seen.values()];
+}
+
 const dir = mkdtempSync(join(tmpdir(), "toolwire-consumer-"));
 try {
-  const tarball = join(
-    dir,
-    run("npm", ["pack", "--silent", "--pack-destination", dir], root).trim().split("\n").pop(),
-  );
+  const tarball = packTarball(dir);
+  const packs = join(dir, "packs");
+  mkdirSync(packs);
+  const dependencies = packDependencies([...Object.keys(pkg.dependencies), "@types/node"], packs);
   const app = join(dir, "app");
   mkdirSync(app);
   writeFileSync(
@@ -33,17 +80,9 @@ try {
   );
   run(
     "npm",
-    [
-      "install",
-      "--silent",
-      "--prefer-offline",
-      "--no-audit",
-      "--no-fund",
-      tarball,
-      `valibot@${pkg.dependencies.valibot}`,
-      // toolwire/node's stdio options are typed with node:stream, as any Node program has.
-      `@types/node@${pkg.devDependencies["@types/node"]}`,
-    ],
+    // valibot, and @types/node since toolwire/node's stdio options are typed with node:stream
+    // (as any Node program has), come from `dependencies`.
+    ["install", "--silent", "--offline", "--no-audit", "--no-fund", tarball, ...dependencies],
     app,
   );
   writeFileSync(
@@ -111,6 +150,7 @@ console.log("consumer ok without code generation: " + ${JSON.stringify(entries.j
   show(join(root, "node_modules/.bin/tsc"), ["-p", "."], app);
   // Workers and strict-CSP pages forbid eval and new Function; so must every entry here.
   process.stdout.write(run("node", ["--disallow-code-generation-from-strings", "index.mjs"], app));
+  await followReadme({ tarball, dependencies, dir: join(dir, "readme") });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -6,17 +6,13 @@ import { ToolError, type ToolErrorInput } from "./errors.ts";
 // platform listener that fans out, so a turn of 500 parallel calls adds one listener to the
 // run's signal, not 500 (Node warns past 10).
 
-interface FanOut {
-  readonly callbacks: Set<() => void>;
-  readonly fire: () => void;
-}
-
-const fanOuts = new WeakMap<AbortSignal, FanOut>();
+// Per signal: its watchers, and the one platform listener that calls them.
+const fanOuts = new WeakMap<AbortSignal, [Set<() => void>, () => void]>();
 
 /**
- * Calls `callback` once when `signal` (not yet aborted) aborts, through the signal's one
- * shared listener. Returns the function that stops watching; the shared listener goes once
- * nobody watches.
+ * Calls `callback` (which must not throw) once when `signal`, not yet aborted, aborts,
+ * through the signal's one shared listener. Returns the function that stops watching; the
+ * shared listener goes once nobody watches.
  */
 export function watchAbort(signal: AbortSignal, callback: () => void): () => void {
   let fanOut = fanOuts.get(signal);
@@ -24,27 +20,20 @@ export function watchAbort(signal: AbortSignal, callback: () => void): () => voi
     const callbacks = new Set<() => void>();
     const fire = () => {
       fanOuts.delete(signal);
-      for (const each of callbacks) {
-        try {
-          each();
-        } catch {
-          // One watcher's failure must not keep the others from hearing the abort.
-        }
-      }
-      callbacks.clear();
+      for (const each of callbacks) each();
     };
-    fanOut = { callbacks, fire };
+    fanOut = [callbacks, fire];
     fanOuts.set(signal, fanOut);
     signal.addEventListener("abort", fire, { once: true });
   }
-  const own = fanOut;
+  const [callbacks, fire] = fanOut;
   // A fresh function per watch, so the same callback watched twice is stopped independently.
   const entry = () => callback();
-  own.callbacks.add(entry);
+  callbacks.add(entry);
   return () => {
-    if (!own.callbacks.delete(entry) || own.callbacks.size > 0) return;
-    signal.removeEventListener("abort", own.fire);
-    if (fanOuts.get(signal) === own) fanOuts.delete(signal);
+    if (!callbacks.delete(entry) || callbacks.size > 0) return;
+    signal.removeEventListener("abort", fire);
+    fanOuts.delete(signal);
   };
 }
 

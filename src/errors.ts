@@ -309,11 +309,7 @@ function parseIssues(value: unknown, bad: (why: string) => ToolError): Validatio
  */
 export function errorText(error: unknown): string {
   try {
-    if (error instanceof Error) {
-      const message: unknown = error.message;
-      return typeof message === "string" ? message : String(message);
-    }
-    return String(error);
+    return String(error instanceof Error ? error.message : error);
   } catch {
     return "a thrown value that cannot be shown as text";
   }

@@ -121,7 +121,7 @@ export function scrubEchoes<T>(value: T, secrets: readonly string[]): T {
  * the conversation) to a host the user did not name. "manual" rather than "error", which Workers
  * do not support; `refusedRedirect` then says what happened.
  */
-export const NO_REDIRECT = "manual" satisfies RequestRedirect;
+export const NO_REDIRECT = "manual" as const;
 
 /**
  * Returns why a response to a request sent with `NO_REDIRECT` is a refused redirect ("the server

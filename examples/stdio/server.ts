@@ -1,14 +1,12 @@
 /**
  * A toolset served over MCP's stdio transport: the process a desktop or editor client starts
- * from its `mcpServers` config (README.md, "stdio"). Run it by hand with
- * `npx tsx examples/stdio/server.ts`; it reads JSON-RPC from stdin until stdin closes.
- *
- * In your project, import from "toolwire" and "toolwire/node"; this copy imports the sources so
- * the repository's tests can start it without a build.
+ * from its `mcpServers` config (docs/node.md, "stdio"). Run it by hand with `npx tsx server.ts`;
+ * it reads JSON-RPC from stdin until stdin closes. `npm start` runs client.ts, which starts it.
  */
+
+import { defineTool, Toolset } from "toolwire";
+import { serveStdio } from "toolwire/node";
 import * as v from "valibot";
-import { defineTool, Toolset } from "../../src/index.ts";
-import { serveStdio } from "../../src/node/index.ts";
 
 const add = defineTool({
   name: "add",

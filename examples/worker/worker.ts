@@ -1,14 +1,12 @@
 /**
  * A Cloudflare Worker serving a toolset as an MCP server: the handler is the default export.
- * `wrangler deploy -c examples/worker/wrangler.jsonc` deploys it; no nodejs_compat needed.
- *
- * In your project, import from "toolwire" and "toolwire/mcp"; this copy imports the sources so
- * the repository's tests can bundle it without a build. README.md's "Deploy" section shows this
- * file with those imports, and the README test keeps the two the same.
+ * `npx wrangler dev` runs it locally, `npx wrangler deploy` deploys it; no nodejs_compat needed.
+ * docs/deploy.md shows this file, and the README test keeps the two the same.
  */
+
+import { defineTool, Toolset } from "toolwire";
+import { createMcpHandler } from "toolwire/mcp";
 import * as v from "valibot";
-import { defineTool, Toolset } from "../../src/index.ts";
-import { createMcpHandler } from "../../src/mcp/index.ts";
 
 const add = defineTool({
   name: "add",

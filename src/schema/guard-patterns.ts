@@ -1,9 +1,10 @@
 // Regular expressions from a foreign schema (`pattern`, `patternProperties`) run on the
 // platform's backtracking engine, and a server controls both the pattern and the string:
 // `^(a+)+$` against "a" × 34 + "!" blocks the event loop for minutes, and no timer can fire.
-// A check of a foreign schema therefore runs only when its regex work is provably small: patterns that can backtrack exponentially are refused outright, and the
-// polynomial work of the rest is bounded by the lengths of the strings tested. Whatever is
-// refused is left to the server, as for a schema the validator cannot apply.
+// A check of a foreign schema therefore runs only when its regex work is provably small:
+// patterns that can backtrack exponentially are refused outright, and the polynomial work of
+// the rest is bounded by the lengths of the strings tested. Whatever is refused is left to the
+// server, as for a schema the validator cannot apply.
 
 import type { JsonSchemaValidator } from "./schema-input.ts";
 

@@ -59,6 +59,33 @@ function imports(text: string): string[] {
   return [...text.matchAll(SPECIFIERS)].map((match) => match[1] as string);
 }
 
+// Type-only imports and re-exports: erased by the build, so they cannot make a load-order cycle.
+const TYPE_ONLY = /^(?:import|export) type [^;]*;/gms;
+
+/** Every cycle of `graph` (file -> files it imports), each as `a -> b -> a`. */
+function cycles(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (file: string, stack: string[]) => {
+    if (state.get(file) === "done") return;
+    if (state.get(file) === "open") {
+      found.push([...stack.slice(stack.indexOf(file)), file].join(" -> "));
+      return;
+    }
+    state.set(file, "open");
+    for (const target of graph.get(file) ?? []) visit(target, [...stack, file]);
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) visit(file, []);
+  return found;
+}
+
+function valueImports(from: string, text: string): string[] {
+  return imports(text.replace(TYPE_ONLY, ""))
+    .filter((specifier) => specifier.startsWith("."))
+    .map((specifier) => resolve(from, specifier));
+}
+
 describe("src imports", () => {
   test("finds the core's files", () => {
     expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(["errors.ts", "index.ts"]));
@@ -81,6 +108,22 @@ describe("src imports", () => {
       }
     }
     expect(backward).toEqual([]);
+  });
+
+  // design.md, "What the architecture checks guard": a module never waits on itself at load.
+  test("no cycle among value imports", () => {
+    const graph = new Map(files.map((file) => [file.path, valueImports(file.path, file.text)]));
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  test("the cycle check finds a cycle and leaves type-only imports out", () => {
+    const a = 'import { b } from "./b.ts";\nimport type {\n  C,\n} from "./c.ts";';
+    expect(valueImports("x/a.ts", a)).toEqual(["x/b.ts"]);
+    const graph = new Map([
+      ["x/a.ts", ["x/b.ts"]],
+      ["x/b.ts", ["x/a.ts"]],
+    ]);
+    expect(cycles(graph)).toEqual(["x/a.ts -> x/b.ts -> x/a.ts"]);
   });
 
   test("end every relative import in .ts", () => {

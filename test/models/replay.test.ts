@@ -545,7 +545,8 @@ describe("Anthropic server tools", () => {
       });
       const agent = new Agent({ model, tools: [get] });
       const first = await agent.run("go").result;
-      expect((server.requests[0]?.body as { tools: unknown[] }).tools).toEqual([
+      const declared = server.requests[0]?.body as { tools?: unknown[] } | undefined;
+      expect(declared?.tools).toEqual([
         { name: "get", description: "Weather", input_schema: expect.any(Object) },
         search,
       ]);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
@@ -9,19 +9,26 @@ import { apiEntries } from "../../scripts/api-report.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 import { FakeModelContext } from "../support/fake-model-context.ts";
 
-// README.md is documentation users copy, so every ```ts / ```js block in it is complete and is
-// checked three ways: all blocks type-check together against the sources, each block runs as
+// README.md and the guides in docs/ are documentation users copy, so every ```ts / ```js block
+// in them is complete and is checked three ways: all blocks type-check together against the sources, each block runs as
 // written and prints what its `// …` comments say, and a block that exports a fetch handler
 // (a Worker) is served in-process and must answer MCP on the host it names and refuse others.
 // Blocks that need a peer get one in-process: `fetch` to https://calc.example.workers.dev
 // reaches the README's own Worker, `cloudflare:workers` gives `env.MCP_TOKEN`,
 // `sessionStorage` holds the token a user would have typed, and `document.modelContext` is a
-// WebMCP page (test/support/fake-model-context.ts). Tests are named by the heading the
-// block sits under, so a block that breaks names its section.
+// WebMCP page (test/support/fake-model-context.ts). Tests are named by the file and the
+// heading the block sits under, so a block that breaks names its section. A block may use a
+// peer another file shows (the browser client's Worker is in docs/security.md).
 
 const root = join(import.meta.dirname, "../..");
 const dir = join(root, "test-results", "readme");
-const readme = readFileSync(join(root, "README.md"), "utf8");
+// Every user document: the README and the guides (design.md is for contributors).
+const documents = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md") && name !== "design.md")
+    .map((name) => `docs/${name}`),
+];
 
 const ENTRIES = Object.fromEntries(apiEntries().map((entry) => [entry.name, entry.source]));
 const HOST = "calc.example.workers.dev";
@@ -29,6 +36,8 @@ const PAGE_ORIGIN = "https://app.example";
 const TOKEN = "readme-token";
 
 interface Block {
+  /** The document, e.g. `docs/mcp.md`. */
+  document: string;
   heading: string;
   /** 1-based within its heading. */
   index: number;
@@ -37,7 +46,8 @@ interface Block {
   file: string;
 }
 
-function readBlocks(markdown: string): Block[] {
+function readBlocks(document: string): Block[] {
+  const markdown = readFileSync(join(root, document), "utf8");
   const blocks: Block[] = [];
   let heading = "(top)";
   const perHeading = new Map<string, number>();
@@ -56,15 +66,22 @@ function readBlocks(markdown: string): Block[] {
     if (!["ts", "typescript", "js", "javascript"].includes(lang)) continue;
     const index = (perHeading.get(heading) ?? 0) + 1;
     perHeading.set(heading, index);
-    const slug = heading.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+    const slug = `${document}-${heading}`.toLowerCase().replace(/[^a-z0-9]+/g, "-");
     const ext = lang.startsWith("t") ? "ts" : "js";
-    blocks.push({ heading, index, lang, code: body.join("\n"), file: `${slug}-${index}.${ext}` });
+    blocks.push({
+      document,
+      heading,
+      index,
+      lang,
+      code: body.join("\n"),
+      file: `${slug}-${index}.${ext}`,
+    });
   }
   return blocks;
 }
 
-const blocks = readBlocks(readme);
-const title = (block: Block) => `"${block.heading}" block ${block.index}`;
+const blocks = documents.flatMap(readBlocks);
+const title = (block: Block) => `${block.document} "${block.heading}" block ${block.index}`;
 
 /**
  * The block with its package imports pointed at the sources; in Node, `cloudflare:workers` is a
@@ -141,12 +158,17 @@ beforeAll(async () => {
 
 afterAll(() => vi.unstubAllGlobals());
 
-test("README's blocks are found, and at least one of them is a Worker", () => {
+test("the blocks of the README and of every guide are found, and one of them is a Worker", () => {
+  expect(new Set(blocks.map((block) => block.document))).toEqual(
+    new Set(
+      documents.filter((document) => readFileSync(join(root, document), "utf8").includes("```ts")),
+    ),
+  );
   expect(blocks.length).toBeGreaterThanOrEqual(8);
   expect(servers.size).toBeGreaterThanOrEqual(1);
 });
 
-test("every README block type-checks against the sources", async () => {
+test("every block type-checks against the sources", async () => {
   const tsc = join(root, "node_modules/.bin/tsc");
   const result = await promisify(execFile)(tsc, ["--noEmit", "-p", dir], { cwd: root }).then(
     () => "",
@@ -157,7 +179,7 @@ test("every README block type-checks against the sources", async () => {
   expect(named).toBe("");
 }, 60_000);
 
-describe.each(blocks.map((block) => [title(block), block] as const))("README %s", (_, block) => {
+describe.each(blocks.map((block) => [title(block), block] as const))("%s", (_, block) => {
   test("runs and prints what its comments say", async () => {
     const printed: unknown[] = [];
     const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
@@ -172,11 +194,13 @@ describe.each(blocks.map((block) => [title(block), block] as const))("README %s"
       JSON.parse(m[1] as string),
     );
     expect(printed).toEqual(expected);
-  });
+    // A block that starts a process (`npx`, a stdio server) needs more than the default 5 s on
+    // a loaded machine.
+  }, 30_000);
 });
 
 const serverBlocks = blocks.filter(isServer).map((block) => [title(block), block] as const);
-describe.each(serverBlocks)("README %s, a Worker,", (_, block) => {
+describe.each(serverBlocks)("%s, a Worker,", (_, block) => {
   test("serves MCP on the host it names and refuses other hosts and pages", async () => {
     const handler = servers.get(block) as Handler;
     const authorization = `Bearer ${TOKEN}`;
@@ -257,16 +281,19 @@ describe.each(serverBlocks)("README %s, a Worker,", (_, block) => {
   }, 60_000);
 });
 
-test("the README's Worker is examples/worker, which npm test bundles with wrangler", () => {
-  const worker = blocks.find((block) => block.code.startsWith("// worker.ts\n"));
+test("the deploy guide's Worker is examples/worker, which npm test bundles with wrangler", () => {
+  const worker = blocks.find(
+    (block) => block.document === "docs/deploy.md" && block.code.startsWith("// worker.ts\n"),
+  );
   const example = readFileSync(join(root, "examples/worker/worker.ts"), "utf8")
-    .replace(/^\/\*\*[\s\S]*?\*\/\n/, "")
+    .replace(/^\/\*\*[\s\S]*?\*\/\n+/, "")
     .replaceAll('"../../src/index.ts"', '"toolwire"')
     .replaceAll('"../../src/mcp/index.ts"', '"toolwire/mcp"');
   expect(worker?.code.replace("// worker.ts\n", "")).toBe(example.trimEnd());
   const config = readFileSync(join(root, "examples/worker/wrangler.jsonc"), "utf8");
   const fields = (text: string) =>
     [...text.matchAll(/"(name|main|compatibility_date)": "([^"]*)"/g)].map((m) => m[0]);
-  const fenced = /```jsonc\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  const deploy = readFileSync(join(root, "docs/deploy.md"), "utf8");
+  const fenced = /```jsonc\n([\s\S]*?)```/.exec(deploy)?.[1] ?? "";
   expect(fields(fenced)).toEqual(fields(config));
 });

@@ -1,4 +1,4 @@
-// The README's Cloudflare example must stay deployable: wrangler bundles it offline
+// The deploy guide's Cloudflare example (examples/worker) must stay deployable: wrangler bundles it offline
 // (`deploy --dry-run`), without nodejs_compat, into a module with no Node built-in imports.
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -8,6 +8,18 @@ import { promisify } from "node:util";
 import { expect, test } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
+// The example imports "toolwire" as a user's project does; here that is the sources (as
+// tsconfig.json's `paths` says for tsc and tsx). scripts/first-contact.mjs bundles it again
+// against the installed tarball.
+const aliases = Object.entries(
+  JSON.parse(await readFile(join(root, "package.json"), "utf8")).exports as Record<
+    string,
+    { import: string }
+  >,
+).flatMap(([key, target]) => [
+  "--alias",
+  `${key === "." ? "toolwire" : `toolwire/${key.slice(2)}`}=${join(root, target.import.replace("./dist/", "src/").replace(/\.js$/, ".ts"))}`,
+]);
 
 test("wrangler deploy --dry-run bundles examples/worker without nodejs_compat", async () => {
   const config = await readFile(join(root, "examples/worker/wrangler.jsonc"), "utf8");
@@ -16,7 +28,15 @@ test("wrangler deploy --dry-run bundles examples/worker without nodejs_compat", 
   try {
     await promisify(execFile)(
       join(root, "node_modules/.bin/wrangler"),
-      ["deploy", "--dry-run", "--outdir", outdir, "-c", "examples/worker/wrangler.jsonc"],
+      [
+        "deploy",
+        "--dry-run",
+        "--outdir",
+        outdir,
+        "-c",
+        "examples/worker/wrangler.jsonc",
+        ...aliases,
+      ],
       { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" } },
     );
     const files = await readdir(outdir);
