@@ -96,6 +96,11 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     return this.#stopped;
   }
 
+  /** Whether the caller of the step in flight answers questions (`StepOptions.answers`). */
+  protected get answers(): boolean {
+    return this.#listeners?.answers === true;
+  }
+
   /** Whether a question is open or waiting to be returned: a tool asks one at a time. */
   protected get asking(): boolean {
     return this.#pending !== undefined || this.#events.some((event) => event.type === "ask");

@@ -61,4 +61,10 @@ export interface StepOptions {
   onProgress?(progress: ToolProgress): void;
   /** Receives the tool's log messages while this step runs (an MCP server forwards them). */
   onLog?(log: ToolLog): void;
+  /**
+   * Whether the caller answers the tool's questions (the call has an `onInteraction`); on the
+   * `invoke` step a remote handler then tells its server that it can ask (MCP 2026-07-28
+   * declares form elicitation per request).
+   */
+  answers?: boolean;
 }

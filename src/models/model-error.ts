@@ -4,7 +4,10 @@ import { unreachable } from "../errors.ts";
  * Model error data type: the JSON shape of every model failure, discriminated by `type`.
  *
  * - `http`: the provider answered with a non-2xx status, or with a JSON error body and status
- *   200 (or, without `status`, the request never got an answer: DNS, refused connection, CORS).
+ *   200 (or, without `status`, the request never got an answer). With `code` `ECONNREFUSED`
+ *   nothing listens at the URL, `ENOTFOUND` names an unknown host, `unreachable` is a
+ *   browser's "Failed to fetch" (server down or a CORS refusal; the console says which); these
+ *   three name the host and are not retried.
  *   A redirect is never followed: it fails with `code` `"redirect"`, its status and the
  *   target's host and path, and is not retried.
  * - `rate_limit`: status 429; `retryAfterMs` comes from `retry-after-ms`, `retry-after` or the
@@ -13,8 +16,9 @@ import { unreachable } from "../errors.ts";
  * - `context_overflow`: the prompt does not fit the model's context window (compact and retry).
  * - `stream`: the response stream broke or ended before the provider marked its end.
  * - `cancelled`: the caller's signal aborted the request.
- * - `invalid_response`: the provider sent something that is not its documented format (or a
- *   scripted model ran out of turns).
+ * - `invalid_response`: the provider sent something that is not its documented format, such
+ *   as a 200 HTML page instead of an event stream (its content type and a short excerpt are
+ *   in the message), or a scripted model ran out of turns.
  * - `unsupported`: an in-browser model cannot run here; `missing` names what is absent (WebGPU,
  *   the built-in model, WebAssembly JSPI, memory, or the runtime's package).
  *

@@ -207,3 +207,98 @@ export async function readBounded(response: Response): Promise<string> {
   }
   return new TextDecoder().decode(bytes.subarray(0, MAX_ERROR_BODY_BYTES));
 }
+
+// What a runtime says when nothing answered: Node (undici) puts the system error under `cause`
+// (`ECONNREFUSED`, `ENOTFOUND`, at times an `AggregateError` with one per address), Bun names
+// it in `code`, Deno in the message; a browser hides why behind one sentence per engine.
+const REFUSED = /\bECONNREFUSED\b|^ConnectionRefused$|connection refused/i;
+const NOT_FOUND = /\bENOTFOUND\b|dns error|failed to lookup address|name or service not known/i;
+const BROWSER_FAILURE =
+  /^(Failed to fetch|NetworkError when attempting to fetch resource\.?|Load failed)$/;
+
+/**
+ * Creates the model error for a request that got no answer because nothing could be reached:
+ * `http` without status and with `code` `ECONNREFUSED` (nothing listens at the URL),
+ * `ENOTFOUND` (no such host) or `unreachable` (a browser's "Failed to fetch", which hides
+ * whether the server is down or refused the page's origin, CORS). Each names the host and is
+ * not retried: the same request meets the same refusal. Any other failure gives `undefined`.
+ *
+ * @param provider The adapter's name.
+ * @param error What `fetch` threw.
+ * @param url The endpoint; only its origin is shown.
+ * @param secrets Values that must not reach the error through its `cause`.
+ * @returns The error, or `undefined`.
+ */
+export function networkError(
+  provider: string,
+  error: unknown,
+  url: string,
+  secrets: readonly string[],
+): ModelError | undefined {
+  const origin = URL.canParse(url) ? new URL(url).origin : "the URL";
+  const host = URL.canParse(url) ? new URL(url).hostname : "the host";
+  const said = causesOf(error);
+  // The runtime's error is kept as `cause` only when no text in it echoes a secret (Deno puts
+  // the whole URL, query included, into its message).
+  const options = said.every((text) => scrub(text, secrets) === text) ? { cause: error } : {};
+  const http = (code: string, message: string) =>
+    new ModelError({ type: "http", provider, code, message }, options);
+  if (said.some((text) => REFUSED.test(text))) {
+    return http("ECONNREFUSED", `nothing is listening at ${origin} (ECONNREFUSED)`);
+  }
+  if (said.some((text) => NOT_FOUND.test(text))) {
+    return http("ENOTFOUND", `the host ${host} was not found (ENOTFOUND); check the URL`);
+  }
+  if (error instanceof TypeError && error.cause === undefined) {
+    const message = error.message.trim();
+    if (BROWSER_FAILURE.test(message)) {
+      return http(
+        "unreachable",
+        `could not reach ${origin} (${message}): the server is down, or it does not allow this page's origin (CORS); the browser console says which`,
+      );
+    }
+  }
+  return undefined;
+}
+
+// The codes and messages of an error, its causes and an AggregateError's members.
+function causesOf(error: unknown): string[] {
+  const found: string[] = [];
+  const queue: unknown[] = [error];
+  for (let i = 0; i < queue.length && i < 16; i++) {
+    const item = queue[i];
+    if (typeof item !== "object" || item === null) continue;
+    const { code, message, cause, errors } = item as Record<string, unknown>;
+    if (typeof code === "string") found.push(code);
+    if (typeof message === "string") found.push(message);
+    if (cause !== undefined) queue.push(cause);
+    if (Array.isArray(errors)) queue.push(...errors);
+  }
+  return found;
+}
+
+/**
+ * Creates the `invalid_response` error for a 200 that is no event stream (an HTML page from a
+ * proxy, a web UI or a wrong path), with its content type and a short scrubbed excerpt.
+ *
+ * @param provider The adapter's name.
+ * @param type The response's `content-type`.
+ * @param body The start of the body.
+ * @param secrets Values to redact from the excerpt.
+ * @returns The error.
+ */
+export function notAnEventStream(
+  provider: string,
+  type: string,
+  body: string,
+  secrets: readonly string[],
+): ModelError {
+  const media = type.split(";")[0]?.trim() ?? "";
+  const answered =
+    media === "" || media === "text/event-stream"
+      ? "the server's answer is not an event stream"
+      : `the server answered ${media}, not an event stream`;
+  const text = excerpt(body.replace(/\s+/g, " ").trim(), secrets, 160);
+  const message = `${answered}; check that \`baseURL\` points at the API${text ? `: ${text}` : ""}`;
+  return new ModelError({ type: "invalid_response", provider, message });
+}

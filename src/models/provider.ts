@@ -12,13 +12,21 @@ import type {
   ModelStreamOptions,
 } from "./model.ts";
 import { cancelled, isModelError, ModelError } from "./model-error.ts";
-import { errorFields, providerError, readBounded, responseError } from "./provider-error.ts";
+import {
+  errorFields,
+  networkError,
+  notAnEventStream,
+  providerError,
+  readBounded,
+  responseError,
+} from "./provider-error.ts";
 
 /**
  * Retries of a failed request, before any of the turn's output was emitted (`docs/design.md`,
- * P8). Rate limits (429), overload (529, `overloaded_error`), 408/409/5xx, a failed connection
- * and a stream that broke before its first event are retried; an exhausted quota, a context
- * overflow, a bad request or an unreadable response are not.
+ * P8). Rate limits (429), overload (529, `overloaded_error`), 408/409/5xx, a connection that
+ * failed midway and a stream that broke before its first event are retried; an exhausted quota,
+ * a context overflow, a bad request, an unreadable response (an HTML page, say), a refused
+ * connection, an unknown host and a browser's opaque "Failed to fetch" are not.
  *
  * @example
  * ```ts
@@ -144,6 +152,7 @@ interface ProviderCall {
 }
 
 const RETRY_STATUS = /* @__PURE__ */ new Set([408, 409, 500, 502, 503, 504, 529]);
+const NOT_RETRIED = /* @__PURE__ */ new Set(["ECONNREFUSED", "ENOTFOUND", "unreachable"]);
 
 function retrySettings(retry: RetryOptions | false | undefined): Required<RetryOptions> {
   const given = retry === false ? { maxRetries: 0 } : (retry ?? {});
@@ -169,9 +178,26 @@ function retryable(error: ModelError): boolean {
   if (error.type === "rate_limit") return true;
   // The same request meets the same redirect (a browser's opaque one has no status).
   if (error.code === "redirect") return false;
+  // Nothing listens there, no such host, or a browser's opaque refusal (CORS or a server that
+  // is down): waiting a second does not change that.
+  if (error.type === "http" && error.status === undefined && NOT_RETRIED.has(error.code ?? "")) {
+    return false;
+  }
   if (error.code === "overloaded_error" || error.code === "overloaded") return true;
   if (error.type === "http") return error.status === undefined || RETRY_STATUS.has(error.status);
   return error.type === "stream";
+}
+
+const START_CHARS = 512;
+
+// Whether the start of a body could be an event stream: blank, comments only, or holding a
+// field line (a stream cut before its first event still has one).
+function sseLike(text: string): boolean {
+  const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== "");
+  return (
+    lines.every((line) => line.startsWith(":")) ||
+    lines.some((line) => /^(data|event|id|retry)(:|$)/.test(line))
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined, provider: string): Promise<void> {
@@ -199,6 +225,9 @@ function providerStream(call: ProviderCall, signal?: AbortSignal): ReadableStrea
   const onAbort = () => abort.abort(signal?.reason);
   let reader: ReadableStreamDefaultReader<SseEvent> | undefined;
   let decoder: ProviderDecoder | undefined;
+  // The start of the body and the count of its events, to tell a body that is no event stream
+  // (text with no SSE field in it) from a stream that broke.
+  let start: { type: string; text: string; events: number } | undefined;
   let output = false;
   let attempt = 0;
 
@@ -207,7 +236,15 @@ function providerStream(call: ProviderCall, signal?: AbortSignal): ReadableStrea
     // The signal first, so an abort while an error body is read still reads as cancelled.
     if (signal?.aborted) return cancelled(provider, signal.reason);
     if (isModelError(error)) return error;
-    const raw = errorText(error);
+    if (phase === "request") {
+      const unreached = networkError(provider, error, call.url, secrets);
+      if (unreached) return unreached;
+    }
+    // `fetch failed` alone hides why (reset, TLS, timeout); the cause says it.
+    const cause = error instanceof Error ? error.cause : undefined;
+    const why = cause instanceof Error ? cause.message : undefined;
+    const text = errorText(error);
+    const raw = why && !text.includes(why) ? `${text} (${why})` : text;
     const message = scrub(raw, secrets);
     // The original error is kept as `cause` only when it does not echo a secret (some runtimes
     // put the URL, which may carry a key, into network errors).
@@ -237,20 +274,35 @@ function providerStream(call: ProviderCall, signal?: AbortSignal): ReadableStrea
       throw new ModelError(status === undefined ? details : { ...details, status });
     }
     if (!response.ok) throw await responseError(provider, response, secrets);
+    const type = response.headers.get("content-type") ?? "";
     // A 200 that is JSON, not an event stream, is a server's error answer (LM Studio asked at
     // a `baseURL` without `/v1`); its message is what the user needs.
-    if (/json/i.test(response.headers.get("content-type") ?? "")) {
+    if (/json/i.test(type)) {
       const { code, message } = errorFields(await readBounded(response));
       const details = { status: 200, message: message || "the server answered JSON, not events" };
       throw providerError(provider, code === undefined ? details : { ...details, code }, secrets);
+    }
+    // A page (a web UI, a proxy's sign-in, a wrong path) is no stream whatever it holds.
+    if (/html|xml/i.test(type)) {
+      throw notAnEventStream(provider, type, await readBounded(response), secrets);
     }
     if (!response.body) {
       const message = "the response has no body; check that `baseURL` points at the API";
       throw new ModelError({ type: "invalid_response", provider, message });
     }
     decoder = call.decoder();
+    start = { type, text: "", events: 0 };
+    const seen = start;
     return response.body
       .pipeThrough(new TextDecoderStream())
+      .pipeThrough(
+        new TransformStream<string, string>({
+          transform(chunk, controller) {
+            if (seen.text.length < START_CHARS) seen.text += chunk.slice(0, START_CHARS);
+            controller.enqueue(chunk);
+          },
+        }),
+      )
       .pipeThrough(parseSseStream())
       .getReader();
   };
@@ -272,9 +324,13 @@ function providerStream(call: ProviderCall, signal?: AbortSignal): ReadableStrea
         for (;;) {
           const { done, value } = await reader.read();
           if (done) {
+            if (start && start.events === 0 && !sseLike(start.text)) {
+              throw notAnEventStream(provider, start.type, start.text, secrets);
+            }
             decoder?.end(emit);
             break;
           }
+          if (start) start.events += 1;
           // The end marker may come before the server closes the body; stop reading and let
           // the connection go.
           if (decoder?.event(value, emit)) {

@@ -337,11 +337,12 @@ function answer(
     });
 }
 
-function stepOptionsOf({ onProgress, onLog }: CallOptions): StepOptions | undefined {
-  if (!onProgress && !onLog) return undefined;
+function stepOptionsOf({ onProgress, onLog, onInteraction }: CallOptions): StepOptions | undefined {
+  if (!onProgress && !onLog && !onInteraction) return undefined;
   const step: StepOptions = {};
   if (onProgress) step.onProgress = onProgress;
   if (onLog) step.onLog = onLog;
+  if (onInteraction) step.answers = true;
   return step;
 }
 

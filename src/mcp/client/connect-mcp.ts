@@ -129,9 +129,12 @@ export interface ConnectMcpOptions {
    */
   requestTimeoutMs?: number;
   /**
-   * Answers the server's elicitations as `interaction` steps (default `false`): a text
-   * question (one required string field `text`) is answered with a string, any other form
-   * with an object.
+   * Answers the server's elicitations as `interaction` steps: a text question (one required
+   * string field `text`) is answered with a string, any other form with an object. With
+   * 2026-07-28 (the default when the server speaks it) a call that passes `onInteraction`
+   * declares form questions on its own requests without this option; `true` declares them on
+   * every request, and is what a 2025 session needs, whose capabilities are fixed at
+   * `initialize` (default `false`: a call without an answerer is never asked).
    */
   formInteractions?: boolean;
   /**
@@ -298,7 +301,9 @@ async function open(session: McpSession, settings: Settings): Promise<boolean> {
 }
 
 // What every 2026-07-28 request declares: form elicitation and sampling only when the caller
-// answers them, so a server never asks what it cannot get (URL mode is never declared).
+// answers them, so a server never asks what it cannot get (URL mode is never declared). A call
+// whose caller passes `onInteraction` adds form elicitation to its own requests
+// (`RemoteHandler`).
 function envelopeOf(settings: Settings): ModernEnvelope {
   return {
     version: MODERN_PROTOCOL_VERSIONS[0],

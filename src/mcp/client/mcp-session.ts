@@ -89,6 +89,8 @@ export interface SessionRequestOptions {
   headers?: Record<string, string>;
   /** The exchange's deadline, stopped while `McpAuth.unauthorized` signs in. */
   deadline?: Deadline;
+  /** 2026-07-28 capabilities this request declares on top of the connection's. */
+  capabilities?: Record<string, unknown>;
 }
 
 /** A deadline that can stop while the user signs in, and starts over after. */
@@ -311,7 +313,11 @@ export class McpSession {
     if (listener) this.#listening.add(listener);
     try {
       signal?.throwIfAborted();
-      const sent = this.#modern ? this.#enveloped(params, this.#modern) : params;
+      const envelope = this.#modern && {
+        ...this.#modern,
+        capabilities: { ...options.capabilities, ...this.#modern.capabilities },
+      };
+      const sent = envelope ? this.#enveloped(params, envelope) : params;
       response = await this.#post(jsonRpcRequest(id, method, sent), { ...options, method, params });
       const result = await this.#awaitResponse(
         response,
@@ -670,6 +676,17 @@ export class McpSession {
           message: `${method}: ${error.message} (maxMessageBytes); the stream was dropped`,
         });
       }
+    } else if (!type.startsWith("application/json") && !type.startsWith("text/event-stream")) {
+      // A web page or any other answer that is neither JSON nor an event stream: most likely
+      // the URL is not an MCP endpoint (a site's home page, a sign-in page, a web UI).
+      const body = await readBody(response, ERROR_BODY_BYTES, signal).catch(() => "");
+      const text = excerpt(body.replace(/\s+/g, " ").trim(), this.#secrets, 160);
+      if (text !== "") {
+        const media = type.split(";")[0]?.trim() || "no content type";
+        throw protocolError(
+          `${method}: the server answered ${media} (HTTP ${response.status}), not JSON or an event stream; check that ${this.origin} is an MCP endpoint: ${text}`,
+        );
+      }
     } else if (type.startsWith("application/json")) {
       const text = await readBody(
         response,
@@ -958,9 +975,9 @@ function rpcFailure(
 }
 
 // A 2026 server refuses a call whose tool asks for what the request did not declare; the
-// declaration is a `connectMcp` option the user has to know about.
+// declaration comes from the call's `onInteraction` or a `connectMcp` option.
 const CAPABILITY_HINT =
-  "; connectMcp declares form questions only with `formInteractions: true` and sampling with `samplingInteractions: true`, then answers them through the call's `onInteraction`";
+  "; connectMcp declares form questions on the requests of a call that passes `onInteraction` (2026-07-28) or on every request with `formInteractions: true`, and sampling with `samplingInteractions: true`; the call's `onInteraction` answers them";
 
 function parseJsonText(text: string, secrets: readonly string[]): unknown {
   try {

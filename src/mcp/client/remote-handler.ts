@@ -23,6 +23,7 @@ import {
   handleServerRequest,
   inputResponseFor,
   replyToServer,
+  type ServerRequestFlags,
 } from "./server-request.ts";
 
 // What a pending interaction answers: the server's request (2025), or the `inputRequests` key
@@ -65,6 +66,9 @@ export class RemoteHandler extends CallMachine<Question> {
   #rounds = 0;
   // The `inputRequests` keys the caller declined in the last round.
   #declined = new Set<string>();
+  // What this call takes from the server: with 2026-07-28 a call whose caller answers
+  // (`onInteraction`) declares form questions on its own requests, whatever `formInteractions`.
+  #flags: ServerRequestFlags;
 
   /**
    * Creates a handler in the ready state.
@@ -79,6 +83,7 @@ export class RemoteHandler extends CallMachine<Question> {
     this.toolName = plan.tool.info.name;
     this.formValidator = plan.jsonSchemaValidator;
     this.#timer = createIdleTimer(plan.timeoutMs, () => this.#expire());
+    this.#flags = plan;
   }
 
   // Arguments that fail the check end the call here; nothing reaches the server.
@@ -89,6 +94,10 @@ export class RemoteHandler extends CallMachine<Question> {
       throw this.#session.scrubError(error);
     }
     this.#callId = callId;
+    if (this.#session.modern && this.answers && !this.#plan.formInteractions) {
+      const { samplingInteractions, maxSchemaDepth } = this.#plan;
+      this.#flags = { formInteractions: true, samplingInteractions, maxSchemaDepth };
+    }
     this.#send({});
   }
 
@@ -121,6 +130,8 @@ export class RemoteHandler extends CallMachine<Question> {
       label: this.toolName,
       onMessage: (message: ServerMessage) => this.#onServerMessage(message),
       headers: this.#session.modern ? this.#plan.paramHeaders(this.#arguments) : {},
+      // Declared per request: the connection's envelope has it only with `formInteractions`.
+      ...(this.#flags.formInteractions ? { capabilities: { elicitation: { form: {} } } } : {}),
       // A step-up sign-in is the user's time, not the server's.
       deadline: { pause: () => this.#timer.disarm(), resume: () => this.#timer.arm() },
     };
@@ -177,7 +188,7 @@ export class RemoteHandler extends CallMachine<Question> {
     const round: Round = { questions: [], answers: {}, requestState };
     const context = { toolName: tool, callId: this.#callId };
     for (const [key, entry] of Object.entries(requests)) {
-      const outcome = handleInputRequest(entry, this.#plan, context);
+      const outcome = handleInputRequest(entry, this.#flags, context);
       if (outcome.type === "fail") return void this.emit({ type: "failed", error: outcome.error });
       if (outcome.type === "answer") round.answers[key] = outcome.value;
       else round.questions.push({ key, request: outcome.request });

@@ -95,7 +95,8 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
   const paramHeaders = options.modern ? paramHeadersOf(value.inputSchema, secrets) : [];
   if (typeof paramHeaders === "string") return `tool ${shown} ${paramHeaders}`;
   const annotations = annotationsOf(value.annotations);
-  const form = options.formInteractions;
+  // A 2026-07-28 call declares form questions itself when its caller answers them.
+  const form = options.formInteractions || options.modern === true;
   const trusted = options.trusted;
   const info: ToolInfo = {
     name: rendered as ToolName,

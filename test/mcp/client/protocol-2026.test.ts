@@ -208,19 +208,32 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     expect(refused.message).toContain("`samplingInteractions: true`");
   });
 
-  it("names the option a question needs when the default client meets a tool that asks", async () => {
+  it("lets the default client answer a tool that asks when the call has onInteraction (issue 30 point 4)", async () => {
     // What a new user writes: the defaults, and an answerer on the call.
     const { handler } = fixtureHandler({ stateSecret: "s".repeat(32) });
-    const client = await connectMcp({ url, fetch: handler.fetch });
-    const refused = await caught(
-      client.call(
-        "ask_text",
-        {},
-        { onInteraction: async (request) => InteractionResponse.submit(request.id, "hi") },
-      ),
+    const { fetch, posts } = recording(handler.fetch);
+    const client = await connectMcp({ url, fetch });
+    const result = await client.call(
+      "ask_text",
+      {},
+      { onInteraction: async (request) => InteractionResponse.submit(request.id, "hi") },
     );
+    expect(result.content).toEqual([{ type: "text", text: "got hi" }]);
+    // Declared on that call's requests only: the connection's own requests still declare none.
+    const calls = posts("tools/call");
+    expect(calls.length).toBeGreaterThan(1);
+    for (const call of calls) {
+      expect(call.body.params._meta[META_CAPABILITIES]).toEqual({ elicitation: { form: {} } });
+    }
+    expect(posts("tools/list")[0]?.body.params._meta[META_CAPABILITIES]).toEqual({});
+    const listed = (await client.listTools()).find((tool) => tool.name === "ask_text");
+    expect(listed?.interactions).toMatchObject({ form: true, text: true });
+    // A call without an answerer declares nothing, and the refusal names both ways out.
+    const refused = await caught(client.call("ask_text", {}));
     expect(refused.message).toContain("-32021");
     expect(refused.message).toContain("`formInteractions: true`");
+    expect(refused.message).toContain("`onInteraction`");
+    expect(posts("tools/call").at(-1)?.body.params._meta[META_CAPABILITIES]).toEqual({});
   });
 
   it("fails a call typed when input_required is malformed or asks what the client cannot answer", async () => {
