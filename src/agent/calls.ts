@@ -339,7 +339,7 @@ function failed(call: ModelToolCall, text: string, outcome: ToolCallOutcome): Ou
 
 // Where a call recorded by a snapshot stands when its run resumes: its recorded result, or
 // `run` for one that was approved and never started, or that started and may be re-run
-// because its tool is idempotent; any other started call is interrupted.
+// because its tool is idempotent or read-only; any other started call is interrupted.
 function resumeCall(
   prior: Exclude<SnapshotCall, { state: "waiting" }>,
   route: Route | undefined,
@@ -352,7 +352,10 @@ function resumeCall(
         ? "run"
         : started(failed(prior, unknownToolText(prior.name, []), "unknown"), false);
     case "running":
-      if (route?.info.annotations.idempotentHint === true) return "run";
+      // Running it again changes nothing more than running it once did.
+      if (route && (route.info.annotations.idempotentHint === true || isReadOnly(route.info))) {
+        return "run";
+      }
       return started(
         failed(prior, `${INTERRUPTED_PREFIX} ${interruptedText(prior)}`, "interrupted"),
         true,

@@ -162,35 +162,29 @@ export interface DurableTurn {
   readonly frozen: boolean;
 }
 
-/** Creates the durable state of one turn, writing each change through `save`. */
-export function createDurableTurn(
+/**
+ * Creates the durable state of one turn. `capture` takes the state of now (synchronously, so a
+ * write never mixes one moment's calls with a later moment's conversation) and returns how to
+ * sign it; `write` queues the handing over, one run-wide queue, so the last snapshot handed over
+ * is always of the latest state, whichever turn wrote it.
+ */
+function createDurableTurn(
   calls: SnapshotCall[],
-  snapshot: (calls: SnapshotCall[]) => Promise<RunSnapshot>,
-  save: (snapshot: RunSnapshot) => void | Promise<void>,
+  capture: (calls: SnapshotCall[]) => () => Promise<RunSnapshot>,
+  write: (sign: () => Promise<RunSnapshot>) => Promise<void>,
+  isFrozen: () => boolean,
 ): DurableTurn {
-  let queue: Promise<void> = Promise.resolve();
-  let frozen = false;
   return {
     calls,
     get frozen() {
-      return frozen;
+      return isFrozen();
     },
     update(index, call) {
-      if (frozen) return Promise.reject(refusal("the run paused"));
+      if (isFrozen()) return Promise.reject(refusal("the run paused"));
       calls[index] = call;
-      // Each write sees the state at its turn in the queue and waits for the one before, so
-      // the last snapshot handed over is always the latest state.
-      const copy = structuredClone(calls);
-      queue = queue.then(async () => {
-        if (!frozen) await save(await snapshot(copy));
-      });
-      return queue;
+      return write(capture(structuredClone(calls)));
     },
-    async freeze() {
-      frozen = true;
-      await queue.catch(() => {});
-      return snapshot(structuredClone(calls));
-    },
+    freeze: () => capture(structuredClone(calls))(),
   };
 }
 
@@ -223,28 +217,48 @@ export function createRunDurability(
   resume: RunDurability["resume"],
 ): RunDurability {
   let current: DurableTurn | undefined;
+  let queue: Promise<void> = Promise.resolve();
+  let frozen = false;
+  const write = (sign: () => Promise<RunSnapshot>) => {
+    // A failed write fails its own update only; the next one still goes out.
+    const next = queue
+      .catch(() => {})
+      .then(async () => {
+        if (!frozen) await onCheckpoint?.(await sign());
+      });
+    queue = next;
+    return next;
+  };
   return {
     resume,
     begin(calls, position, tools) {
-      const snapshot = (copy: SnapshotCall[]) => {
+      const capture = (copy: SnapshotCall[]) => {
         const { conversation, turns, blockedSends } = position();
-        return signer.sign({
-          format: SNAPSHOT_FORMAT,
-          conversation: structuredClone({ ...conversation, rewritten: [] }),
-          tools,
-          turns,
-          blockedSends,
-          calls: copy,
-        });
+        // The messages of now: later ones are appended (or swapped in by compaction), never
+        // written into these.
+        const messages = conversation.messages.slice();
+        const taint = { ...conversation.taint };
+        return () =>
+          signer.sign({
+            format: SNAPSHOT_FORMAT,
+            conversation: structuredClone({ messages, taint, rewritten: [] }),
+            tools,
+            turns,
+            blockedSends,
+            calls: copy,
+          });
       };
-      current = createDurableTurn(calls, snapshot, (taken) => onCheckpoint?.(taken));
+      current = createDurableTurn(calls, capture, write, () => frozen);
       return current;
     },
     end() {
       current = undefined;
     },
     pause() {
-      return current?.freeze();
+      if (!current) return undefined;
+      frozen = true;
+      const turn = current;
+      return queue.catch(() => {}).then(() => turn.freeze());
     },
   };
 }
