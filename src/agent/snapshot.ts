@@ -10,7 +10,6 @@ import type { Conversation } from "../compaction/conversation.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, ToolError } from "../errors.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
-import { canonicalJson } from "../mcp/server/mrtr.ts";
 import type { ToolResultBlock } from "../models/message.ts";
 import type { ToolCallOutcome } from "./events.ts";
 import type { ApprovalDecision } from "./gates.ts";
@@ -271,6 +270,20 @@ export function waitingCalls(calls: readonly ModelToolCall[]): SnapshotCall[] {
 /** The `ToolError` refusing a snapshot, a resume or a pause. */
 export function refusal(why: string): ToolError {
   return new ToolError({ type: "invalid_configuration", message: `snapshot refused: ${why}` });
+}
+
+// JSON text with object keys sorted, so equal values sign the same. (The MCP server has its own
+// copy; importing it would bring the server into every agent bundle.)
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "object" && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.keys(item)
+            .sort()
+            .map((key) => [key, (item as Record<string, unknown>)[key]]),
+        )
+      : item,
+  );
 }
 
 function base64Url(bytes: Uint8Array): string {
