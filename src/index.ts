@@ -81,6 +81,7 @@ export type {
   SchemaInput,
 } from "./schema/schema-input.ts";
 export {
+  type IndexedDbFactoryLike,
   type IndexedDbStoreOptions,
   indexedDbStore,
 } from "./store/indexed-db-store.ts";

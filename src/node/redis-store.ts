@@ -127,7 +127,10 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
 async function connect(url: string): Promise<RedisClientLike & { close?(): Promise<unknown> }> {
   let module: { createClient(options: Record<string, unknown>): unknown };
   try {
-    module = (await import(/* @vite-ignore */ "redis")) as typeof module;
+    // A specifier in a variable: the optional package need not be installed for this file to
+    // type-check or bundle.
+    const name = "redis";
+    module = (await import(/* @vite-ignore */ name)) as typeof module;
   } catch (error) {
     throw new ToolError(
       {

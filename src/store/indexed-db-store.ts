@@ -12,12 +12,45 @@ import {
 // Each operation is one IndexedDB transaction, so `compareAndSet` (a read and a write in one
 // `readwrite` transaction) is atomic even across tabs of the same origin.
 
+// The slice of IndexedDB used here, declared so the store type-checks where the DOM types are
+// absent (Workers); the browser's objects fit it.
+interface IdbRequest<T> {
+  readonly result: T;
+  readonly error: unknown;
+  onsuccess: (() => void) | null;
+  onerror: (() => void) | null;
+}
+interface IdbObjectStore {
+  get(key: string): IdbRequest<unknown>;
+  put(value: unknown, key: string): unknown;
+  delete(key: string): unknown;
+}
+interface IdbTransaction {
+  readonly error: unknown;
+  objectStore(name: string): IdbObjectStore;
+  oncomplete: (() => void) | null;
+  onerror: (() => void) | null;
+  onabort: (() => void) | null;
+}
+interface IdbDatabase {
+  transaction(name: string, mode: "readonly" | "readwrite"): IdbTransaction;
+  createObjectStore(name: string): unknown;
+}
+
+/** The part of an `IDBFactory` (`indexedDB`) the store uses. */
+export interface IndexedDbFactoryLike {
+  open(
+    name: string,
+    version: number,
+  ): IdbRequest<IdbDatabase> & { onupgradeneeded: (() => void) | null };
+}
+
 /** What `indexedDbStore` takes. */
 export interface IndexedDbStoreOptions {
   /** The database name; default `toolwire`. One object store, `entries`, lives in it. */
   name?: string;
   /** The IndexedDB factory; default `globalThis.indexedDB`. */
-  indexedDB?: IDBFactory;
+  indexedDB?: IndexedDbFactoryLike;
   /** The clock, in ms; `Date.now` by default. */
   now?: () => number;
 }
@@ -42,10 +75,11 @@ interface Entry {
 export function indexedDbStore(options: IndexedDbStoreOptions = {}): Store {
   const name = options.name ?? "toolwire";
   const now = options.now ?? Date.now;
-  let opened: Promise<IDBDatabase> | undefined;
+  let opened: Promise<IdbDatabase> | undefined;
   const database = () => {
-    opened ??= new Promise<IDBDatabase>((resolve, reject) => {
-      const factory = options.indexedDB ?? globalThis.indexedDB;
+    opened ??= new Promise<IdbDatabase>((resolve, reject) => {
+      const factory =
+        options.indexedDB ?? (globalThis as { indexedDB?: IndexedDbFactoryLike }).indexedDB;
       if (!factory) {
         reject(
           new ToolError({ type: "unsupported", operation: "indexedDbStore without IndexedDB" }),
@@ -61,8 +95,8 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): Store {
   };
   // Runs `work` in one transaction and settles when it commits.
   const run = async <T>(
-    mode: IDBTransactionMode,
-    work: (entries: IDBObjectStore, done: (value: T) => void) => void,
+    mode: "readonly" | "readwrite",
+    work: (entries: IdbObjectStore, done: (value: T) => void) => void,
   ): Promise<T> => {
     const db = await database();
     return new Promise<T>((resolve, reject) => {
@@ -81,7 +115,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): Store {
   const entryOf = (value: string, ttl: number | undefined): Entry =>
     ttl === undefined ? { value } : { value, expiresAt: now() + ttl };
   return {
-    get(key) {
+    async get(key) {
       checkKey(key);
       return run<string | undefined>("readonly", (entries, done) => {
         const request = entries.get(key);
@@ -101,7 +135,7 @@ export function indexedDbStore(options: IndexedDbStoreOptions = {}): Store {
         entries.delete(key);
       });
     },
-    compareAndSet(key, expected, value, options) {
+    async compareAndSet(key, expected, value, options) {
       checkKey(key);
       checkExpected(expected);
       const entry = entryOf(checkValue(value), ttlOf(options));

@@ -70,8 +70,9 @@ interface Entry {
 
 /**
  * Creates a store on a Durable Object's storage (`this.ctx.storage` inside the object). The
- * object runs one request's storage operations without interleaving another's (its input
- * gates), so `compareAndSet` is atomic for everyone who reaches the object. Expired entries
+ * object lets no other request in between a storage read and the write that follows it (its
+ * input gates), and the store queues its own claims, so `compareAndSet` is atomic for everyone
+ * who reaches the object. Expired entries
  * read as absent and are deleted then.
  *
  * @param storage The object's storage.
@@ -91,6 +92,9 @@ export function durableObjectStore(
   };
   const entryOf = (value: string, ttl: number | undefined): Entry =>
     ttl === undefined ? { value } : { value, expiresAt: now() + ttl };
+  // Input gates keep other requests out between the read and the write; this chain does the
+  // same for concurrent claims made within one request.
+  let claims: Promise<unknown> = Promise.resolve();
   return {
     get: (key) => read(checkKey(key)),
     async put(key, value, options?: StoreOptions) {
@@ -103,9 +107,13 @@ export function durableObjectStore(
       checkKey(key);
       checkExpected(expected);
       const entry = entryOf(checkValue(value), ttlOf(options));
-      if ((await read(key)) !== expected) return false;
-      await storage.put(key, entry);
-      return true;
+      const claim = claims.then(async () => {
+        if ((await read(key)) !== expected) return false;
+        await storage.put(key, entry);
+        return true;
+      });
+      claims = claim.catch(() => {});
+      return claim;
     },
   };
 }
