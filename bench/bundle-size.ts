@@ -103,7 +103,9 @@ const KB = 1024;
 export const toolwireCases: BundleCase[] = [
   {
     name: "core: one valibot tool, Toolset.local, call, listTools",
-    budget: 12 * KB,
+    // 12 KB until issue 30: the nearest-name suggestion of an unknown tool (`ad` → `add`) costs
+    // 255 B gzip, and the core had 35 B left (12 253 B before it).
+    budget: 12.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 const add = defineTool({ name: "add", description: "Adds", readOnly: true,
@@ -172,7 +174,9 @@ export const run = async (signal) => {
     budget: 25 * KB,
     // The default model summarizer is a lazy chunk (about 3.4 KB gzip); a single file carries
     // it. Issue 18 asks for 25 KB here too; that needs the summarizer to be an explicit choice.
-    singleFileBudget: 27 * KB,
+    // 27 KB until issue 30 (62 B were left): the unknown-tool suggestion, the object-input
+    // check and the model idle deadline add 0.2 KB.
+    singleFileBudget: 27.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -185,8 +189,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
   {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
     budget: 40 * KB,
-    // As for the agent above: the lazy default summarizer, in the one file.
-    singleFileBudget: 42 * KB,
+    // As for the agent above: the lazy default summarizer, in the one file (42 KB until
+    // issue 30, with 3 B left).
+    singleFileBudget: 42.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";

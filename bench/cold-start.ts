@@ -9,13 +9,12 @@
 // core. The whole-process difference to the empty runs of the same loop is printed beside them.
 // The budget is checked on the least CPU time of the rounds: on a shared machine (CI's
 // included) the median of the same build moved between 32 and 42 ms for one entry, while the
-// least moved by 1-2 ms. Used by `npm run bench` and by `npm test`'s cold-start step
-// (scripts/check-cold-start.ts).
+// least moved by 1-2 ms, and a loaded CI host still pushed it past the budget (issue 22). So the
+// time is `npm run bench`'s alone; `npm test`'s cold-start step holds the exact figures beside
+// it, the bytes each import evaluates (bench/import-cost/, scripts/check-cold-start.ts).
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-
-const root = new URL("..", import.meta.url);
+import { builtEntries, measureImportCosts } from "./import-cost/measure.ts";
 
 /** One entry's cold start over an empty `node`, in milliseconds. */
 export interface ColdStart {
@@ -36,22 +35,6 @@ export interface ColdStart {
 
 /** Issue 18: importing any one entry adds at most this much to an empty `node`. */
 export const COLD_START_BUDGET_MS = 40;
-
-/**
- * The package's entries and their built files, from package.json `exports`.
- *
- * @param dist Where the build is, relative to the repository root (default `dist`).
- */
-export function builtEntries(dist = "dist"): { name: string; file: string }[] {
-  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
-    name: string;
-    exports: Record<string, { import: string }>;
-  };
-  return Object.entries(pkg.exports).map(([key, target]) => ({
-    name: key === "." ? pkg.name : `${pkg.name}/${key.slice(2)}`,
-    file: new URL(target.import.replace(/^\.\/dist\//, `${dist}/`), root).pathname,
-  }));
-}
 
 // Prints the import's own CPU and wall time; the caller also times the whole process.
 const PROBE = (href: string) =>
@@ -116,10 +99,15 @@ export async function coldStarts(): Promise<void> {
   section(
     `Cold start: importing one entry into a fresh node (built dist/, median and least of 9; budget ${COLD_START_BUDGET_MS} ms CPU)`,
   );
+  const bytes = new Map(measureImportCosts().map((cost) => [cost.name, cost]));
   for (const { name, cpuMs, leastCpuMs, wallMs, processOverEmptyMs } of measureColdStarts()) {
     const verdict = leastCpuMs <= COLD_START_BUDGET_MS ? "ok" : "OVER";
+    const cost = bytes.get(name);
+    const evaluated = cost
+      ? `${(cost.bytes / 1024).toFixed(1)} KiB in ${cost.modules} modules`
+      : "?";
     console.log(
-      `${name.padEnd(24)} ${cpuMs.toFixed(1).padStart(6)} ms CPU (least ${leastCpuMs.toFixed(1)}) ${verdict}, ${wallMs.toFixed(1)} ms wall; whole process over an empty one ${processOverEmptyMs.toFixed(1)} ms`,
+      `${name.padEnd(24)} ${cpuMs.toFixed(1).padStart(6)} ms CPU (least ${leastCpuMs.toFixed(1)}) ${verdict}, ${wallMs.toFixed(1)} ms wall; whole process over an empty one ${processOverEmptyMs.toFixed(1)} ms; evaluates ${evaluated}`,
     );
   }
 }

@@ -3,6 +3,12 @@ import { headParts } from "./compaction-record.ts";
 import { DemoSession } from "./demo-session.ts";
 import { watchSignIn } from "./mcp-sign-in.ts";
 import {
+  IN_BROWSER_KINDS,
+  InBrowserChoice,
+  type InBrowserKind,
+} from "./model/in-browser-choice.ts";
+import { OFFLINE_MODEL_LABEL } from "./model/scripted-intents.ts";
+import {
   createModel,
   loadApiKey,
   loadSettings,
@@ -16,6 +22,7 @@ import { createChatView } from "./ui/chat-view.ts";
 import { createCompactionPanel } from "./ui/compaction-panel.ts";
 import { createComposer } from "./ui/composer.ts";
 import { element } from "./ui/element.ts";
+import { createModelBanner } from "./ui/model-banner.ts";
 import { createPromptDock } from "./ui/prompt-dock.ts";
 import { createSettingsPanel } from "./ui/settings-panel.ts";
 import { createTabs } from "./ui/tabs.ts";
@@ -28,11 +35,25 @@ async function start(root: HTMLElement): Promise<void> {
   const { store, persistent } = await openStore();
   const demo = createDemoTools(store);
   let settings = loadSettings();
+  // The in-browser model: picked, offered with its size, loaded; the scripted model answers
+  // until it is ready.
+  const choice = new InBrowserChoice({
+    ggufUrl: () => settings.ggufUrl,
+    webLlmModel: () => settings.webLlmModel,
+    storage: globalThis.localStorage,
+  });
+  const inBrowser = () =>
+    settings.provider === "auto" || IN_BROWSER_KINDS.includes(settings.provider as InBrowserKind);
+  const selectInBrowser = () => {
+    if (inBrowser()) void choice.select(settings.provider as InBrowserKind | "auto").catch(report);
+  };
   const session = new DemoSession({
     store,
     demo,
-    model: () => createModel(settings, loadApiKey(settings.provider)),
-    offline: () => settings.provider === "offline",
+    model: () =>
+      (inBrowser() ? choice.model : undefined) ??
+      createModel(settings, loadApiKey(settings.provider)),
+    offline: () => settings.provider === "offline" || (inBrowser() && !choice.model),
     thresholdTokens: () => settings.thresholdTokens,
   });
   const localTools: ToolInfo[] = await session.local.listTools();
@@ -85,7 +106,14 @@ async function start(root: HTMLElement): Promise<void> {
       saveSettings(next);
       saveApiKey(next.provider, key);
       drawBadge();
+      if (inBrowser()) selectInBrowser();
+      else banner.update({ type: "none" });
     },
+  });
+  const banner = createModelBanner({ accept: () => void choice.accept().catch(report) });
+  choice.on("state", (state) => {
+    banner.update(inBrowser() ? state : { type: "none" });
+    drawBadge();
   });
   const tabs = createTabs([
     { id: "context", label: "Context", panel: compaction.element },
@@ -94,9 +122,10 @@ async function start(root: HTMLElement): Promise<void> {
     { id: "settings", label: "Settings", panel: settingsPanel },
   ]);
   const drawBadge = () => {
-    const label = modelLabel(settings);
+    const ready = inBrowser() && choice.state.type === "ready" ? choice.state.label : undefined;
+    const label = ready ?? modelLabel(settings);
     // On a phone the long label would be cut, and "(no AI)" is the part that matters.
-    const short = settings.provider === "offline" ? "Offline script (no AI)" : label;
+    const short = label === OFFLINE_MODEL_LABEL ? "Offline script (no AI)" : label;
     badge.replaceChildren(
       element("span", { className: "wide-only", text: label }),
       element("span", { className: "narrow-only", text: short }),
@@ -164,6 +193,7 @@ async function start(root: HTMLElement): Promise<void> {
     ]),
     element("main", { className: "layout" }, [
       element("section", { className: "chat", attrs: { "aria-label": "Chat" } }, [
+        banner.element,
         chat.element,
         dock.element,
         composer.element,
@@ -180,6 +210,7 @@ async function start(root: HTMLElement): Promise<void> {
     return undefined;
   });
   if (webMcp) tools.showWebMcp(webMcp.offered);
+  selectInBrowser();
   await session.load();
   drawContext();
   composer.setRunning(false);
@@ -193,7 +224,7 @@ function intro(persistent: boolean): HTMLElement {
       text: "toolwire's agent loop calls tools defined in this page, asks you before anything writes, and compacts its transcript as it grows (watch the Context tab). Tool state such as the todo list is carried through compaction word for word.",
     }),
     element("p", {
-      text: "The model is an offline script, not an AI: it recognises the suggested prompts below, so everything works without a network or a key. Switch to a real model in Settings.",
+      text: "Until a model runs on your device (offered above, with its download size) or you pick a remote one in Settings, the model is an offline script, not an AI: it recognises the suggested prompts below, so everything works without a network or a key.",
     }),
     persistent
       ? element("p", {

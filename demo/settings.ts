@@ -1,9 +1,21 @@
 import type { Model } from "../src/models/index.ts";
+import { DEFAULT_GGUF_URL, DEFAULT_WEBLLM_MODEL } from "./model/in-browser-choice.ts";
 import { OFFLINE_MODEL_LABEL, offlineModel } from "./model/scripted-intents.ts";
 import { unreachable } from "./unreachable.ts";
 
-/** The model providers the page offers, as an `as const` list. */
-export const PROVIDERS = ["offline", "openai", "anthropic"] as const;
+/**
+ * The model providers the page offers, as an `as const` list: `auto` (the best in-browser model
+ * this browser runs), one in-browser runtime, the scripted model, or a remote provider.
+ */
+export const PROVIDERS = [
+  "auto",
+  "built-in",
+  "webgpu",
+  "cpu",
+  "offline",
+  "openai",
+  "anthropic",
+] as const;
 
 /** Provider type. */
 export type Provider = (typeof PROVIDERS)[number];
@@ -22,15 +34,25 @@ export interface Settings {
   anthropicModel: string;
   /** Compaction threshold, in (estimated) tokens. */
   thresholdTokens: number;
+  /** The GGUF file the CPU path loads. */
+  ggufUrl: string;
+  /** The WebLLM model id the WebGPU path loads. */
+  webLlmModel: string;
 }
 
-/** The settings a first visit starts with: offline, and a low threshold so compaction shows. */
+/**
+ * The settings a first visit starts with: the best in-browser model (offered with its size
+ * before anything is downloaded; the scripted model answers until then), and a low threshold so
+ * compaction shows.
+ */
 export const DEFAULT_SETTINGS: Settings = {
-  provider: "offline",
+  provider: "auto",
   baseURL: "http://127.0.0.1:11434/v1",
   openaiModel: "qwen3",
   anthropicModel: "claude-sonnet-4-5",
   thresholdTokens: 800,
+  ggufUrl: DEFAULT_GGUF_URL,
+  webLlmModel: DEFAULT_WEBLLM_MODEL,
 };
 
 const SETTINGS_KEY = "toolwire-demo-settings";
@@ -63,8 +85,17 @@ export function saveSettings(
   settings: Settings,
   storage: Storage | undefined = globalThis.localStorage,
 ): void {
-  const { provider, baseURL, openaiModel, anthropicModel, thresholdTokens } = settings;
-  const plain = { provider, baseURL, openaiModel, anthropicModel, thresholdTokens };
+  const { provider, baseURL, openaiModel, anthropicModel, thresholdTokens, ggufUrl, webLlmModel } =
+    settings;
+  const plain = {
+    provider,
+    baseURL,
+    openaiModel,
+    anthropicModel,
+    thresholdTokens,
+    ggufUrl,
+    webLlmModel,
+  };
   storage?.setItem(SETTINGS_KEY, JSON.stringify(plain));
 }
 
@@ -102,7 +133,8 @@ export function saveApiKey(
 }
 
 /**
- * Creates the model the settings select.
+ * Creates the model the settings select; for the in-browser choices that is the scripted model,
+ * which answers until the in-browser model is ready (`InBrowserChoice`).
  *
  * @param settings The settings.
  * @param apiKey The provider's key (may be empty for a local OpenAI-compatible server).
@@ -111,6 +143,10 @@ export function saveApiKey(
 export async function createModel(settings: Settings, apiKey: string): Promise<Model> {
   // The provider adapters load on first use, so the offline page does not ship them.
   switch (settings.provider) {
+    case "auto":
+    case "built-in":
+    case "webgpu":
+    case "cpu":
     case "offline":
       return offlineModel();
     case "openai": {
@@ -128,13 +164,18 @@ export async function createModel(settings: Settings, apiKey: string): Promise<M
 }
 
 /**
- * Returns the label the page shows for the selected model.
+ * Returns the label the page shows for the selected model (for the in-browser choices, the
+ * label of the model that answers until the in-browser one is ready).
  *
  * @param settings The settings.
  * @returns The label.
  */
 export function modelLabel(settings: Settings): string {
   switch (settings.provider) {
+    case "auto":
+    case "built-in":
+    case "webgpu":
+    case "cpu":
     case "offline":
       return OFFLINE_MODEL_LABEL;
     case "openai":

@@ -2,7 +2,40 @@ import { ToolError, type ToolErrorInput } from "./errors.ts";
 
 // The one way toolwire races work against an `AbortSignal` (see `docs/design.md`, "Tools and
 // toolsets", T9): the listener is added once and removed when either side settles, so a
-// long-lived signal never collects listeners.
+// long-lived signal never collects listeners. Every race on one signal shares a single
+// platform listener that fans out, so a turn of 500 parallel calls adds one listener to the
+// run's signal, not 500 (Node warns past 10).
+
+// Per signal: its watchers, and the one platform listener that calls them.
+const fanOuts = new WeakMap<AbortSignal, [Set<() => void>, () => void]>();
+
+/**
+ * Calls `callback` (which must not throw) once when `signal`, not yet aborted, aborts,
+ * through the signal's one shared listener. Returns the function that stops watching; the
+ * shared listener goes once nobody watches.
+ */
+export function watchAbort(signal: AbortSignal, callback: () => void): () => void {
+  let fanOut = fanOuts.get(signal);
+  if (!fanOut) {
+    const callbacks = new Set<() => void>();
+    const fire = () => {
+      fanOuts.delete(signal);
+      for (const each of callbacks) each();
+    };
+    fanOut = [callbacks, fire];
+    fanOuts.set(signal, fanOut);
+    signal.addEventListener("abort", fire, { once: true });
+  }
+  const [callbacks, fire] = fanOut;
+  // A fresh function per watch, so the same callback watched twice is stopped independently.
+  const entry = () => callback();
+  callbacks.add(entry);
+  return () => {
+    if (!callbacks.delete(entry) || callbacks.size > 0) return;
+    signal.removeEventListener("abort", fire);
+    fanOuts.delete(signal);
+  };
+}
 
 /**
  * Settles like `promise`, or rejects as soon as `signal` aborts, with what `reason` returns
@@ -20,9 +53,8 @@ export function raceSignal<T>(
     return Promise.reject(reason(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(reason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    const stop = watchAbort(signal, () => reject(reason(signal)));
+    promise.then(resolve, reject).finally(stop);
   });
 }
 

@@ -15,7 +15,7 @@ export interface ValidationIssue {
  */
 export type ToolErrorData =
   | { type: "invalid_configuration"; message: string }
-  | { type: "unknown_tool"; name: string }
+  | { type: "unknown_tool"; name: string; suggestion?: string }
   | { type: "duplicate_name"; name: string }
   | { type: "invalid_arguments"; tool: string; message: string; issues: ValidationIssue[] }
   | { type: "invalid_output"; message: string; issues: ValidationIssue[] }
@@ -169,8 +169,14 @@ export function isToolError<T extends ToolErrorType>(
   type: T,
 ): value is ToolError & { type: T; data: Extract<ToolErrorData, { type: T }> };
 export function isToolError(value: unknown, type?: ToolErrorType): boolean {
-  if (typeof value !== "object" || value === null || !(BRAND in value)) return false;
-  return type === undefined || (value as unknown as ToolError).type === type;
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    if (!(BRAND in value)) return false;
+    return type === undefined || (value as unknown as ToolError).type === type;
+  } catch {
+    // A revoked Proxy, or one whose traps throw, is no ToolError.
+    return false;
+  }
 }
 
 function asError(value: ToolError | ToolErrorData): ToolError {
@@ -238,7 +244,11 @@ const KINDS: {
   ];
 } = {
   invalid_configuration: [{ message: "string" }, (d) => `invalid configuration: ${d.message}`],
-  unknown_tool: [{ name: "string" }, (d) => `tool \`${d.name}\` was not found`],
+  unknown_tool: [
+    { name: "string", suggestion: "string?" },
+    (d) =>
+      `tool \`${d.name}\` was not found${d.suggestion ? `; did you mean \`${d.suggestion}\`?` : ""}`,
+  ],
   duplicate_name: [{ name: "string" }, (d) => `duplicate tool name \`${d.name}\``],
   invalid_arguments: [
     { tool: "string", message: "string", issues: "issues" },
@@ -291,7 +301,16 @@ function parseIssues(value: unknown, bad: (why: string) => ToolError): Validatio
   });
 }
 
-/** The text to show for any thrown value: an `Error`'s message, anything else as a string. */
+/**
+ * The text to show for any thrown value: an `Error`'s message, anything else as a string. It
+ * never throws: a value that cannot be read (a revoked Proxy, a throwing `message` getter or
+ * `toString`, an object without a prototype) gets a fixed text, so a hostile throw still
+ * becomes an error result rather than a raw rejection.
+ */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return String(error instanceof Error ? error.message : error);
+  } catch {
+    return "a thrown value that cannot be shown as text";
+  }
 }

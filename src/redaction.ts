@@ -20,7 +20,8 @@ export function redactUrl(url: string | URL): string {
 
 /**
  * Collects the values a request sent as credentials: every header value (and, for `Bearer`
- * style values, the token after the scheme), the URL's user info and every query value.
+ * style values, the token after the scheme), the URL's user info and every query value (each
+ * as written and decoded).
  * Empty and very short values (under 4 characters) are skipped: scrubbing them would mangle
  * ordinary text without hiding anything worth hiding.
  */
@@ -37,19 +38,30 @@ export function credentialsOf(request: {
       if (space > 0) found.push(value.slice(space + 1));
     }
   }
-  if (request.url !== undefined) {
-    try {
-      const url = new URL(String(request.url));
-      found.push(decodeURIComponent(url.username), decodeURIComponent(url.password));
-      for (const [, value] of url.searchParams) found.push(value);
-    } catch {
-      // Not a URL: nothing to collect.
+  if (request.url !== undefined && URL.canParse(String(request.url))) {
+    const url = new URL(String(request.url));
+    found.push(url.username, url.password, decoded(url.username), decoded(url.password));
+    for (const [, value] of url.searchParams) found.push(value);
+    // As written too: a server echoes the text it got, where a raw `+` is not the space
+    // `searchParams` reads.
+    for (const pair of url.search.slice(1).split("&")) {
+      const equals = pair.indexOf("=");
+      if (equals >= 0) found.push(pair.slice(equals + 1));
     }
   }
   return [...new Set(found.filter((value) => value.length >= 4))].sort(
     // Longest first, so a token inside a longer header value is not left half-scrubbed.
     (a, b) => b.length - a.length,
   );
+}
+
+// A percent-decoded text; as it is when it does not decode (`%zz`).
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -65,6 +77,76 @@ export function scrub(text: string, secrets: readonly string[]): string {
     if (encoded !== secret) out = out.split(encoded).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * Returns a JSON value with `scrub` applied to every string in it, object keys included (a
+ * server may echo a credential as a key as well as a value). The value is rebuilt, never
+ * changed in place; two keys that scrub to the same text keep the later one's value.
+ */
+export function scrubValue<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === "string") return scrub(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets)) as T;
+  if (typeof value !== "object" || value === null) return value;
+  // `fromEntries` defines each key as an own property, so a `__proto__` key stays data.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [scrub(key, secrets), scrubValue(item, secrets)]),
+  ) as T;
+}
+
+/**
+ * Returns a JSON value as it is when none of its strings or keys contains a secret (as sent or
+ * URL-encoded), else `scrubValue` of it: for data a server sends that reaches the model and the
+ * run's events (a tool's name, description, schema or result), which must not lose a URL's
+ * query unless the server echoed a credential.
+ */
+export function scrubEchoes<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const needles = secrets.flatMap((secret) => {
+    const encoded = encodeURIComponent(secret);
+    return encoded === secret ? [secret] : [secret, encoded];
+  });
+  const mentions = (item: unknown): boolean => {
+    if (typeof item === "string") return needles.some((needle) => item.includes(needle));
+    if (typeof item !== "object" || item === null) return false;
+    if (Array.isArray(item)) return item.some(mentions);
+    return Object.entries(item).some(([key, inner]) => mentions(key) || mentions(inner));
+  };
+  return mentions(value) ? scrubValue(value, secrets) : value;
+}
+
+/**
+ * The `redirect` mode of every request toolwire sends (model adapters, MCP client, OAuth): a
+ * redirect is never followed, since it would resend the body and the headers (API keys, tokens,
+ * the conversation) to a host the user did not name. "manual" rather than "error", which Workers
+ * do not support; `refusedRedirect` then says what happened.
+ */
+export const NO_REDIRECT = "manual" as const;
+
+/**
+ * Returns why a response to a request sent with `NO_REDIRECT` is a refused redirect ("the server
+ * redirected to https://host/path (HTTP 307); redirects are not followed"), with the target
+ * shown as `redactUrl` and `scrub` show it, or `undefined` when it is no redirect. A redirect's
+ * body is cancelled. A browser hides a manual redirect as an opaque answer with status 0, hence
+ * `3xx` then.
+ */
+export function refusedRedirect(
+  response: Response,
+  base: string,
+  secrets: readonly string[],
+): string | undefined {
+  const { status } = response;
+  if ((response.type as string) !== "opaqueredirect" && (status < 300 || status > 399)) {
+    return undefined;
+  }
+  response.body?.cancel().catch(() => {});
+  const location = response.headers.get("location");
+  let to = "";
+  if (location) {
+    const target = URL.canParse(location, base) ? new URL(location, base).href : location;
+    to = ` to ${scrub(redactUrl(target), secrets)}`;
+  }
+  return `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed`;
 }
 
 /**

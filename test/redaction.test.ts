@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { credentialsOf, excerpt, redactUrl, scrub } from "../src/redaction.ts";
+import { credentialsOf, excerpt, redactUrl, scrub, scrubValue } from "../src/redaction.ts";
 
 describe("redaction", () => {
   test("a URL keeps host and path, loses user info, query and fragment", () => {
@@ -34,6 +34,27 @@ describe("redaction", () => {
     expect(out).not.toContain("tok-123456");
     expect(out).not.toContain("s3cr3t");
     expect(out).toContain("https://example.com/a");
+  });
+
+  test("a query value counts as written and as decoded (a raw + is not a space to the server)", () => {
+    const found = credentialsOf({ url: "https://example.com/mcp?key=ab+cd/ef==&sig=xy%2Bzw" });
+    expect(found).toEqual(expect.arrayContaining(["ab+cd/ef==", "ab cd/ef==", "xy%2Bzw", "xy+zw"]));
+    expect(scrub("echo: ab+cd/ef==", found)).toBe("echo: [redacted]");
+  });
+
+  test("scrubValue scrubs keys as well as values, and keeps a __proto__ key as data", () => {
+    const value = JSON.parse(
+      '{"sk-secret-1":{"__proto__":{"x":"sk-secret-1"}},"list":["sk-secret-1"]}',
+    );
+    const clean = scrubValue(value, ["sk-secret-1"]);
+    expect(clean).toEqual({
+      "[redacted]": { ["__proto__"]: { x: "[redacted]" } },
+      list: ["[redacted]"],
+    });
+    expect(Object.getPrototypeOf(clean["[redacted]"])).toBe(Object.prototype);
+    expect(value).toEqual(
+      JSON.parse('{"sk-secret-1":{"__proto__":{"x":"sk-secret-1"}},"list":["sk-secret-1"]}'),
+    );
   });
 
   test("an excerpt is short, scrubbed and marked when cut", () => {

@@ -13,6 +13,10 @@ export interface SettingsPanelOptions {
 }
 
 const PROVIDER_LABELS: Record<Provider, string> = {
+  auto: "Best in-browser model this device runs (built-in, else WebGPU, else CPU)",
+  "built-in": "Built-in model (Prompt API, Chrome)",
+  webgpu: "WebLLM on WebGPU",
+  cpu: "GGUF on the CPU (wllama)",
   offline: "Offline scripted model (no AI)",
   openai: "OpenAI-compatible (OpenAI, Ollama, LM Studio, vLLM…)",
   anthropic: "Anthropic",
@@ -35,6 +39,8 @@ export function createSettingsPanel(options: SettingsPanelOptions): HTMLElement 
   const baseURL = input("s-base-url", options.settings.baseURL, { type: "url" });
   const openaiModel = input("s-openai-model", options.settings.openaiModel);
   const anthropicModel = input("s-anthropic-model", options.settings.anthropicModel);
+  const ggufUrl = input("s-gguf-url", options.settings.ggufUrl, { type: "url" });
+  const webLlmModel = input("s-webllm-model", options.settings.webLlmModel);
   const key = input("s-key", "", { type: "password", placeholder: "Not stored beyond this tab" });
   const status = element("p", {
     className: "help",
@@ -55,11 +61,27 @@ export function createSettingsPanel(options: SettingsPanelOptions): HTMLElement 
     field("Model", openaiModel),
   ]);
   const anthropicFields = element("div", {}, [field("Model", anthropicModel)]);
+  const cpuFields = element("div", {}, [
+    field(
+      "GGUF URL",
+      ggufUrl,
+      "A chat model in GGUF format whose host allows this page (CORS); small instruct models (0.5–1.5B, Q4) suit a CPU. Downloaded once, then read from this browser's cache.",
+    ),
+  ]);
+  const webLlmFields = element("div", {}, [
+    field(
+      "WebLLM model",
+      webLlmModel,
+      "A WebLLM model id; q4f32 models run without the shader-f16 GPU feature.",
+    ),
+  ]);
   const keyField = field("API key", key);
   const sync = () => {
     openaiFields.hidden = provider !== "openai";
     anthropicFields.hidden = provider !== "anthropic";
-    keyField.hidden = provider === "offline";
+    cpuFields.hidden = provider !== "cpu" && provider !== "auto";
+    webLlmFields.hidden = provider !== "webgpu" && provider !== "auto";
+    keyField.hidden = provider !== "openai" && provider !== "anthropic";
     key.value = options.apiKey(provider);
   };
   const radios = element("fieldset", { className: "radios" }, [
@@ -94,8 +116,10 @@ export function createSettingsPanel(options: SettingsPanelOptions): HTMLElement 
               baseURL: baseURL.value.trim(),
               openaiModel: openaiModel.value.trim(),
               anthropicModel: anthropicModel.value.trim(),
+              ggufUrl: ggufUrl.value.trim(),
+              webLlmModel: webLlmModel.value.trim(),
             },
-            provider === "offline" ? "" : key.value.trim(),
+            provider === "openai" || provider === "anthropic" ? key.value.trim() : "",
           );
           status.textContent = "Saved. The next message uses this model.";
         },
@@ -105,6 +129,8 @@ export function createSettingsPanel(options: SettingsPanelOptions): HTMLElement 
       radios,
       openaiFields,
       anthropicFields,
+      cpuFields,
+      webLlmFields,
       keyField,
       element("div", { className: "warning", attrs: { role: "note" } }, [
         element("strong", { text: "About API keys in a browser. " }),

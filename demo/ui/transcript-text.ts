@@ -30,6 +30,9 @@ export function transcriptText(messages: readonly Message[]): string {
         case "reasoning":
           lines.push(`${tag} (thinking): ${block.text}`);
           break;
+        case "server_tool":
+          lines.push(`${tag} (${block.provider} server tool): ${JSON.stringify(block.data)}`);
+          break;
         default:
           unreachable(block);
       }

@@ -1,7 +1,10 @@
 // The conformance suite's client under test: `connectMcp` at the revision the suite names
-// (`MCP_CONFORMANCE_PROTOCOL_VERSION`), against the scenario server whose URL is the last
+// (`MCP_CONFORMANCE_PROTOCOL_VERSION`), or with the default `protocol: "auto"` a user gets when
+// `TOOLWIRE_CONFORMANCE_PROTOCOL=auto`, against the scenario server whose URL is the last
 // argument. It lists the tools and calls each with example arguments built from its schema
-// (or the ones the scenario's context gives), answering every question with an example too.
+// (or the ones the scenario's context gives), answering every question with an example too;
+// `json-schema-2020-12-preservation` instead echoes the focal tool's input schema, as listed,
+// back through `json_schema_echo`, as that scenario asks.
 // For the `auth/*` scenarios it signs in with `oauth()`: the "user" is a fetch of the
 // authorization URL that takes the redirect's `Location`; a pre-registered client comes from
 // the scenario's context, and the CIMD URL is the one the suite expects.
@@ -16,8 +19,10 @@ import { connectMcp } from "../../src/mcp/index.ts";
 import { oauth } from "../../src/oauth/index.ts";
 
 const url = process.argv.at(-1) ?? "";
-const protocol =
+const pinned =
   process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === "2026-07-28" ? "2026-07-28" : "2025-11-25";
+// Left out for `auto`: the run then tests the option a user leaves out.
+const protocol = process.env.TOOLWIRE_CONFORMANCE_PROTOCOL === "auto" ? undefined : pinned;
 // Some scenarios name the calls to make, with their arguments.
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
   toolCalls?: Array<{ name: string; arguments?: unknown }>;
@@ -84,19 +89,21 @@ function answer(request: ToolInteractionRequest) {
 
 const toolset = await connectMcp({
   url,
-  protocol,
+  ...(protocol ? { protocol } : {}),
   formInteractions: true,
   samplingInteractions: true,
   jsonSchemaValidator,
   ...(auth ? { auth } : {}),
 });
 let failed = false;
+const tools = await toolset.listTools();
+// The scenario compares what comes back through its echo tool with the schema it listed.
+const echoed = tools.find((tool) => tool.name === "json_schema_2020_12_tool");
 const calls =
   context.toolCalls ??
-  (await toolset.listTools()).map((tool) => ({
-    name: tool.name,
-    arguments: exampleOf(tool.inputSchema.schema),
-  }));
+  (scenario === "json-schema-2020-12-preservation" && echoed
+    ? [{ name: "json_schema_echo", arguments: { schema: echoed.inputSchema.schema } }]
+    : tools.map((tool) => ({ name: tool.name, arguments: exampleOf(tool.inputSchema.schema) })));
 // toolwire checks arguments against the tool's schema before sending, and a `null` where the
 // schema wants a boolean fails that check; a null argument is sent as an absent one instead,
 // which the suite's `omit-null` check counts the same ("null or not provided").

@@ -7,15 +7,31 @@
 //   - 0.2.0-alpha.12 at `--requirements 2026-07-28` (expected-failures-2026-07-28.yaml);
 // then the client scenarios of 0.2.0-alpha.12 at both revisions, the suite's scenario servers
 // driving `connectMcp` through e2e/mcp-conformance/client.ts
-// (expected-client-failures-<revision>.yaml).
-// `--only legacy|2025-11-25|2026-07-28` runs one of them; `--no-baseline` drops the baselines;
+// (expected-client-failures-<revision>.yaml): once pinned to the revision (`client-<revision>`)
+// and once with the default `protocol: "auto"` a user gets (`client-auto-<revision>`, same
+// baseline), since only the default meets a server's answer to the era probe.
+// `--only <run>` (legacy, 2025-11-25, 2026-07-28, client-2025-11-25, client-auto-2026-07-28, …)
+// runs one of them; `--no-baseline` drops the baselines;
 // other arguments (e.g. `--scenario tools-list`) go to the suite. Exits non-zero when any run
 // fails (a scenario outside its baseline failed, or a baseline entry passed).
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
 import { serve } from "../../src/node/index.ts";
 import { conformanceHandler } from "./fixture.ts";
 
 const here = (path: string) => new URL(path, import.meta.url).pathname;
+// The suite starts every client scenario at once, one process each. Compiling the TypeScript
+// sources in each (`--import tsx`) cost ~1 s of CPU per process, so on a busy 2-core host the
+// last ones started near the suite's 30 s limit (issue 22: two auth scenarios failed there).
+// The client is bundled once into plain JavaScript, and the limit is raised to a margin that
+// holds under load; a scenario that really hangs still fails, only later.
+const clientDir = mkdtempSync(join(tmpdir(), "toolwire-conformance-client-"));
+const clientFile = join(clientDir, "client.mjs");
+const CLIENT_SCENARIO_TIMEOUT_MS = 120_000;
+
 const RUNS = {
   legacy: {
     // Not `.bin/conformance`: both versions declare that bin, and npm links only one.
@@ -48,26 +64,31 @@ const RUNS = {
     ],
     baseline: here("expected-failures-2026-07-28.yaml"),
   },
-  "client-2025-11-25": {
-    command: clientRun("2025-11-25"),
-    baseline: here("expected-client-failures-2025-11-25.yaml"),
-  },
-  "client-2026-07-28": {
-    command: clientRun("2026-07-28"),
-    baseline: here("expected-client-failures-2026-07-28.yaml"),
-  },
+  "client-2025-11-25": clientRun("2025-11-25"),
+  "client-2026-07-28": clientRun("2026-07-28"),
+  "client-auto-2025-11-25": clientRun("2025-11-25", "auto"),
+  "client-auto-2026-07-28": clientRun("2026-07-28", "auto"),
 } as const;
 
-function clientRun(revision: string): string[] {
-  return [
-    here("../../node_modules/node22/bin/node"),
-    here("../../node_modules/conformance-next/dist/index.js"),
-    "client",
-    "--command",
-    `${process.execPath} --import tsx ${here("client.ts")}`,
-    "--requirements",
-    revision,
-  ];
+function clientRun(revision: string, protocol?: "auto") {
+  return {
+    command: [
+      here("../../node_modules/node22/bin/node"),
+      here("../../node_modules/conformance-next/dist/index.js"),
+      "client",
+      // `exec`: the suite runs the command through a shell and, at its limit, kills only the
+      // shell; without it a client cut off there lives on.
+      "--command",
+      `exec ${process.execPath} ${clientFile}`,
+      "--timeout",
+      String(CLIENT_SCENARIO_TIMEOUT_MS),
+      "--requirements",
+      revision,
+    ],
+    baseline: here(`expected-client-failures-${revision}.yaml`),
+    // The suite hands its environment to the client it starts; client.ts reads this.
+    env: protocol ? { TOOLWIRE_CONFORMANCE_PROTOCOL: protocol } : {},
+  };
 }
 
 const argv = process.argv.slice(2);
@@ -82,6 +103,17 @@ if (runs.length === 0) {
   process.exit(2);
 }
 
+if (runs.some(([name]) => name.startsWith("client-"))) {
+  await build({
+    entryPoints: [here("client.ts")],
+    outfile: clientFile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+  });
+}
 const server = await serve(conformanceHandler(), { port: 0 });
 let failed = false;
 for (const [name, run] of runs) {
@@ -96,7 +128,8 @@ for (const [name, run] of runs) {
     : [...command, "--url", `${server.url}/mcp`];
   if (!argv.includes("--no-baseline")) args.push("--expected-failures", run.baseline);
   console.log(`\n== conformance ${name} ==`);
-  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit" });
+  const env = { ...process.env, ...("env" in run ? run.env : {}) };
+  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit", env });
   const code = await new Promise<number>((resolve) => {
     child.once("close", (exit) => resolve(exit ?? 1));
     child.once("error", () => resolve(1));
@@ -104,4 +137,5 @@ for (const [name, run] of runs) {
   if (code !== 0) failed = true;
 }
 await server.close();
+rmSync(clientDir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -55,6 +55,14 @@ export interface AgentOptions {
   /** Answers a running tool's questions (`ctx.requestText`/`requestForm`); without it they fail. */
   onInteraction?: InteractionAnswerer;
   /**
+   * How long a model turn may go without sending anything (text, a tool call, a retry notice),
+   * in milliseconds, before the turn fails with a `ModelError` `stream` (code `idle_timeout`) and
+   * the run stops with it: an endpoint that accepts the request and never answers no longer
+   * hangs the run. Default 300 000 (five minutes, past a slow CPU model's first token);
+   * `Infinity` waits forever.
+   */
+  modelIdleTimeoutMs?: number;
+  /**
    * Receives what a listener on this agent threw (with the event it was given), so a broken
    * listener neither breaks the run nor becomes an uncaught exception. The run goes on; the
    * other listeners of that event still receive it. Default: `console.error`.
@@ -138,6 +146,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
       maxTurns: options.maxTurns ?? 40,
       markUntrustedOutput: options.markUntrustedOutput ?? true,
       onInteraction: options.onInteraction,
+      modelIdleTimeoutMs: options.modelIdleTimeoutMs ?? MODEL_IDLE_TIMEOUT_MS,
       compaction:
         compaction === false
           ? undefined
@@ -314,6 +323,8 @@ export class Agent extends EventEmitter<AgentEventMap> {
   }
 }
 
+const MODEL_IDLE_TIMEOUT_MS = 300_000;
+
 function reportListenerError(error: unknown, event: AgentEvent): void {
   console.error(`toolwire/agent: a ${event.type} listener threw`, error);
 }
@@ -336,6 +347,7 @@ function checkAgentOptions(options: unknown): void {
   optional(options, "onInteraction", "a function", isFunction);
   optional(options, "onError", "a function", isFunction);
   optional(options, "markUntrustedOutput", "a boolean", isBoolean);
+  optional(options, "modelIdleTimeoutMs", "a positive number of milliseconds", isPositive);
   // 0 is allowed: no tool turns, only the final tool-less answer.
   optional(options, "maxTurns", "a non-negative integer", (value) => isCount(value));
   optional(

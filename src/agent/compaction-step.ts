@@ -83,9 +83,10 @@ export function createCompactionStep(
   model: Model,
   toolsets: readonly Toolset[],
 ): CompactionStep {
+  const contextWindow = settings.contextWindow ?? model.contextWindow;
   const threshold = compactionThreshold({
     thresholdTokens: settings.thresholdTokens,
-    contextWindow: settings.contextWindow ?? model.contextWindow,
+    contextWindow,
   });
   const summarizer = settings.summarizer ?? defaultSummarizer(model, settings.validate ?? true);
   const tracker = createPressureTracker();
@@ -127,6 +128,7 @@ export function createCompactionStep(
         // the user message that was just sent.
         keepRecent,
         thinAll: overflow,
+        ...(contextWindow === undefined ? {} : { contextWindowTokens: contextWindow }),
         keepRewritten: settings.keepRewritten === true,
         ...(summarize ? { summarizer } : {}),
         signal: context.signal,

@@ -7,9 +7,9 @@ import type { Conversation } from "../compaction/conversation.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { byName } from "../declaration/tool-name.ts";
 import { errorText, ToolError, unreachable } from "../errors.ts";
-import type { Message, ReasoningBlock } from "../models/message.ts";
+import type { Message, ReasoningBlock, ServerToolBlock } from "../models/message.ts";
 import type { FinishReason, Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
-import { isModelError } from "../models/model-error.ts";
+import { isModelError, ModelError } from "../models/model-error.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 import { type CallContext, handleCalls, type InteractionAnswerer, type Route } from "./calls.ts";
 import type { CompactionStep } from "./compaction-step.ts";
@@ -32,6 +32,7 @@ import {
   waitingCalls,
 } from "./snapshot.ts";
 import {
+  appendAssistant,
   appendInput,
   appendUserContent,
   assistantMessage,
@@ -64,6 +65,8 @@ export interface LoopSettings {
   maxTurns: number;
   markUntrustedOutput: boolean;
   onInteraction: InteractionAnswerer | undefined;
+  /** How long a model turn may send nothing before it fails. */
+  modelIdleTimeoutMs: number;
   /** Creates the run's compaction step, or `undefined` when compaction is off. */
   compaction: ((model: Model) => CompactionStep) | undefined;
 }
@@ -196,7 +199,12 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     const request = { messages: messages.slice(), tools: catalog.specs };
     const sent =
       settings.instructions === undefined ? request : { ...request, system: settings.instructions };
-    const turn = await streamModelTurn(settings.model, sent, { signal, emit, turn: turns });
+    const turn = await streamModelTurn(settings.model, sent, {
+      signal,
+      emit,
+      turn: turns,
+      idleTimeoutMs: settings.modelIdleTimeoutMs,
+    });
     onUsage(turn.usage);
     step?.observe(turn.usage, request.messages);
     if (turn.text !== "") text = turn.text;
@@ -204,7 +212,10 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       // Keep what the user already saw stream; calls that never ran are dropped whole, so no
       // `tool_use` is left without its result (A1).
       if (turn.text !== "")
-        messages.push({ role: "assistant", content: [{ type: "text", text: turn.text }] });
+        appendAssistant(messages, {
+          role: "assistant",
+          content: [{ type: "text", text: turn.text }],
+        });
       if (turn.end === "cancelled") return finish("cancelled");
       const overflow = isModelError(turn.error, "context_overflow");
       if (overflow && step && !overflowRetried && turn.text === "") {
@@ -224,22 +235,27 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       turn.toolCalls.length === 0 &&
       (cause === "length" || cause === "content_filter" || cause === "refusal")
     ) {
-      if (turn.text !== "" || turn.reasoning.length > 0) {
-        messages.push(assistantMessage(turn.text, [], turn.reasoning));
+      if (turn.text !== "" || turn.before.length > 0) {
+        appendAssistant(messages, assistantMessage(turn.text, [], turn.before));
       }
       return finish(cause);
     }
-    if (turn.text === "" && turn.toolCalls.length === 0) {
+    if (
+      turn.text === "" &&
+      turn.toolCalls.length === 0 &&
+      !turn.before.some((b) => b.type === "server_tool")
+    ) {
       empty += 1;
       if (empty > MAX_EMPTY_TURNS) return finish("no_output");
       appendUserContent(messages, [{ type: "text", text: EMPTY_TURN_NUDGE }]);
       continue;
     }
     empty = 0;
-    messages.push(assistantMessage(turn.text, turn.toolCalls, turn.reasoning));
-    // A turn with calls is acted on whatever finish reason the provider reported.
+    appendAssistant(messages, assistantMessage(turn.text, turn.toolCalls, turn.before));
+    // A turn with calls is acted on whatever finish reason the provider reported. A paused one
+    // (Anthropic's server tools ran long) goes back as it is, and the model carries on.
     if (turn.toolCalls.length === 0) {
-      if (steering.length > 0) continue;
+      if (steering.length > 0 || turn.finish === "pause") continue;
       return finish("done");
     }
     if (durability)
@@ -343,8 +359,9 @@ interface ModelTurn {
   toolCalls: ModelToolCall[];
   usage?: ModelUsage;
   finish?: FinishReason;
-  /** Complete reasoning blocks, kept in the assistant message before its text. */
-  reasoning: ReasoningBlock[];
+  /** Complete reasoning blocks, then the blocks of tools the provider ran itself (server tools),
+   * kept in the assistant message before its text. */
+  before: (ReasoningBlock | ServerToolBlock)[];
   /** The failure, for `failed`. */
   error?: unknown;
 }
@@ -359,10 +376,10 @@ interface ModelTurn {
 export async function streamModelTurn(
   model: Model,
   request: ModelRequest,
-  options: { signal: AbortSignal; emit: EmitEvent; turn: number },
+  options: { signal: AbortSignal; emit: EmitEvent; turn: number; idleTimeoutMs?: number },
 ): Promise<ModelTurn> {
-  const { signal, emit, turn } = options;
-  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], reasoning: [] };
+  const { signal, emit, turn, idleTimeoutMs = Number.POSITIVE_INFINITY } = options;
+  const result: ModelTurn = { end: "complete", text: "", toolCalls: [], before: [] };
   if (signal.aborted) {
     result.end = "cancelled";
     return result;
@@ -372,12 +389,32 @@ export async function streamModelTurn(
     reader?.cancel(signal.reason).catch(() => {});
   };
   signal.addEventListener("abort", onAbort, { once: true });
+  // A turn that sends nothing for `idleTimeoutMs` is cancelled like an abort (cancelling the
+  // stream aborts its fetch) and fails with the timeout, so a silent endpoint cannot hang a run.
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let timedOut: ModelError | undefined;
+  const arm = () => {
+    if (!Number.isFinite(idleTimeoutMs)) return;
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      timedOut = new ModelError({
+        type: "stream",
+        provider: model.id,
+        code: "idle_timeout",
+        message: `the model sent nothing for ${idleTimeoutMs} ms (Agent option modelIdleTimeoutMs)`,
+      });
+      reader?.cancel(timedOut).catch(() => {});
+    }, idleTimeoutMs);
+  };
   try {
+    arm();
     const stream = model.stream(request, { signal });
     const events = stream.getReader();
     reader = events;
     if (signal.aborted) onAbort();
     for (let read = await events.read(); !read.done; read = await events.read()) {
+      if (timedOut) break;
+      arm();
       const event = read.value;
       switch (event.type) {
         case "text_delta":
@@ -403,8 +440,11 @@ export async function streamModelTurn(
         case "reasoning_delta":
           if (event.text !== "") emit({ type: "reasoning_delta", turn, text: event.text });
           break;
+        // A tool the provider ran (Anthropic's web search, …) is kept as it came, never run
+        // here (docs/design.md, "Models", P4).
         case "reasoning":
-          result.reasoning.push(event.block);
+        case "server_tool":
+          result.before.push(event.block);
           break;
         case "retry":
           emit({
@@ -431,10 +471,15 @@ export async function streamModelTurn(
   } catch (error) {
     if (!signal.aborted) {
       result.end = "failed";
-      result.error = error;
+      result.error = timedOut ?? error;
     }
   } finally {
+    clearTimeout(idle);
     signal.removeEventListener("abort", onAbort);
+  }
+  if (timedOut && !signal.aborted) {
+    result.end = "failed";
+    result.error = timedOut;
   }
   if (signal.aborted && result.end === "complete") result.end = "cancelled";
   // A copy, so a listener that edits the event cannot change the run's totals.

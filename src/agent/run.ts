@@ -83,10 +83,11 @@ export interface RunResult {
 export interface AgentRun extends AsyncIterable<AgentEvent> {
   /**
    * Every event of the run, ending with `done`; one reader at a time. The run never waits for
-   * a reader. Until the stream is first taken (this getter, or `for await`), events are kept
-   * for a later reader only while the `Agent` has no listeners: an app that listens with
-   * `agent.on` keeps none, however long the run. Take `run.events` right after `agent.run` to
-   * read the stream as well as listen.
+   * a reader. Events are kept only for a reader that asked: take this stream (or start
+   * `for await`) in the same synchronous stretch as `agent.run`, before any `await`, to read
+   * every event. A stream taken later gets the events from then on, so `await run.result`
+   * alone keeps none, however long the run, and neither does an app that listens with
+   * `agent.on`.
    */
   readonly events: ReadableStream<AgentEvent>;
   /** How the run ended. */
@@ -119,8 +120,9 @@ export type RunBody = (emit: EmitEvent, steering: string[]) => Promise<RunResult
 
 /**
  * Creates a run: starts `body` at once, hands every event to `forward` (the agent's emitter)
- * and to the stream, then closes the stream after `done`. `listened` says whether the agent has
- * listeners, which decides whether an event is kept for a stream nobody has taken yet.
+ * and to the stream, then closes the stream after `done`. Events are kept for a stream not yet
+ * taken only until the caller's synchronous stretch ends, and only while `listened` (whether
+ * the agent has listeners) says no: a run nobody reads retains nothing.
  */
 export function createAgentRun(
   body: RunBody,
@@ -135,6 +137,16 @@ export function createAgentRun(
   let controller: ReadableStreamDefaultController<AgentEvent> | undefined;
   let listening = true;
   let finished = false;
+  // Whether events wait for a stream not taken yet: only until the caller's synchronous
+  // stretch after `agent.run` ends (a 300-turn run awaited through `result` alone held 1,203
+  // events otherwise). Queued before `body` starts, so it runs before any of the body's
+  // own continuations, after what the body emitted synchronously (an invalid input's `done`).
+  let keeping = true;
+  queueMicrotask(() => {
+    if (stream !== undefined) return;
+    keeping = false;
+    buffered = [];
+  });
   const events = (): ReadableStream<AgentEvent> => {
     stream ??= new ReadableStream<AgentEvent>({
       start(c) {
@@ -159,7 +171,7 @@ export function createAgentRun(
     if (event.type === "done") ended = true;
     if (listening) {
       if (controller) controller.enqueue(event);
-      else if (stream === undefined && !listened()) buffered.push(event);
+      else if (keeping && stream === undefined && !listened()) buffered.push(event);
     }
     forward(event);
   };

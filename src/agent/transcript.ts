@@ -4,7 +4,14 @@
 
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
-import type { Block, Message, ReasoningBlock, ToolUseBlock } from "../models/message.ts";
+import type {
+  Block,
+  Message,
+  ReasoningBlock,
+  ServerToolBlock,
+  ToolUseBlock,
+} from "../models/message.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 
 /** The prefix of the result of a call the run's cancellation stopped or never started. */
 export const CANCELLED_PREFIX = "Cancelled:";
@@ -27,15 +34,16 @@ export interface ModelToolCall {
 }
 
 /**
- * The assistant message of a turn: its reasoning blocks (first, as Anthropic requires), its text
- * (left out when empty), then one `tool_use` per call with the provider's signature if any.
+ * The assistant message of a turn: the blocks that go before its text (reasoning first, as
+ * Anthropic requires, then the provider's server tool blocks), its text (left out when empty),
+ * then one `tool_use` per call with the provider's signature if any.
  */
 export function assistantMessage(
   text: string,
   calls: readonly ModelToolCall[],
-  reasoning: readonly ReasoningBlock[] = [],
+  before: readonly (ReasoningBlock | ServerToolBlock)[] = [],
 ): Message {
-  const content: Block[] = [...reasoning];
+  const content: Block[] = [...before];
   if (text !== "") content.push({ type: "text", text });
   for (const call of calls) {
     const block: ToolUseBlock = {
@@ -49,6 +57,23 @@ export function assistantMessage(
     content.push(block);
   }
   return { role: "assistant", content };
+}
+
+/**
+ * Appends a turn's assistant message to a transcript, in place: merged into a trailing assistant
+ * message (a turn the provider paused, which this one carries on), so no two assistant messages
+ * follow each other. The trailing message is replaced, not edited.
+ */
+export function appendAssistant(messages: Message[], message: Message): void {
+  const last = messages.at(-1);
+  if (last?.role === "assistant") {
+    messages[messages.length - 1] = {
+      role: "assistant",
+      content: [...last.content, ...message.content],
+    };
+  } else {
+    messages.push(message);
+  }
 }
 
 /**
@@ -191,12 +216,16 @@ function checkBlock(block: unknown, at: string): void {
         return typeof b.mimeType === "string" && typeof b.data === "string";
       case "reasoning":
         return typeof b.text === "string";
+      case "server_tool":
+        return typeof b.provider === "string" && isJsonObject(b.data);
       default:
         return false;
     }
   })();
-  if (!ok)
-    throw invalid(at, "a text, tool_use, tool_result, image or reasoning block with its fields");
+  if (!ok) {
+    const kinds = "a text, tool_use, tool_result, image, reasoning or server_tool block";
+    throw invalid(at, `${kinds} with its fields`);
+  }
 }
 
 function invalid(where: string, expected: string): ToolError {

@@ -1,6 +1,8 @@
-// An AI SDK provider model (`LanguageModelV3` of `@ai-sdk/provider`) as a toolwire `Model`
-// (`docs/design.md`, "Models", the AI SDK bridge). The spec is imported as types only, so this
-// file adds no AI SDK code to a bundle: the provider package the user passes in does the work.
+// An AI SDK provider model (`LanguageModelV3` of `@ai-sdk/provider` 3, AI SDK 6, or
+// `LanguageModelV4` of `@ai-sdk/provider` 4, AI SDK 7) as a toolwire `Model` (`docs/design.md`,
+// "Models", the AI SDK bridge). The V3 spec is imported as types only, so this file adds no AI
+// SDK code to a bundle: the provider package the user passes in does the work. Every part used
+// here has the same shape in V4, except a file's `data`, which V4 tags (`{ type: "data" }`).
 // The exported signature names only `AiSdkLanguageModel`, the slice of the spec used here, so
 // toolwire's declarations compile without any AI SDK package installed.
 import type {
@@ -28,11 +30,12 @@ import { toolContentText } from "../models/tool-content-text.ts";
 type ProviderMetadata = Record<string, Record<string, unknown>>;
 
 /**
- * What `aiSdkModel` needs of an AI SDK `LanguageModelV3` (any provider package's model is
- * one): its names and `doStream`.
+ * What `aiSdkModel` needs of an AI SDK language model (any provider package's model is one):
+ * its spec version, names and `doStream`. Both `LanguageModelV3` (AI SDK 6 providers,
+ * `@ai-sdk/provider` 3) and `LanguageModelV4` (AI SDK 7 providers, `@ai-sdk/provider` 4) fit.
  */
 export interface AiSdkLanguageModel {
-  readonly specificationVersion: "v3";
+  readonly specificationVersion: "v3" | "v4";
   readonly provider: string;
   readonly modelId: string;
   doStream(options: {
@@ -92,7 +95,8 @@ export function aiSdkModel(sdkModel: AiSdkLanguageModel, options: AiSdkModelOpti
       async start() {
         if (signal?.aborted) throw cancelled(provider, signal.reason);
         try {
-          const result = await languageModel.doStream(callOptions(request, options, signal));
+          const call = callOptions(request, options, signal, sdkModel.specificationVersion);
+          const result = await languageModel.doStream(call);
           reader = result.stream.getReader();
           decode = decoder(provider);
         } catch (error) {
@@ -138,9 +142,10 @@ function callOptions(
   request: ModelRequest,
   options: AiSdkModelOptions,
   signal: AbortSignal | undefined,
+  version: AiSdkLanguageModel["specificationVersion"],
 ): LanguageModelV3CallOptions {
   const settings = { ...options, ...request.settings };
-  const call: LanguageModelV3CallOptions = { prompt: prompt(request) };
+  const call: LanguageModelV3CallOptions = { prompt: prompt(request, version) };
   const bound = request.maxTokens ?? options.maxTokens;
   if (bound !== undefined) call.maxOutputTokens = bound;
   if (settings.temperature !== undefined) call.temperature = settings.temperature;
@@ -166,13 +171,16 @@ function callOptions(
 
 /** Returns the AI SDK prompt of a request: tool results go to `tool` messages, named after the
  * call they answer, as the spec requires. */
-function prompt(request: ModelRequest): LanguageModelV3Message[] {
+function prompt(
+  request: ModelRequest,
+  version: AiSdkLanguageModel["specificationVersion"],
+): LanguageModelV3Message[] {
   const out: LanguageModelV3Message[] = [];
   if (request.system) out.push({ role: "system", content: request.system });
   const names = new Map<string, string>();
   for (const message of request.messages) {
     if (message.role === "assistant") out.push(assistant(message, names));
-    else out.push(...user(message, names));
+    else out.push(...user(message, names, version));
   }
   return out;
 }
@@ -205,7 +213,11 @@ function assistant(message: Message, names: Map<string, string>): LanguageModelV
   return { role: "assistant", content };
 }
 
-function user(message: Message, names: Map<string, string>): LanguageModelV3Message[] {
+function user(
+  message: Message,
+  names: Map<string, string>,
+  version: AiSdkLanguageModel["specificationVersion"],
+): LanguageModelV3Message[] {
   const results: Extract<LanguageModelV3Message, { role: "tool" }>["content"] = [];
   const content: Extract<LanguageModelV3Message, { role: "user" }>["content"] = [];
   for (const block of message.content as Block[]) {
@@ -219,7 +231,9 @@ function user(message: Message, names: Map<string, string>): LanguageModelV3Mess
     } else if (block.type === "text") {
       content.push({ type: "text", text: block.text });
     } else if (block.type === "image") {
-      content.push({ type: "file", mediaType: block.mimeType, data: block.data });
+      // V3 takes the base64 text as `data`; V4 tags it (`SharedV4FileData`).
+      const data = version === "v4" ? { type: "data", data: block.data } : block.data;
+      content.push({ type: "file", mediaType: block.mimeType, data: data as never });
     }
   }
   const out: LanguageModelV3Message[] = [];

@@ -12,7 +12,15 @@ import {
   rebuildHead,
   summaryCut,
 } from "./head.ts";
-import { collapseFailures, evictSuperseded, thinResults, toolUseIndex } from "./lossless.ts";
+import {
+  collapseFailures,
+  evictSuperseded,
+  fitUnread,
+  thinRead,
+  thinResults,
+  toolUseIndex,
+  unreadStart,
+} from "./lossless.ts";
 import { estimateTokens } from "./pressure.ts";
 import { renderTranscript, type Summarizer, type Summary } from "./summarizer.ts";
 
@@ -46,6 +54,13 @@ export interface CompactOptions {
    * not fit, the oversized recent result is the problem. Default false.
    */
   thinAll?: boolean;
+  /**
+   * The context window in tokens. Past a summary, results the model has not read yet (those
+   * after the last assistant message) are thinned only when the prompt would not fit in it,
+   * and then only as far as needed; without it they are never thinned by the threshold (only
+   * by `thinAll`).
+   */
+  contextWindowTokens?: number;
   /**
    * When message 0 (task, summaries and carried state) is estimated at more than this many
    * tokens, the next summary is a fold: it replaces every earlier summary. Default a quarter of
@@ -109,8 +124,10 @@ export interface CompactResult {
  *
  * Message 0 stays bounded: once it is over its budget (`headBudgetTokens`, default a quarter of
  * the threshold) the summary is a fold, which replaces every earlier summary with one. If the
- * transcript is still over the threshold after that, every result is thinned, the recent ones
- * too; if even that is not enough, `overThreshold` says why.
+ * transcript is still over the threshold after that, every result the model has read is thinned,
+ * the recent ones too. The threshold is a soft target: results the model has not read yet stay
+ * whole unless the prompt would not fit `contextWindowTokens`, and are then cut only as far as
+ * needed. If what may be thinned cannot bring the prompt under, `overThreshold` says why.
  *
  * The input is never mutated. An empty, truncated or failed summary or fold is never installed
  * (the previous message 0 stays), and neither is a rebuild that would orphan a tool result or put
@@ -206,15 +223,28 @@ export async function compact(
       if (headParts(now).summaries.length > 1) await attempt(1, true);
     }
     // Past the first summary, a prompt still over the threshold is the recent turns' results:
-    // thin them too rather than compact again every turn. Before it, a transcript too short to
-    // summarise simply waits for more turns (and the model reads its fresh result in full).
+    // thin the ones the model has read rather than compact again every turn. A result it has
+    // not read is cut only when the request would not fit the window, and only as far as that
+    // needs: a thinned answer to its own call makes the model ask again. Before the first
+    // summary, a transcript too short to summarise simply waits for more turns.
     const summarizedBefore =
       result.summarized || headParts(messages[0] as Message).summaries.length > 0;
+    let unreadOnly = false;
     if (!result.summaryError && summarizedBefore && overNow() && options.thinAll !== true) {
-      const thinned = thinResults(messages, keepRecent, true);
+      const thinned = thinRead(messages);
       if (thinned) install(thinned);
+      const window = options.contextWindowTokens;
+      if (window !== undefined && tokens > window) {
+        const fitted = fitUnread(messages, tokens - window, estimate);
+        if (fitted) install(fitted);
+      }
+      // Over only because of unread results: the next turn reads them and the next
+      // compaction may thin them, so this is no reason to give up on the run.
+      const unread = messages.slice(unreadStart(messages));
+      const floor = thinResults(unread, 0, true);
+      if (floor) unreadOnly = tokens - (estimate(unread) - estimate(floor)) < (threshold as number);
     }
-    if (!result.summaryError && summarizedBefore && overNow()) {
+    if (!result.summaryError && summarizedBefore && overNow() && !unreadOnly) {
       result.overThreshold = whyOver(messages, tokens, threshold as number, estimate);
     }
   }

@@ -108,11 +108,12 @@ export function repeatMarker(): string {
  * Returns a thinned copy of a long result text: its first characters plus a marker naming how
  * many were left out.
  *
- * @param text The full text, longer than `THIN_CHARS`.
+ * @param text The full text, longer than `keep`.
+ * @param keep How many characters to keep; `THIN_CHARS` by default.
  * @returns The thinned text.
  */
-export function thinText(text: string): string {
-  let end = THIN_CHARS;
+export function thinText(text: string, keep: number = THIN_CHARS): string {
+  let end = keep;
   // Never split a surrogate pair, or the kept text stops being valid UTF-16.
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
@@ -300,14 +301,86 @@ export function thinResults(
   // recovery thins the recent window as well.
   const end = all ? messages.length : messages.length - Math.max(1, keepRecent) * 2;
   if (end <= 0) return undefined;
-  return rewriteResults(
+  return rewriteResults(messages, thinLong(THIN_CHARS), 0, end);
+}
+
+/**
+ * Returns where the results the model has not read yet begin: the index of the first message
+ * after the last assistant message (the transcript's length when it ends with one).
+ *
+ * @param messages The transcript.
+ * @returns The index.
+ */
+export function unreadStart(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === "assistant") return i + 1;
+  }
+  return 0;
+}
+
+/**
+ * Returns a transcript in which every result the model has already read (every one before
+ * `unreadStart`), the recent ones too, is cut to its first 240 characters plus a marker; the
+ * results it has not read are left whole.
+ *
+ * @param messages The transcript.
+ * @returns The new transcript, or `undefined` when nothing changed.
+ */
+export function thinRead(messages: readonly Message[]): Message[] | undefined {
+  return rewriteResults(messages, thinLong(THIN_CHARS), 0, unreadStart(messages));
+}
+
+/**
+ * Returns a transcript in which the results the model has not read yet are cut just enough to
+ * save `excessTokens` by `estimate`: every unread result longer than some length is cut to that
+ * length (the longest lose most), the length being the largest that saves enough. When even
+ * cutting them to nothing saves too little, they are cut to nothing.
+ *
+ * @param messages The transcript.
+ * @param excessTokens How many tokens to save.
+ * @param estimate The token estimate of a transcript.
+ * @returns The new transcript, or `undefined` when nothing needs or can be cut.
+ */
+export function fitUnread(
+  messages: readonly Message[],
+  excessTokens: number,
+  estimate: (messages: readonly Message[]) => number,
+): Message[] | undefined {
+  const from = unreadStart(messages);
+  if (excessTokens <= 0 || from >= messages.length) return undefined;
+  let longest = 0;
+  rewriteResults(
     messages,
     (result) => {
       const text = resultText(result);
-      if (text.length <= THIN_CHARS || isCompactionMarker(text)) return undefined;
-      return thinText(text);
+      if (!isCompactionMarker(text)) longest = Math.max(longest, text.length);
+      return undefined;
     },
-    0,
-    end,
+    from,
   );
+  // The whole transcript is estimated, not the unread tail: an estimate rounds, so the tail's
+  // saving can differ from the transcript's by a token.
+  const base = estimate(messages);
+  const cut = (keep: number) => rewriteResults(messages, thinLong(keep), from);
+  const saves = (next: Message[] | undefined) =>
+    next !== undefined && base - estimate(next) >= excessTokens;
+  // The saving only grows as the kept length shrinks, so the largest length that saves
+  // enough is found by bisection: `low` never saves enough, `high` always does.
+  if (!saves(cut(0))) return cut(0);
+  let low = longest;
+  let high = 0;
+  while (low - high > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (saves(cut(mid))) high = mid;
+    else low = mid;
+  }
+  return cut(high);
+}
+
+function thinLong(keep: number): ResultRewriter {
+  return (result) => {
+    const text = resultText(result);
+    if (text.length <= keep || isCompactionMarker(text)) return undefined;
+    return thinText(text, keep);
+  };
 }

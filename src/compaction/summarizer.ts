@@ -79,6 +79,8 @@ function renderBlock(role: Message["role"], block: Block): string {
       return `[${role}] [image: ${block.mimeType}, ${imageBytes(block.data)} bytes]`;
     case "reasoning":
       return `[${role} reasoning] ${clip(block.text)}`;
+    case "server_tool":
+      return `[${block.provider} server tool] ${clip(JSON.stringify(block.data))}`;
     default:
       return unreachable(block);
   }

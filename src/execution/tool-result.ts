@@ -1,4 +1,5 @@
 import { ToolError } from "../errors.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import type { ToolContent } from "./tool-content.ts";
 
 /**
@@ -85,3 +86,70 @@ export const ToolResult = {
     return result;
   },
 } as const;
+
+// The fields a result may have: toolwire's, and MCP's `_meta` for `metadata`.
+const RESULT_KEYS = new Set(["content", "isError", "structuredContent", "metadata", "_meta"]);
+
+/**
+ * Returns the result a tool's plain-object return value stands for when it has exactly a
+ * result's shape, else `undefined` (the value is data). Two kinds of value qualify: a
+ * `ToolResult` that lost its brand crossing `structuredClone` or `postMessage`, and an MCP
+ * `CallToolResult` (code ported from the MCP SDK). The rule is strict, so user data that merely
+ * has a `content` field stays data:
+ *
+ * - a plain object (prototype `Object.prototype` or `null`) with a boolean `isError`;
+ * - no own fields but `content`, `isError`, `structuredContent`, `metadata` and `_meta`;
+ * - `content` a non-empty array whose every item is a content item with its required fields:
+ *   `text` (`text`), `json` (`value`), `image` or `audio` (`mimeType`, `data`), `resource_link`
+ *   (`uri`), `embedded_resource` or MCP's `resource` (`resource.uri`).
+ *
+ * MCP's `resource` becomes `embedded_resource`, and `_meta` (of the result or an item)
+ * `metadata`, as `connectMcp` reads them.
+ *
+ * @param value What a tool returned.
+ * @returns The branded result, or `undefined`.
+ */
+export function resultFromShape(value: unknown): ToolResult | undefined {
+  if (!isJsonObject(value) || isToolResult(value)) return undefined;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (typeof value.isError !== "boolean") return undefined;
+  if (!Object.keys(value).every((key) => RESULT_KEYS.has(key))) return undefined;
+  const { content, structuredContent, metadata, _meta } = value;
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  const items: ToolContent[] = [];
+  for (const item of content) {
+    const read = contentFromShape(item);
+    if (read === undefined) return undefined;
+    items.push(read);
+  }
+  const meta = isJsonObject(metadata) ? metadata : isJsonObject(_meta) ? _meta : undefined;
+  return ToolResult.of(items, {
+    isError: value.isError,
+    ...("structuredContent" in value ? { structuredContent } : {}),
+    ...(meta === undefined ? {} : { metadata: meta }),
+  });
+}
+
+// Whether an item of each content kind has its required fields.
+const ITEM_FIELDS: Record<string, (item: Record<string, unknown>) => boolean> = {
+  text: (item) => typeof item.text === "string",
+  json: (item) => "value" in item,
+  image: (item) => typeof item.mimeType === "string" && typeof item.data === "string",
+  audio: (item) => typeof item.mimeType === "string" && typeof item.data === "string",
+  resource_link: (item) => typeof item.uri === "string",
+  embedded_resource: (item) => isJsonObject(item.resource) && typeof item.resource.uri === "string",
+  resource: (item) => isJsonObject(item.resource) && typeof item.resource.uri === "string",
+};
+
+function contentFromShape(item: unknown): ToolContent | undefined {
+  if (!isJsonObject(item) || typeof item.type !== "string") return undefined;
+  const check = Object.hasOwn(ITEM_FIELDS, item.type) ? ITEM_FIELDS[item.type] : undefined;
+  if (!check?.(item)) return undefined;
+  const { _meta, ...rest } = item;
+  const read = (
+    item.type === "resource" ? { ...rest, type: "embedded_resource" } : rest
+  ) as ToolContent;
+  if (read.metadata === undefined && isJsonObject(_meta)) read.metadata = _meta;
+  return read;
+}

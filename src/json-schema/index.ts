@@ -31,20 +31,17 @@
  */
 import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
 import { errorText, ToolError } from "../errors.ts";
-import type { JsonSchemaCheck, JsonSchemaValidator } from "../schema/schema-input.ts";
+import { guardPatterns } from "../schema/guard-patterns.ts";
+import {
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+  withForeignValidator,
+} from "../schema/schema-input.ts";
 
 // Units that only say "a child failed"; the child's own unit says what and where.
 const AGGREGATE = new Set(["properties", "items", "prefixItems", "allOf", "$ref", "false"]);
 
-/**
- * Compiles a JSON Schema document into a check that returns JSON-pointer located issues
- * (`path`, `message`, `keyword`), empty when the value conforms.
- *
- * @throws ToolError `invalid_configuration` (from the compile or from the check) for a schema
- * it cannot apply, such as an unresolvable `$ref`: a local tool's call fails with it, a remote
- * tool's schema is left to the server.
- */
-export const jsonSchemaValidator: JsonSchemaValidator = (schema): JsonSchemaCheck => {
+const interpret: JsonSchemaValidator = (schema): JsonSchemaCheck => {
   let validator: Validator;
   try {
     validator = new Validator(schema as Schema | boolean, draftOf(schema), false);
@@ -68,6 +65,24 @@ export const jsonSchemaValidator: JsonSchemaValidator = (schema): JsonSchemaChec
     }));
   };
 };
+
+/**
+ * Compiles a JSON Schema document into a check that returns JSON-pointer located issues
+ * (`path`, `message`, `keyword`), empty when the value conforms.
+ *
+ * Schemas from a remote server (`connectMcp({ jsonSchemaValidator })`) go through a guarded
+ * variant: a pattern that can backtrack exponentially, or a value too long for its patterns, is
+ * left to the server, so no server can block the event loop through a regex. A validator of
+ * your own gets foreign schemas as they are.
+ *
+ * @throws ToolError `invalid_configuration` (from the compile or from the check) for a schema
+ * it cannot apply, such as an unresolvable `$ref`: a local tool's call fails with it, a remote
+ * tool's schema is left to the server.
+ */
+export const jsonSchemaValidator: JsonSchemaValidator = withForeignValidator(
+  interpret,
+  guardPatterns(interpret),
+);
 
 function cannotApply(error: unknown): ToolError {
   return new ToolError(

@@ -219,6 +219,14 @@ export function defineTool<S extends SchemaInput>(
   if (typeof options.call !== "function") throw invalid(`tool ${name} needs a call function`);
   const validator = options.jsonSchemaValidator;
   const input = prepareSchema(options.input, validator, `tool ${name}'s JSON Schema input`);
+  // Arguments are a JSON object everywhere a tool is called from (MCP requires an object input
+  // schema, and models send an object): a schema that says otherwise could never be met.
+  const inputType = typeof input.jsonSchema === "object" ? input.jsonSchema.type : undefined;
+  if (inputType !== undefined && inputType !== "object") {
+    throw invalid(
+      `tool ${name}'s input must describe an object of arguments (e.g. v.object({ text: v.string() })), not ${JSON.stringify(inputType)}`,
+    );
+  }
   const output =
     options.output === undefined
       ? undefined

@@ -4,7 +4,7 @@ import { errorText, isToolError, ToolError, type ToolErrorInput } from "../error
 import type { ToolsetBackend } from "../execution/backend.ts";
 import { type CallJournal, createCallJournal } from "../execution/call-journal.ts";
 import { type CallAnswer, CallMachine, unsupported } from "../execution/call-machine.ts";
-import { isToolResult, ToolResult } from "../execution/tool-result.ts";
+import { isToolResult, resultFromShape, ToolResult } from "../execution/tool-result.ts";
 import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
 import {
   newInteractionId,
@@ -237,13 +237,16 @@ function declined(tool: string, reason: string | undefined): ToolError {
 
 /**
  * The result for what a tool's function returned: a string becomes text, a `ToolResult.*`
- * value is kept, anything else becomes structured content with its JSON text. Whatever ends
+ * value is kept, a plain object with exactly a result's shape (an unbranded `ToolResult`, an
+ * MCP `CallToolResult`; see `resultFromShape`) is read as that result, anything else becomes
+ * structured content with its JSON text. Whatever ends
  * up as structured content must survive `JSON.stringify`, or the call fails with
  * `invalid_output` (design.md T5): a `10n` or a cyclic object would otherwise break every
  * transport with a plain `TypeError`.
  */
-function resultOf(tool: Tool, value: unknown): ToolResult {
-  if (typeof value === "string") return ToolResult.text(value);
+function resultOf(tool: Tool, returned: unknown): ToolResult {
+  if (typeof returned === "string") return ToolResult.text(returned);
+  const value = resultFromShape(returned) ?? returned;
   if (isToolResult(value)) {
     if (value.structuredContent !== undefined) jsonText(tool, value.structuredContent);
     for (const item of value.content) if (item.type === "json") jsonText(tool, item.value);

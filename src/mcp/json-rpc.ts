@@ -162,6 +162,42 @@ export function parseJsonRpc(text: string): ParsedJsonRpc {
 }
 
 /**
+ * Checks whether JSON text nests objects and arrays deeper than `max` levels (the outermost
+ * object or array is level 1), by scanning the text without building anything: code that walks
+ * a parsed value recursively (validation, `JSON.stringify`) overflows the stack on a value
+ * nested a few thousand levels deep, which a body of a few kilobytes can hold. Text that is not
+ * JSON (an unclosed bracket) gives an answer of no meaning.
+ *
+ * @param text The JSON text.
+ * @param max The deepest nesting allowed.
+ * @returns Whether the text nests deeper.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  // Hint: each level opens and closes with one character, so short text needs no scan.
+  if (text.length <= 2 * max + 1) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Hint: a string is skipped to its closing quote by `indexOf`, several times faster than
+      // a character loop over a long one; a quote after an odd run of backslashes is escaped.
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end === -1) return false;
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
  * Sorts one parsed JSON value into request, notification or response, checking the JSON-RPC
  * 2.0 shape plus MCP's rules (string or number ids, never `null` on requests; object params).
  *

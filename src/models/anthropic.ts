@@ -5,7 +5,7 @@ import type { ToolContent } from "../execution/tool-content.ts";
 import { excerpt } from "../redaction.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 import type { SseEvent } from "../sse/sse-parser.ts";
-import type { Block, Message, ReasoningBlock } from "./message.ts";
+import type { Block, Message, ReasoningBlock, ServerToolBlock } from "./message.ts";
 import type { FinishReason, Model, ModelEvent, ModelRequest, ModelSettings } from "./model.ts";
 import { ModelError } from "./model-error.ts";
 import {
@@ -56,6 +56,14 @@ export interface AnthropicOptions extends ModelSettings {
   cache?: boolean;
   /** Retries before any output (429, 529 overloaded, 5xx); `false` for one attempt. */
   retry?: RetryOptions | false;
+  /**
+   * Tools Anthropic runs itself, declared as the API takes them and sent after the request's
+   * own tools: `{ type: "web_search_20250305", name: "web_search", max_uses: 5 }`,
+   * `{ type: "web_fetch_20250910", name: "web_fetch" }` (with its `anthropic-beta` header),
+   * code execution, tool search, advisor. Their calls and results come back as `server_tool`
+   * blocks, kept in the transcript and never run locally. None by default.
+   */
+  serverTools?: Record<string, unknown>[];
 }
 
 /**
@@ -105,7 +113,22 @@ type AnthropicBlock = CacheControl &
     | { type: "tool_result"; tool_use_id: string; content?: AnthropicBlock[]; is_error?: boolean }
     | { type: "thinking"; thinking: string; signature: string }
     | { type: "redacted_thinking"; data: string }
+    | ({ type: ServerBlockType } & Record<string, unknown>)
   );
+
+/**
+ * The blocks of tools Anthropic runs itself: `server_tool_use` (web search, web fetch, code
+ * execution, tool search, advisor), `mcp_tool_use` (the MCP connector), and their results
+ * (`web_search_tool_result`, `bash_code_execution_tool_result`, `advisor_tool_result`, …).
+ */
+type ServerBlockType = "server_tool_use" | "mcp_tool_use" | `${string}_tool_result`;
+
+/** Checks whether a block type the API sent is one of its server tools' blocks. A response never
+ * holds a client `tool_result`, so every other `…_tool_result` is a server tool's. */
+function isServerBlockType(type: string | undefined): type is ServerBlockType {
+  if (type === undefined || type === "tool_result") return false;
+  return type === "server_tool_use" || type === "mcp_tool_use" || type.endsWith("_tool_result");
+}
 
 interface AnthropicMessage {
   role: "user" | "assistant";
@@ -119,7 +142,10 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 export function anthropicBody(
   request: ModelRequest,
   settings: ModelSettings,
-  options: Pick<AnthropicOptions, "model" | "maxTokens" | "thinkingBudget" | "cache">,
+  options: Pick<
+    AnthropicOptions,
+    "model" | "maxTokens" | "thinkingBudget" | "cache" | "serverTools"
+  >,
 ): Record<string, unknown> {
   const messages = withoutTrailingSpace(request.messages.map(anthropicMessage));
   const body: Record<string, unknown> = {
@@ -133,12 +159,14 @@ export function anthropicBody(
       ? [{ type: "text", text: request.system, cache_control: EPHEMERAL }]
       : request.system;
   }
-  if (request.tools.length > 0) {
+  const server = options.serverTools ?? [];
+  if (request.tools.length > 0 || server.length > 0) {
     const tools: Record<string, unknown>[] = request.tools.map((tool) => ({
       name: tool.name,
       ...(tool.description === undefined ? {} : { description: tool.description }),
       input_schema: tool.inputSchema,
     }));
+    tools.push(...server);
     if (options.cache) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
     body.tools = tools;
     const choice = toolChoice(request.toolChoice, settings.parallelToolCalls === false);
@@ -215,6 +243,12 @@ function anthropicBlock(block: Block): AnthropicBlock | undefined {
       if (block.redacted !== undefined) return { type: "redacted_thinking", data: block.redacted };
       if (block.signature === undefined) return undefined;
       return { type: "thinking", thinking: block.text, signature: block.signature };
+    case "server_tool":
+      // Sent back exactly as the API sent it (a copy: a cache breakpoint may be added to it);
+      // another provider's server content means nothing here.
+      if (block.provider !== PROVIDER || !isServerBlockType(String(block.data.type)))
+        return undefined;
+      return { ...block.data, type: block.data.type as ServerBlockType };
     default:
       return unreachable(block);
   }
@@ -258,7 +292,7 @@ interface StreamEvent {
   type?: string;
   index?: number;
   message?: { usage?: RawUsage };
-  content_block?: {
+  content_block?: Record<string, unknown> & {
     type?: string;
     id?: string;
     name?: string;
@@ -281,14 +315,18 @@ interface StreamEvent {
 
 type Pending =
   | { kind: "tool"; id: string; name: string; json: string; input: unknown }
-  | { kind: "reasoning"; block: ReasoningBlock };
+  | { kind: "reasoning"; block: ReasoningBlock }
+  | { kind: "server"; data: Record<string, unknown>; json: string };
 
 /**
  * Creates the decoder of one Messages API stream: `text_delta` and `thinking_delta` pass
  * through at once; a tool call is emitted at its `content_block_stop` with the joined
  * `input_json_delta`s, or the whole `input` of `content_block_start` when no delta came
  * (programmatic and deferred calls); a thinking block is emitted whole, with its signature, at
- * its stop. Usage and `finish` follow at `message_stop`; an `error` event fails the stream.
+ * its stop. A server tool's block (`server_tool_use` with its joined input, or a result) is
+ * emitted whole at its stop as `server_tool`, never as a `tool_call`: Anthropic ran it. Usage
+ * and `finish` follow at `message_stop`; an `error` event (or any frame sent as `event: error`)
+ * fails the stream with the server's message.
  */
 export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
   const pending = new Map<number, Pending>();
@@ -333,6 +371,16 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
       emit({ type: "reasoning", block: open.block });
       return;
     }
+    if (open.kind === "server") {
+      const data = open.data;
+      if (open.json !== "") {
+        const input = toolArguments(open.json);
+        data.input = isJsonObject(input) ? input : {};
+      }
+      const block: ServerToolBlock = { type: "server_tool", provider: PROVIDER, data };
+      emit({ type: "server_tool", block });
+      return;
+    }
     if (!open.id || !open.name) {
       const message = `tool_use block ${index} has no id or name`;
       throw new ModelError({ type: "invalid_response", provider: PROVIDER, message });
@@ -352,9 +400,11 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
         return false;
       case "content_block_start": {
         const block = event.content_block;
-        if (block?.type === "tool_use" || block?.type === "server_tool_use") {
+        if (block?.type === "tool_use") {
           const { id = "", name = "", input } = block;
           pending.set(index, { kind: "tool", id, name, json: "", input });
+        } else if (isServerBlockType(block?.type)) {
+          pending.set(index, { kind: "server", data: { ...block }, json: "" });
         } else if (block?.type === "thinking") {
           const reasoning: ReasoningBlock = { type: "reasoning", text: block.thinking ?? "" };
           if (block.signature) reasoning.signature = block.signature;
@@ -373,7 +423,10 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
         const open = pending.get(index);
         if (delta?.type === "text_delta" && delta.text) {
           emit({ type: "text_delta", text: delta.text });
-        } else if (delta?.type === "input_json_delta" && open?.kind === "tool") {
+        } else if (
+          delta?.type === "input_json_delta" &&
+          (open?.kind === "tool" || open?.kind === "server")
+        ) {
           open.json += delta.partial_json ?? "";
         } else if (
           delta?.type === "thinking_delta" &&
@@ -406,6 +459,10 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
 
   return {
     event(event: SseEvent, emit) {
+      // An `event: error` frame is a failure whatever its data says: llama.cpp's compatible
+      // endpoint sends its flat `{ code, message, type: "server_error" }` there, and a proxy
+      // may send plain text.
+      if (event.event === "error") throw providerError(PROVIDER, errorFields(event.data), secrets);
       let parsed: StreamEvent;
       try {
         parsed = JSON.parse(event.data) as StreamEvent;
@@ -414,6 +471,11 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
         throw new ModelError({ type: "invalid_response", provider: PROVIDER, message });
       }
       if (typeof parsed !== "object" || parsed === null) return false;
+      // No Messages API event is named `…_error`; a flat error object sent without the
+      // `event: error` line (`{ type: "server_error", message }`) is one.
+      if (typeof parsed.type === "string" && parsed.type.endsWith("_error")) {
+        throw providerError(PROVIDER, errorFields(event.data), secrets);
+      }
       return onEvent({ ...parsed, type: parsed.type ?? event.event }, event.data, emit);
     },
     end(emit) {
@@ -434,7 +496,9 @@ function finishReasonOf(reason: string | undefined, hasCalls: boolean): FinishRe
       return "length";
     case "refusal":
       return "refusal";
+    case "pause_turn":
+      return hasCalls ? "tool_calls" : "pause";
     default:
-      return hasCalls ? "tool_calls" : "stop"; // end_turn, stop_sequence, pause_turn
+      return hasCalls ? "tool_calls" : "stop"; // end_turn, stop_sequence
   }
 }

@@ -25,6 +25,7 @@ export type {
   ImageBlock,
   Message,
   ReasoningBlock,
+  ServerToolBlock,
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
@@ -58,3 +59,14 @@ export {
   type ScriptedTurns,
   scriptedModel,
 } from "./scripted-model.ts";
+export {
+  createToolCallParser,
+  type ParsedToolCalls,
+  parseToolCalls,
+  type TextToolCall,
+  TOOL_CALL_FORMATS,
+  type ToolCallFormat,
+  type ToolCallParser,
+  type ToolCallTextOptions,
+  type ToolCallTextPart,
+} from "./tool-call-text.ts";

@@ -62,8 +62,31 @@ export interface ReasoningBlock {
   providerMetadata?: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * Content a provider's own tools produced inside the model's turn (Anthropic's server tools:
+ * `web_search`, `web_fetch`, `code_execution`, `tool_search`, `advisor`, MCP connector calls):
+ * the call (`server_tool_use`) and its result (`web_search_tool_result`, …) as two blocks of the
+ * assistant message. The provider ran them; the agent never does. The adapter of the provider
+ * that produced a block sends it back unchanged, as that provider requires; other adapters leave
+ * it out of their requests.
+ */
+export interface ServerToolBlock {
+  type: "server_tool";
+  /** The provider that produced the block (`anthropic`). */
+  provider: string;
+  /** The block exactly as the provider sent it (JSON), such as `{ type: "server_tool_use",
+   * id: "srvtoolu_…", name: "web_search", input: { query } }`. */
+  data: Record<string, unknown>;
+}
+
 /** One piece of a message's content, discriminated by `type`. */
-export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ReasoningBlock;
+export type Block =
+  | TextBlock
+  | ToolUseBlock
+  | ToolResultBlock
+  | ImageBlock
+  | ReasoningBlock
+  | ServerToolBlock;
 
 /**
  * One provider-neutral, JSON-serialisable transcript entry. There is no `system` role: the

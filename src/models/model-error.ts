@@ -5,6 +5,8 @@ import { unreachable } from "../errors.ts";
  *
  * - `http`: the provider answered with a non-2xx status, or with a JSON error body and status
  *   200 (or, without `status`, the request never got an answer: DNS, refused connection, CORS).
+ *   A redirect is never followed: it fails with `code` `"redirect"`, its status and the
+ *   target's host and path, and is not retried.
  * - `rate_limit`: status 429; `retryAfterMs` comes from `retry-after-ms`, `retry-after` or the
  *   rate-limit reset headers (`x-ratelimit-reset-*`, `anthropic-ratelimit-*-reset`). An
  *   exhausted quota (OpenAI's 429 `insufficient_quota`) is `http` instead: retrying won't help.
@@ -13,6 +15,8 @@ import { unreachable } from "../errors.ts";
  * - `cancelled`: the caller's signal aborted the request.
  * - `invalid_response`: the provider sent something that is not its documented format (or a
  *   scripted model ran out of turns).
+ * - `unsupported`: an in-browser model cannot run here; `missing` names what is absent (WebGPU,
+ *   the built-in model, WebAssembly JSPI, memory, or the runtime's package).
  *
  * Messages are already redacted: no API key appears in them.
  */
@@ -29,12 +33,13 @@ export type ModelErrorData =
   | { type: "context_overflow"; provider: string; status?: number; code?: string; message: string }
   | { type: "stream"; provider: string; code?: string; message: string }
   | { type: "cancelled"; provider: string; reason?: string }
-  | { type: "invalid_response"; provider: string; message: string };
+  | { type: "invalid_response"; provider: string; message: string }
+  | { type: "unsupported"; provider: string; missing: string; message: string };
 
-/** Model error type: the six kinds, snake_case like `ToolError`'s. */
+/** Model error type: the seven kinds, snake_case like `ToolError`'s. */
 export type ModelErrorType = ModelErrorData["type"];
 
-/** The six model error kinds, in declaration order. */
+/** The seven model error kinds, in declaration order. */
 export const MODEL_ERROR_TYPES = [
   "http",
   "rate_limit",
@@ -42,6 +47,7 @@ export const MODEL_ERROR_TYPES = [
   "stream",
   "cancelled",
   "invalid_response",
+  "unsupported",
 ] as const satisfies readonly ModelErrorType[];
 
 // A registry-wide symbol, so an error from a second copy of toolwire is still recognised.
@@ -155,6 +161,8 @@ function describe(data: ModelErrorData): string {
       return `${data.provider}: request was cancelled${data.reason ? `: ${data.reason}` : ""}`;
     case "invalid_response":
       return `${data.provider}: invalid response: ${data.message}`;
+    case "unsupported":
+      return `${data.provider}: cannot run here, ${data.missing} is missing: ${data.message}`;
     default:
       return unreachable(data);
   }

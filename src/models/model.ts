@@ -1,4 +1,4 @@
-import type { Message, ReasoningBlock } from "./message.ts";
+import type { Message, ReasoningBlock, ServerToolBlock } from "./message.ts";
 import type { ModelError } from "./model-error.ts";
 
 /** What a model is told about one tool it may call. */
@@ -91,12 +91,15 @@ export const FINISH_REASONS = [
   "length",
   "content_filter",
   "refusal",
+  "pause",
 ] as const;
 
 /**
  * Why a model turn ended: `stop` (the model finished), `tool_calls`, `length` (cut off by the
- * token bound or the context window), `content_filter` (the provider withheld output) or
- * `refusal` (the model declined; its explanation, if any, came as text).
+ * token bound or the context window), `content_filter` (the provider withheld output),
+ * `refusal` (the model declined; its explanation, if any, came as text) or `pause` (the
+ * provider paused a long run of its own server tools, Anthropic's `pause_turn`: sending the
+ * transcript back as it is lets the model go on; the agent does so).
  */
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
@@ -109,6 +112,8 @@ export type FinishReason = (typeof FINISH_REASONS)[number];
  * - `reasoning_delta`: streamed thinking, never answer text.
  * - `reasoning`: one complete reasoning block (with the provider's signature) to keep in the
  *   transcript, so the adapter can send it back where the provider requires it.
+ * - `server_tool`: one complete block of a tool the provider ran itself (Anthropic's web
+ *   search, …), to keep in the transcript; it is never a `tool_call` and never runs locally.
  * - `tool_call`: `signature` is an opaque token the provider wants back with the call
  *   (Gemini's thought signature); `providerMetadata` the same for an AI SDK provider.
  * - `retry`: the request failed before any output and is tried again after `delayMs`.
@@ -117,6 +122,7 @@ export type ModelEvent =
   | { type: "text_delta"; text: string }
   | { type: "reasoning_delta"; text: string }
   | { type: "reasoning"; block: ReasoningBlock }
+  | { type: "server_tool"; block: ServerToolBlock }
   | {
       type: "tool_call";
       id: string;

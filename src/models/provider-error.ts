@@ -8,11 +8,12 @@ const MAX_MESSAGE_CHARS = 500;
 
 // wording the providers use for "the prompt does not fit": OpenAI and vLLM ("maximum
 // context length"; vLLM also "longer than the maximum model length"), Anthropic ("prompt is
-// too long", "exceed context limit"), llama.cpp ("exceeds the available context size"),
+// too long", "exceed context limit"), llama.cpp ("exceeds the available context size", "Input
+// prompt is too big compared to KV size"),
 // Ollama ("input exceeds context length"), LM Studio and others ("context window", "context
 // length"), Gemini's compatible endpoint ("exceeds the maximum number of tokens allowed").
 const CONTEXT_OVERFLOW =
-  /context[_ ]length|context (window|size|limit)|maximum context|maximum model length|prompt is too long|too many tokens|input is too long|exceeds the maximum number of tokens/i;
+  /context[_ ]length|context (window|size|limit)|maximum context|maximum model length|prompt is too (long|big)|too many tokens|input is too long|exceeds the maximum number of tokens/i;
 // machine-readable codes for the same (OpenAI and its imitators, llama.cpp).
 const CONTEXT_OVERFLOW_CODES = new Set(["context_length_exceeded", "exceed_context_size_error"]);
 // OpenAI answers 429 `insufficient_quota` when the account is out of credit or over its

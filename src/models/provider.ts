@@ -2,7 +2,7 @@
 // request once per model, `providerStream` POSTs it, retries failures that come before any
 // output, and feeds the server-sent events to the adapter's decoder.
 import { errorText } from "../errors.ts";
-import { credentialsOf, scrub } from "../redaction.ts";
+import { credentialsOf, NO_REDIRECT, refusedRedirect, scrub } from "../redaction.ts";
 import { parseSseStream, type SseEvent } from "../sse/sse-parser.ts";
 import type {
   Model,
@@ -167,6 +167,8 @@ function withExtraBody(
 
 function retryable(error: ModelError): boolean {
   if (error.type === "rate_limit") return true;
+  // The same request meets the same redirect (a browser's opaque one has no status).
+  if (error.code === "redirect") return false;
   if (error.code === "overloaded_error" || error.code === "overloaded") return true;
   if (error.type === "http") return error.status === undefined || RETRY_STATUS.has(error.status);
   return error.type === "stream";
@@ -223,8 +225,17 @@ function providerStream(call: ProviderCall, signal?: AbortSignal): ReadableStrea
       method: "POST",
       headers: call.headers,
       body: JSON.stringify(call.body()),
+      redirect: NO_REDIRECT,
       signal: abort.signal,
     });
+    // A redirect would carry the key and the conversation to a host the user did not name.
+    const redirect = refusedRedirect(response, call.url, secrets);
+    if (redirect) {
+      const message = `${redirect}, so set \`baseURL\` to the final URL`;
+      const status = response.status || undefined;
+      const details = { type: "http", provider, code: "redirect", message } as const;
+      throw new ModelError(status === undefined ? details : { ...details, status });
+    }
     if (!response.ok) throw await responseError(provider, response, secrets);
     // A 200 that is JSON, not an event stream, is a server's error answer (LM Studio asked at
     // a `baseURL` without `/v1`); its message is what the user needs.

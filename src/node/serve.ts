@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ToolError } from "../errors.ts";
 import type { Answer, IncomingRequest, JsonAnswer } from "../mcp/server/http.ts";
 
 type WebRequestModule = typeof import("./web-request.ts");
@@ -19,6 +20,62 @@ export interface ServeOptions {
   hostname?: string;
   /** Aborting it closes the server. */
   signal?: AbortSignal;
+  /**
+   * How long a client may take to send a request's head (its headers), in ms; default 10 s.
+   * A slower one is answered 408 and its connection closed (node:http's own default is 60 s).
+   */
+  headersTimeoutMs?: number;
+  /**
+   * How long a client may take to send a whole request, head and body, in ms; default 30 s. A
+   * body that stalls is answered 408 and its connection closed, so unfinished uploads cannot
+   * hold buffers for long (node:http's own default is 5 minutes). The answer itself, an SSE
+   * stream included, may take as long as it needs.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long a kept-alive connection may wait for its next request, in ms; default 5 s, then
+   * it is closed.
+   */
+  idleTimeoutMs?: number;
+}
+
+/** The node:http timeouts `serve` sets, from its options. */
+interface ServeTimeouts {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  /** How often node:http looks for connections past the first two, in ms. */
+  connectionsCheckingInterval: number;
+}
+
+/**
+ * Returns the node:http timeouts for `options`, defaults filled in.
+ *
+ * @throws ToolError `invalid_configuration` for a timeout that is not a positive integer.
+ */
+function serveTimeouts(options: ServeOptions): ServeTimeouts {
+  const positive = (name: keyof ServeOptions, fallback: number): number => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+      throw new ToolError({
+        type: "invalid_configuration",
+        message: `\`${name}\` must be a positive integer (milliseconds)`,
+      });
+    }
+    return value;
+  };
+  const requestTimeout = positive("requestTimeoutMs", 30_000);
+  // node:http refuses a head timeout longer than the whole request's.
+  const headersTimeout = Math.min(positive("headersTimeoutMs", 10_000), requestTimeout);
+  return {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: positive("idleTimeoutMs", 5_000),
+    // Hint: node:http checks every 30 s by default, which would let a stalled request live
+    // up to 30 s past its timeout.
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
+  };
 }
 
 /** A listening server, as `serve` resolves it. */
@@ -42,11 +99,14 @@ export interface Served {
  * ```
  *
  * @param handler The handler, e.g. from `createMcpHandler`.
- * @param options Port, hostname and an optional stop signal.
+ * @param options Port, hostname, an optional stop signal, and the timeouts of a request's
+ *   arrival (`headersTimeoutMs`, `requestTimeoutMs`, `idleTimeoutMs`).
  * @returns The listening server.
+ * @throws ToolError `invalid_configuration` for a timeout that is not a positive integer.
  */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<Served> {
   options.signal?.throwIfAborted();
+  const timeouts = serveTimeouts(options);
   // Loaded by the first serve(), not by importing toolwire/node: setting up the lazy Request
   // reads undici's Request, which costs Node its fetch implementation (about 25 ms of cold
   // start, `npm run bench`), and node:http is not free either.
@@ -59,7 +119,8 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
   // a Response: together about half of what a small `tools/call` cost (design.md SP1).
   const direct = directAnswer(handler);
   const hostname = options.hostname ?? "127.0.0.1";
-  const server = createServer((req, res) => {
+  const { keepAliveTimeout, ...limits } = timeouts;
+  const server = createServer(limits, (req, res) => {
     const answered = direct
       ? answerDirectly(direct, req, res, base, web)
       : bridge(handler, req, res, base, web);
@@ -68,6 +129,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions): Promi
       else res.destroy();
     });
   });
+  server.keepAliveTimeout = keepAliveTimeout;
   let base = "";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -71,7 +71,9 @@ export interface ConnectStdioOptions {
   /**
    * The revision spoken, as for `connectMcp`: `"auto"` (default) probes with `server/discover`
    * and falls back to `initialize` (2025-11-25) when the server answers with an error that is
-   * not a 2026-07-28 one; the verdict holds for this process. `"2026-07-28"` or `"2025-11-25"`
+   * not a 2026-07-28 one, with no answer in 5 s, or with a result that is no discover result
+   * listing 2026-07-28 (the `{}` some servers answer every method with); the verdict holds
+   * for this process. `"2026-07-28"` or `"2025-11-25"`
    * speak only that one.
    */
   protocol?: ConnectMcpOptions["protocol"];
@@ -290,11 +292,17 @@ class StdioChild {
   readonly #waiting = new Map<JsonRpcId, Waiting>();
   readonly #gone: Promise<void>;
   #failure: ToolError | undefined;
+  // Scrubbed line by line as it comes, then cut: a cut first could keep part of a secret.
   #stderrTail = "";
   #stopping: Promise<void> | undefined;
+  // Values the caller passed in `env` are likely keys; a server may print them.
+  readonly #secrets: readonly string[];
 
   constructor(settings: Settings, spawn: typeof Spawn) {
     this.#settings = settings;
+    this.#secrets = Object.values(settings.callerEnv)
+      .filter((value) => value.length >= 8)
+      .sort((a, b) => b.length - a.length);
     const keep = settings.stderr === "pipe" || typeof settings.stderr === "function";
     const child = spawn(settings.command, settings.args, {
       cwd: settings.cwd,
@@ -353,7 +361,8 @@ class StdioChild {
     if (keep && child.stderr) {
       const listener = typeof settings.stderr === "function" ? settings.stderr : undefined;
       const onLine = (line: string) => {
-        this.#stderrTail = `${this.#stderrTail}\n${line}`.slice(-STDERR_TAIL_CHARS);
+        const shown = scrub(line, this.#secrets);
+        this.#stderrTail = `${this.#stderrTail}\n${shown}`.slice(-STDERR_TAIL_CHARS);
         try {
           listener?.(line);
         } catch {
@@ -477,7 +486,7 @@ class StdioChild {
     try {
       value = JSON.parse(line);
     } catch {
-      return `the server wrote a line that is not JSON: ${excerpt(line)}`;
+      return `the server wrote a line that is not JSON: ${excerpt(line, this.#secrets)}`;
     }
     const classified = classifyJsonRpc(value);
     // A raw CR between JSON tokens would end an SSE line early; re-serialize only then.
@@ -487,7 +496,7 @@ class StdioChild {
         const { message } = classified;
         if (message.id === null) {
           const why = "error" in message ? message.error.message : "";
-          return `the server could not read a request: ${excerpt(why)}`;
+          return `the server could not read a request: ${excerpt(why, this.#secrets)}`;
         }
         const waiting = this.#waiting.get(message.id);
         if (!waiting) return undefined; // late: the request was cancelled or timed out
@@ -553,9 +562,7 @@ class StdioChild {
   }
 
   #transport(what: string): ToolError {
-    // Values the caller passed in `env` are likely keys; a server may log them.
-    const secrets = Object.values(this.#settings.callerEnv).filter((value) => value.length >= 8);
-    const tail = scrub(this.#stderrTail.trim(), secrets);
+    const tail = this.#stderrTail.trim();
     const quoted = tail === "" ? "" : `; its stderr ended with: ${tail}`;
     return new ToolError({
       type: "transport",

@@ -28,6 +28,7 @@ export interface ServeStdioOptions
     | "maxInFlightCalls"
     | "interactionTimeoutMs"
     | "pageSize"
+    | "maxJsonDepth"
   > {
   /**
    * What a tool's question becomes: `elicit` (default here) sends it to the client as
@@ -93,6 +94,7 @@ export async function serveStdio(
       ? {}
       : { interactionTimeoutMs: options.interactionTimeoutMs }),
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+    ...(options.maxJsonDepth === undefined ? {} : { maxJsonDepth: options.maxJsonDepth }),
     interactionPolicy: options.interactionPolicy ?? "elicit",
     // One client per process: its session lives as long as the pipe does.
     sessions: "memory",

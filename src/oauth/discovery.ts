@@ -9,7 +9,7 @@ import * as oauth4 from "oauth4webapi";
 import { raceSignal } from "../abort.ts";
 import { errorText, ToolError } from "../errors.ts";
 import { readBody } from "../mcp/client/mcp-session.ts";
-import { redactUrl } from "../redaction.ts";
+import { NO_REDIRECT, redactUrl } from "../redaction.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 
 /** The most of a metadata, registration or token response that is read: 256 KiB. */
@@ -121,7 +121,7 @@ function boundedFetch(http: Http) {
   return async (url: string, init: RequestInit): Promise<Response> => {
     checkUrl(url, "a request of the sign-in", http.endpoint);
     const response = await raceSignal(
-      send(url, { ...init, redirect: "manual", signal: http.signal }),
+      send(url, { ...init, redirect: NO_REDIRECT, signal: http.signal }),
       http.signal,
     );
     const tooLarge = () =>

@@ -15,6 +15,28 @@ export type JsonSchemaCheck = (value: unknown) => ValidationIssue[];
  */
 export type JsonSchemaValidator = (schema: Record<string, unknown> | boolean) => JsonSchemaCheck;
 
+// Where a validator keeps its variant for foreign schemas (toolwire's guards their regex work,
+// `guardPatterns`); a registry symbol, so a second copy of toolwire finds it too. The variant
+// lives with the interpreter, so a client without `jsonSchemaValidator` ships neither.
+const FOREIGN = Symbol.for("toolwire.foreignSchemaValidator");
+
+/**
+ * The variant of `validator` to run on schemas a remote server wrote: toolwire's own guards
+ * their regular expressions; a validator of another kind is used as it is.
+ */
+export function foreignValidator(validator: JsonSchemaValidator): JsonSchemaValidator {
+  return (validator as { [FOREIGN]?: JsonSchemaValidator })[FOREIGN] ?? validator;
+}
+
+/** Gives `validator` the variant `foreignValidator` returns for it. */
+export function withForeignValidator(
+  validator: JsonSchemaValidator,
+  foreign: JsonSchemaValidator,
+): JsonSchemaValidator {
+  Object.defineProperty(validator, FOREIGN, { value: foreign });
+  return validator;
+}
+
 /** A schema given as a document rather than a valibot schema. */
 export interface RawJsonSchemaInput {
   /** The JSON Schema document. */
@@ -84,9 +106,13 @@ export function prepareSchema(
   if (isValibotSchema(input)) return prepareValibot(input);
   const jsonSchema = (input as Partial<RawJsonSchemaInput> | undefined)?.jsonSchema;
   if (typeof jsonSchema !== "boolean" && (typeof jsonSchema !== "object" || jsonSchema === null)) {
+    // valibot before 1.0 made schemas of the same kind without the `~run` method 1.x has.
+    const old = (input as { kind?: unknown } | null)?.kind === "schema" && "_run" in input;
     throw new ToolError({
       type: "invalid_configuration",
-      message: "a schema must be a valibot schema or { jsonSchema: object | boolean }",
+      message: old
+        ? "this schema comes from valibot 0.x; toolwire needs valibot 1.x (npm install valibot@1)"
+        : "a schema must be a valibot schema or { jsonSchema: object | boolean }",
     });
   }
   if (typeof validator !== "function") {

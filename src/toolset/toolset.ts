@@ -18,6 +18,7 @@ import type { ToolInteractionResponse } from "../interaction/interaction-respons
 import type { Tool } from "../local/define-tool.ts";
 import { createLocalBackend } from "../local/local-handler.ts";
 import { createMergedBackend } from "./merge.ts";
+import { nearestName } from "./suggest.ts";
 
 // The toolset flow (see `docs/design.md`, "Tools and toolsets"): `Toolset.call` admits the
 // call, binds its handler to the toolset's lifecycle (so shutdown can stop it) and drives it
@@ -199,8 +200,9 @@ export class Toolset implements ToolsetBackend {
     if (settings.signal?.aborted) return Promise.reject(cancelledError(name, settings.signal));
     const local = this.#localHandler;
     if (!local) {
-      return this.toolHandler(name).then((handler) =>
-        drive(name, handler as LiveHandler, args, settings),
+      return this.toolHandler(name).then(
+        (handler) => drive(name, handler as LiveHandler, args, settings),
+        (error: unknown) => this.#unknown(error),
       );
     }
     // Admission and creation happen in one synchronous stretch, so shutdown has nothing
@@ -211,8 +213,23 @@ export class Toolset implements ToolsetBackend {
       // `drive` is async, so only `local` (an unknown name) can throw here.
       return drive(name, new LiveHandler(local(name), this.#lifecycle), args, settings);
     } catch (error) {
-      return Promise.reject(error);
+      return this.#unknown(error);
     }
+  }
+
+  // An unknown name gets the nearest existing one as a suggestion (`ad` → `add`); any other
+  // failure, or one the listing itself fails, passes as it was.
+  async #unknown(error: unknown): Promise<never> {
+    if (!isToolError(error, "unknown_tool") || error.data.suggestion !== undefined) throw error;
+    const name = error.data.name;
+    const infos = await this.listTools().catch(() => []);
+    const suggestion = nearestName(
+      name,
+      infos.map((info) => info.name),
+    );
+    throw suggestion === undefined
+      ? error
+      : new ToolError({ type: "unknown_tool", name, suggestion });
   }
 
   /**

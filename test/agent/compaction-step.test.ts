@@ -307,6 +307,30 @@ describe("compaction step", () => {
     expect(result.conversation.rewritten).toHaveLength(1);
   });
 
+  // Issue 22, item 8: with the defaults (threshold 0.66 × the model's window), the result the
+  // model asked for is sent whole after a summary as long as the request fits the window.
+  test("after a summary, the result the model has not read yet goes out whole while it fits the window", async () => {
+    const summarizer: Summarizer = async () => ({ text: "Read files a to h." });
+    const model = scriptedModel(
+      [
+        ..."abcdefgh".split("").map((path, i) => readTurn(path, 10, 100 + 50 * i)),
+        readTurn("big", 24_000, 600),
+        { text: "done", usage: { inputTokens: 8_300, outputTokens: 1 } },
+      ],
+      { contextWindow: 10_000 },
+    );
+    const agent = new Agent({ model, tools: [read], compaction: { summarizer } });
+    const run = agent.run("go");
+    const events = await eventsOf(run);
+    const result = await run.result;
+    expect(result.stop).toBe("done");
+    expect(events.filter((e) => e.type === "compacted")).toMatchObject([{ summarized: true }]);
+    const last = model.requests.at(-1)?.messages ?? [];
+    expect(textOf(last[0])).toContain(SUMMARY_MARKER);
+    expect(textOf(last.at(-1))).toContain(`big:${"x".repeat(24_000)}`);
+    expect(textOf(last.at(-1))).not.toContain("[thinned:");
+  });
+
   test("adds the default model summariser's tokens, validation included, to the run's usage", async () => {
     const model = scriptedModel([
       call("a", 10),

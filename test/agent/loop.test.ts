@@ -338,7 +338,7 @@ describe("one model turn", () => {
         toolCalls: [{ id: "t", name: "x", arguments: { a: 1 } }],
         usage: { inputTokens: 3, outputTokens: 4 },
         finish: "tool_calls",
-        reasoning: [],
+        before: [],
       });
       const text = events.map((e) => e.type === "text_delta" && `${e.turn}:${e.text}`);
       expect(text.filter(Boolean).join("|")).toBe("7:Hello |7:there");

@@ -120,7 +120,7 @@ describe("the run object", () => {
       expect(seen).toEqual([["ok"]]);
     });
 
-    test("a run nobody reads never waits for a reader, and its events stay queued in order", async () => {
+    test("a run never waits for its reader, whose events stay queued in order", async () => {
       const run = createAgentRun(
         async (emit) => {
           for (let i = 0; i < 5000; i += 1) emit({ type: "text_delta", turn: 1, text: `${i}` });
@@ -129,9 +129,10 @@ describe("the run object", () => {
         () => {},
         () => false,
       );
+      const stream = run.events;
       expect((await run.result).stop).toBe("done");
       const texts: string[] = [];
-      for await (const event of run) if (event.type === "text_delta") texts.push(event.text);
+      for await (const event of stream) if (event.type === "text_delta") texts.push(event.text);
       expect(texts).toHaveLength(5000);
       expect(texts.at(-1)).toBe("4999");
     });
@@ -169,8 +170,8 @@ describe("the run object", () => {
         () => {},
         () => false,
       );
-      await expect(run.result).rejects.toThrow("bug");
       const reader = run.events.getReader();
+      await expect(run.result).rejects.toThrow("bug");
       expect((await reader.read()).value).toMatchObject({ type: "turn_start" });
       expect((await reader.read()).done).toBe(true);
     });
@@ -243,16 +244,59 @@ describe("event retention (A8)", () => {
     expect(kept.map((e) => e.type)).toEqual(["turn_start", "turn_start", "turn_start", "done"]);
   });
 
-  test("with nobody listening, events wait for a later reader", async () => {
+  test("with nobody listening, the events emitted before the caller's first await wait for a reader taken then", async () => {
     const run = createAgentRun(
       many(3),
       () => {},
       () => false,
     );
-    await run.result;
     const kept: AgentEvent[] = [];
     for await (const event of run) kept.push(event);
     expect(kept).toHaveLength(4);
+  });
+
+  // Issue 23, item 16: `await run.result` alone, the README's own pattern, kept every event of
+  // the run for a reader that never came (1,203 events after 300 turns).
+  test("a run awaited through result alone keeps no event, and a later reader starts from then on", async () => {
+    const gate = createGate();
+    const run = createAgentRun(
+      async (emit) => {
+        emit({ type: "turn_start", turn: 1, final: false });
+        await gate.wait();
+        return many(2)(emit);
+      },
+      () => {},
+      () => false,
+    );
+    await Promise.resolve();
+    const late = run.events;
+    gate.open();
+    await run.result;
+    const kept: AgentEvent[] = [];
+    for await (const event of late) kept.push(event);
+    expect(kept.map((e) => e.type)).toEqual(["turn_start", "turn_start", "done"]);
+  });
+
+  test("a 300-turn Agent run with only await run.result, and no listener, retains no event", async () => {
+    const turns = 300;
+    const echo = defineTool({
+      name: "echo",
+      description: "Echoes",
+      readOnly: true,
+      input: v.object({}),
+      call: () => "x".repeat(10_000),
+    });
+    const model = scriptedModel((_request, turn) =>
+      turn < turns
+        ? { text: "y".repeat(1000), toolCalls: [{ name: "echo", arguments: {} }] }
+        : { text: "done" },
+    );
+    const agent = new Agent({ model, tools: [echo], maxTurns: turns + 1, compaction: false });
+    const run = agent.run("go");
+    expect((await run.result).stop).toBe("done");
+    const kept: AgentEvent[] = [];
+    for await (const event of run) kept.push(event);
+    expect(kept).toEqual([]);
   });
 
   test("a long scripted Agent run observed with agent.on retains nothing for run.events", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
+  appendAssistant,
   appendInput,
   appendUserContent,
   assistantMessage,
@@ -231,6 +232,26 @@ describe("checking and copying input", () => {
 });
 
 describe("the assistant message", () => {
+  describe("appendAssistant", () => {
+    test("joins a trailing assistant message (a paused turn carried on), replacing it", () => {
+      const paused: Message = { role: "assistant", content: [{ type: "text", text: "a" }] };
+      const messages: Message[] = [
+        { role: "user", content: [{ type: "text", text: "q" }] },
+        paused,
+      ];
+      appendAssistant(messages, { role: "assistant", content: [{ type: "text", text: "b" }] });
+      expect(messages).toHaveLength(2);
+      expect(messages[1]?.content).toEqual([
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ]);
+      expect(paused.content).toHaveLength(1);
+      appendUserContent(messages, [{ type: "text", text: "more" }]);
+      appendAssistant(messages, { role: "assistant", content: [] });
+      expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    });
+  });
+
   describe("assistantMessage", () => {
     test("puts the text first, then one tool_use per call in call order", () => {
       const calls = [

@@ -4,6 +4,9 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
+import { generateText as generateText7, stepCountIs as stepCountIs7 } from "ai-7";
+import { MockLanguageModelV4 } from "ai-7/test";
+import { createOpenAICompatible as createOpenAICompatible7 } from "ai-sdk-openai-compatible-3";
 import * as v from "valibot";
 import { afterEach, describe, expect, test } from "vitest";
 import { Agent } from "../../src/agent/agent.ts";
@@ -48,16 +51,24 @@ const chat = (delta: object, finish: string | null = null, extra: object = {}) =
   });
 const done = "data: [DONE]\n\n";
 
-function compatible(url: string) {
-  return createOpenAICompatible({ name: "local", baseURL: `${url}/v1`, includeUsage: true })("m");
-}
+// Issue 22, item 4: a provider package of each AI SDK major, V3 (AI SDK 6) and V4 (AI SDK 7).
+const majors = [
+  { sdk: "AI SDK 6: @ai-sdk/openai-compatible 2, LanguageModelV3", create: createOpenAICompatible },
+  {
+    sdk: "AI SDK 7: @ai-sdk/openai-compatible 3, LanguageModelV4",
+    create: createOpenAICompatible7,
+  },
+];
 
 const request: ModelRequest = {
   messages: [{ role: "user", content: [{ type: "text", text: "2+3?" }] }],
   tools: [{ name: "add", inputSchema: { type: "object" } }],
 };
 
-describe("aiSdkModel over @ai-sdk/openai-compatible", () => {
+describe.each(majors)("aiSdkModel over $sdk", ({ create }) => {
+  const compatible = (url: string) =>
+    create({ name: "local", baseURL: `${url}/v1`, includeUsage: true })("m");
+
   test("an agent run streams reasoning and text, calls the tool and reports usage, cut into 3-byte slices", async () => {
     const turns = [
       chat({ role: "assistant", reasoning_content: "use add" }) +
@@ -103,7 +114,7 @@ describe("aiSdkModel over @ai-sdk/openai-compatible", () => {
     server = await startReplayServer((exchange) =>
       replayError(exchange, 429, { error: { message: "slow down" } }, { "retry-after": "7" }),
     );
-    const model = createOpenAICompatible({ name: "local", baseURL: `${server.url}/v1` })("m");
+    const model = create({ name: "local", baseURL: `${server.url}/v1` })("m");
     const { error } = await collect(aiSdkModel(model).stream(request));
     expect(isModelError(error, "rate_limit")).toBe(true);
     expect(error).toMatchObject({ status: 429, retryAfterMs: 7000 });
@@ -124,6 +135,61 @@ describe("aiSdkModel over @ai-sdk/openai-compatible", () => {
     controller.abort();
     await expect(reader.read()).rejects.toMatchObject({ type: "cancelled" });
     await gone;
+  });
+
+  test("an image the user attached reaches the provider as image data", async () => {
+    server = await startReplayServer((exchange) =>
+      replaySse(exchange, [utf8(chat({ content: "A dot." }, "stop") + done)]),
+    );
+    const image: ModelRequest = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+          ],
+        },
+      ],
+      tools: [],
+    };
+    const { events, error } = await collect(aiSdkModel(compatible(server.url)).stream(image));
+    expect(error).toBeUndefined();
+    expect(events).toContainEqual({ type: "text_delta", text: "A dot." });
+    const sent = server.requests[0]?.body as { messages: { content: unknown[] }[] };
+    expect(sent.messages[0]?.content).toEqual([
+      { type: "text", text: "What is this?" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+    ]);
+  });
+});
+
+describe("the ai peer range", () => {
+  // Read through Vite's glob import, so this test needs no `node:` module.
+  const manifest = Object.values(
+    import.meta.glob<{
+      peerDependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    }>("../../package.json", { eager: true, import: "default" }),
+  )[0];
+
+  /** Whether a `^x.y.z || ^…` range takes a version (caret ranges only, as the manifest has). */
+  const accepts = (range: string, version: string) =>
+    range.split("||").some((part) => {
+      const [major, minor, patch] = part.trim().replace(/^\^/, "").split(".").map(Number);
+      const [m, n, p] = version.split(".").map(Number);
+      if (m !== major) return false;
+      return (n ?? 0) > (minor ?? 0) || ((n ?? 0) === (minor ?? 0) && (p ?? 0) >= (patch ?? 0));
+    });
+
+  test("takes both AI SDK majors the bridge is tested with, so npm i toolwire ai@7 resolves", () => {
+    const range = manifest?.peerDependencies.ai ?? "";
+    const tested = [
+      manifest?.devDependencies.ai ?? "",
+      (manifest?.devDependencies["ai-7"] ?? "").replace("npm:ai@", ""),
+    ];
+    expect(tested.map((version) => version.split(".")[0])).toEqual(["6", "7"]);
+    for (const version of tested) expect(accepts(range, version), version).toBe(true);
   });
 });
 
@@ -220,6 +286,48 @@ describe("aiSdkModel over @ai-sdk/anthropic", () => {
       thinking: "Add them.",
       signature: "SIG==",
     });
+  });
+});
+
+describe("aiSdkTools with AI SDK 7's generateText", () => {
+  test("a read-only tool runs and a failed one reaches the model as an error", async () => {
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    };
+    const turn = (content: object[], unified: "tool-calls" | "stop") => ({
+      content,
+      finishReason: { unified, raw: undefined },
+      usage,
+      warnings: [],
+    });
+    const failing = defineTool({
+      name: "fail",
+      description: "Fails",
+      readOnly: true,
+      input: v.object({}),
+      call: () => {
+        throw new Error("disk on fire");
+      },
+    });
+    const tools = await aiSdkTools(Toolset.local([add, failing]));
+    const call = (id: string, toolName: string, input: object) => ({
+      type: "tool-call",
+      toolCallId: id,
+      toolName,
+      input: JSON.stringify(input),
+    });
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        turn([call("t1", "add", { a: 2, b: 3 }), call("t2", "fail", {})], "tool-calls"),
+        turn([{ type: "text", text: "5" }], "stop"),
+      ] as never,
+    });
+    const result = await generateText7({ model, tools, prompt: "2+3?", stopWhen: stepCountIs7(3) });
+    expect(result.text).toBe("5");
+    expect(result.steps[0]?.toolResults[0]).toMatchObject({ toolName: "add", output: "5" });
+    const sent = JSON.stringify(model.doGenerateCalls[1]?.prompt.at(-1));
+    expect(sent).toContain("disk on fire");
   });
 });
 

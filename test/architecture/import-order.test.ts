@@ -29,6 +29,7 @@ const ORDER = [
   "web",
   "models",
   "ai-sdk",
+  "in-browser",
   "compaction",
   "agent",
   "node",

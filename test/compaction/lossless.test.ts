@@ -3,6 +3,7 @@ import {
   canonicalJson,
   collapseFailures,
   evictSuperseded,
+  fitUnread,
   isCompactionMarker,
   isRefusal,
   REFUSAL_PREFIXES,
@@ -10,11 +11,14 @@ import {
   resultText,
   rewriteResults,
   staleMarker,
+  thinRead,
   thinResults,
   thinText,
   toolTarget,
   toolUseIndex,
+  unreadStart,
 } from "../../src/compaction/lossless.ts";
+import { estimateTokens } from "../../src/compaction/pressure.ts";
 import type { Message } from "../../src/models/message.ts";
 import { allResults, assistant, call, err, ok, results, textOf, user } from "./fixtures.ts";
 
@@ -327,5 +331,39 @@ describe("thinResults", () => {
     ).toBe(true);
     expect(thinResults(out, 6, true)).toBeUndefined();
     expect(thinResults(run(3, 100), 0, true)).toBeUndefined();
+  });
+});
+
+describe("results the model has not read yet", () => {
+  test("unreadStart is the first message after the last assistant message", () => {
+    const messages = run(3, 10);
+    expect(unreadStart(messages)).toBe(6);
+    expect(unreadStart(messages.slice(0, 6))).toBe(6);
+    expect(unreadStart([user("task")])).toBe(0);
+  });
+
+  test("thinRead thins every read result, the recent ones too, and leaves the unread one whole", () => {
+    const messages = run(3, 1000);
+    const texts = allResults(thinRead(messages) ?? []).map(textOf);
+    expect(texts.slice(0, 2).every((t) => t.includes("[thinned:"))).toBe(true);
+    expect(texts[2]).toBe(textOf(allResults(messages)[2]));
+  });
+
+  test("fitUnread cuts the unread results just enough, the longest first, and read ones never", () => {
+    const messages = run(2, 10);
+    messages.push(
+      assistant(undefined, call("a", "read", { path: "a" }), call("b", "read", { path: "b" })),
+      results(ok("a", "a".repeat(4000)), ok("b", "b".repeat(1000))),
+    );
+    const before = estimateTokens(messages);
+    const out = fitUnread(messages, 500, estimateTokens) ?? [];
+    const saved = before - estimateTokens(out);
+    expect(saved).toBeGreaterThanOrEqual(500);
+    expect(saved).toBeLessThan(520);
+    const [a, b] = allResults(out.slice(-1)).map(textOf);
+    expect(a).toMatch(/^a+\n\[thinned: \d+ more characters omitted\]$/);
+    expect(b).toBe("b".repeat(1000));
+    expect(out.slice(0, -1)).toEqual(messages.slice(0, -1));
+    expect(fitUnread(messages, 0, estimateTokens)).toBeUndefined();
   });
 });

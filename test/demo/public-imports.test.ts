@@ -23,6 +23,7 @@ const BROWSER_ENTRIES = [
   "src/mcp/index.ts",
   "src/oauth/index.ts",
   "src/web/index.ts",
+  "src/in-browser/index.ts",
 ];
 /** The e2e's MCP server runs in Node, so it may use `toolwire/node` too. */
 const NODE_ENTRIES = [...BROWSER_ENTRIES, "src/node/index.ts"];

@@ -29,10 +29,10 @@ function fakeStorage(): Storage & { dump(): Record<string, string> } {
 }
 
 describe("demo settings", () => {
-  it("starts offline with a low compaction threshold, labelled honestly", async () => {
+  it("starts on the best in-browser model, answered by the scripted model until one is ready, with a low compaction threshold, labelled honestly", async () => {
     const settings = loadSettings(fakeStorage());
     expect(settings).toEqual(DEFAULT_SETTINGS);
-    expect(settings.provider).toBe("offline");
+    expect(settings.provider).toBe("auto");
     expect(modelLabel(settings)).toBe("Offline scripted model (no AI)");
     expect((await createModel(settings, "")).id).toBe("offline-scripted");
     const local = await createModel({ ...settings, provider: "openai" }, "");
@@ -52,6 +52,13 @@ describe("demo settings", () => {
     expect(loadApiKey("openai", session)).toBe("");
     saveApiKey("anthropic", "", session);
     expect(session.dump()).toEqual({});
+  });
+
+  it("keeps the in-browser model choices with the settings", () => {
+    const local = fakeStorage();
+    const ggufUrl = "https://models.example/mine.gguf";
+    saveSettings({ ...DEFAULT_SETTINGS, provider: "cpu", ggufUrl }, local);
+    expect(loadSettings(local)).toMatchObject({ provider: "cpu", ggufUrl });
   });
 
   it("ignores corrupt or unknown saved settings", () => {

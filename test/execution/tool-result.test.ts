@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { isToolResult, ToolResult } from "../../src/execution/tool-result.ts";
+import { isToolResult, resultFromShape, ToolResult } from "../../src/execution/tool-result.ts";
 import { caught } from "../support/caught.ts";
 
 describe("ToolResult", () => {
@@ -63,5 +63,32 @@ describe("isToolResult", () => {
       content: [{ type: "text", text: "x" }],
       isError: false,
     });
+  });
+});
+
+describe("resultFromShape", () => {
+  test("brands a result that crossed structuredClone, a null-prototype one too", () => {
+    const read = resultFromShape(structuredClone(ToolResult.error("no")));
+    expect(isToolResult(read)).toBe(true);
+    expect(read).toEqual(ToolResult.error("no"));
+    const bare = Object.assign(Object.create(null), {
+      content: [{ type: "image", mimeType: "image/png", data: "AA" }],
+      isError: false,
+    });
+    expect(resultFromShape(bare)?.content).toEqual([
+      { type: "image", mimeType: "image/png", data: "AA" },
+    ]);
+  });
+
+  test("leaves branded results, arrays and other values alone", () => {
+    expect(resultFromShape(ToolResult.text("x"))).toBeUndefined();
+    expect(resultFromShape([{ content: [], isError: true }])).toBeUndefined();
+    expect(resultFromShape("text")).toBeUndefined();
+    expect(resultFromShape(null)).toBeUndefined();
+  });
+
+  test("refuses an item kind by an inherited name", () => {
+    const value = { content: [{ type: "toString" }], isError: true };
+    expect(resultFromShape(value)).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import * as v0 from "valibot0";
 import { describe, expect, test } from "vitest";
 import { ToolResult } from "../../src/execution/tool-result.ts";
 import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
@@ -8,6 +9,55 @@ import { Toolset } from "../../src/toolset/toolset.ts";
 import { caught } from "../support/caught.ts";
 
 describe("defineTool", () => {
+  // Mistakes a newcomer makes that used to pass (issue 30 point 7).
+  test.each([
+    ["a string", v.string(), '"string"'],
+    ["an array", v.array(v.number()), '"array"'],
+    ["a raw number schema", { jsonSchema: { type: "number" } }, '"number"'],
+  ])("refuses %s as the input: arguments are an object", (_, input, shown) => {
+    let thrown: unknown;
+    try {
+      defineTool({
+        name: "echo",
+        description: "Echoes",
+        input: input as never,
+        jsonSchemaValidator,
+        call: () => "",
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ type: "invalid_configuration" });
+    expect((thrown as Error).message).toContain(`input must describe an object of arguments`);
+    expect((thrown as Error).message).toContain(`not ${shown}`);
+  });
+
+  test("accepts an input that leaves the type open (v.unknown())", () => {
+    const tool = defineTool({
+      name: "any",
+      description: "Any",
+      input: v.unknown(),
+      call: () => "",
+    });
+    expect(tool.info.inputSchema.schema).toEqual({});
+  });
+
+  test("says a valibot 0.x schema needs valibot 1", () => {
+    let thrown: unknown;
+    try {
+      defineTool({
+        name: "old",
+        description: "Old valibot",
+        input: v0.object({ a: v0.string() }) as never,
+        call: () => "",
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ type: "invalid_configuration" });
+    expect((thrown as Error).message).toContain("valibot 0.x; toolwire needs valibot 1.x");
+  });
+
   test("a tool with only the required members is writing, has no capabilities and no state", () => {
     const tool = defineTool({
       name: "lookup",

@@ -553,12 +553,12 @@ describe("LocalHandler under adversarial use", () => {
       },
       {
         input: v.pipe(
-          v.string(),
-          v.transform((s) => JSON.parse(s) as unknown),
+          v.object({ json: v.string() }),
+          v.transform(({ json }) => JSON.parse(json) as unknown),
         ),
       },
     );
-    const error = await caught(h.step({ type: "invoke", arguments: "{not json" }));
+    const error = await caught(h.step({ type: "invoke", arguments: { json: "{not json" } }));
     expect(error.type).toBe("invalid_arguments");
     expect(error.issues?.[0]?.path).toBe("");
     expect(error.issues?.[0]?.message).toMatch(/^validation threw: /);

@@ -46,6 +46,64 @@ describe("what a tool returns", () => {
   });
 });
 
+// Issue 22, item 6: a result that lost its brand, or an MCP-shaped one, is still a result.
+describe("a plain object with exactly a result's shape", () => {
+  test("an MCP CallToolResult with isError: true stays an error, its content kept", async () => {
+    const result = await returning({
+      content: [{ type: "text", text: "City not found", _meta: { source: "geo" } }],
+      isError: true,
+    });
+    expect(result).toEqual({
+      content: [{ type: "text", text: "City not found", metadata: { source: "geo" } }],
+      isError: true,
+    });
+  });
+
+  test("a ToolResult that crossed structuredClone keeps isError, content and structuredContent", async () => {
+    const failed = structuredClone(ToolResult.error("disk full"));
+    expect(await returning(failed)).toEqual(ToolResult.error("disk full"));
+    const sum = structuredClone(ToolResult.json({ total: 3 }));
+    const result = await returning(sum, TOTAL);
+    expect(result).toEqual(ToolResult.json({ total: 3 }));
+  });
+
+  test("MCP resource items become embedded_resource, _meta becomes metadata", async () => {
+    const result = await returning({
+      content: [{ type: "resource", resource: { uri: "file:///a.txt", text: "A" } }],
+      isError: false,
+      _meta: { trace: "t1" },
+    });
+    expect(result).toEqual({
+      content: [{ type: "embedded_resource", resource: { uri: "file:///a.txt", text: "A" } }],
+      isError: false,
+      metadata: { trace: "t1" },
+    });
+  });
+
+  test.each([
+    ["no isError", { content: [{ type: "text", text: "hello" }] }],
+    ["a non-boolean isError", { content: [{ type: "text", text: "x" }], isError: "yes" }],
+    ["a field a result has not", { content: [{ type: "text", text: "x" }], isError: false, id: 7 }],
+    ["an item of no content kind", { content: [{ type: "paragraph", text: "x" }], isError: true }],
+    ["an item without its fields", { content: [{ type: "image" }], isError: true }],
+    ["empty content", { content: [], isError: true }],
+    ["content that is not a list", { content: "text", isError: true }],
+  ])("user data with %s stays data", async (_, value) => {
+    const result = await returning(value);
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toEqual(value);
+  });
+
+  test("a class instance with a result's fields stays data", async () => {
+    class Page {
+      content = [{ type: "text", text: "x" }];
+      isError = true;
+    }
+    const result = await returning(new Page());
+    expect(result.isError).toBe(false);
+  });
+});
+
 describe("output that cannot be serialised fails with invalid_output, never a TypeError", () => {
   const cyclic: Record<string, unknown> = { name: "loop" };
   cyclic.self = cyclic;

@@ -6,6 +6,7 @@ import {
   jsonRpcNotification,
   jsonRpcRequest,
   jsonRpcResult,
+  nestsDeeperThan,
   parseJsonRpc,
 } from "../../src/mcp/json-rpc.ts";
 
@@ -29,6 +30,28 @@ describe("parseJsonRpc", () => {
     ]);
     const empty = parseJsonRpc("[]");
     expect(empty.type === "batch" && empty.messages[0]?.type).toBe("invalid");
+  });
+});
+
+describe("nestsDeeperThan", () => {
+  it("counts objects and arrays, the outermost as level 1", () => {
+    expect(nestsDeeperThan('{"a":[{"b":[]}]}', 4)).toBe(false);
+    expect(nestsDeeperThan('{"a":[{"b":[]}]}', 3)).toBe(true);
+    expect(nestsDeeperThan("[[],[],[[]]]", 3)).toBe(false);
+    expect(nestsDeeperThan("[[],[],[[[]]]]", 3)).toBe(true);
+    expect(nestsDeeperThan("42", 0)).toBe(false);
+  });
+
+  it("ignores brackets inside strings, escaped quotes included", () => {
+    const text = JSON.stringify({ a: "[[[[{{{{", b: 'say \\"[[[[\\" and \\\\', c: ["]]]]"] });
+    expect(nestsDeeperThan(text, 2)).toBe(false);
+    expect(nestsDeeperThan(text, 1)).toBe(true);
+  });
+
+  it("scans 200,000 levels without recursion", () => {
+    const text = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    expect(nestsDeeperThan(text, 200_000)).toBe(false);
+    expect(nestsDeeperThan(text, 199_999)).toBe(true);
   });
 });
 

@@ -303,3 +303,54 @@ describe("MCP round trip: content annotations", () => {
     }
   });
 });
+
+// Issue 22 item 7: a toolwire server over a connectMcp toolset (a gateway) whose upstream speaks
+// 2026-07-28 must not list the upstream before every call, and must honour its `ttlMs`.
+describe("MCP round trip: a gateway over a 2026-07-28 upstream", () => {
+  async function gateway(cacheHints?: { ttlMs: number; cacheScope: "public" | "private" }) {
+    const { handler: upstream } = fixtureHandler(cacheHints ? { cacheHints } : {});
+    const methods: string[] = [];
+    const counted: typeof globalThis.fetch = async (input, init) => {
+      // The listen stream a fresh list opens (to hear of changes) is no request for the tools.
+      const { method } = JSON.parse(String(init?.body));
+      if (method !== "subscriptions/listen") methods.push(method);
+      return upstream.fetch(input as string, init);
+    };
+    const remote = await connectMcp({ url: "http://127.0.0.1:3000/mcp", fetch: counted });
+    const served = createMcpHandler(remote, { name: "gateway", version: "1" });
+    const client = await connectMcp({ url: URL_, fetch: served.fetch });
+    return { client, remote, methods };
+  }
+
+  it("sends each call upstream without listing the tools again", async () => {
+    const { client, remote, methods } = await gateway();
+    const before = methods.length;
+    for (const message of ["a", "b", "c"]) {
+      const result = await client.call("echo", { message });
+      expect(result.content).toEqual([{ type: "text", text: `echo: ${message}` }]);
+    }
+    expect(methods.slice(before)).toEqual(["tools/call", "tools/call", "tools/call"]);
+    await client.shutdown();
+    await remote.shutdown();
+  });
+
+  it("lists upstream for a client's tools/list only once the upstream's ttlMs has passed", async () => {
+    // ttlMs 0 (toolwire's default): stale at once, so every list of the client goes upstream.
+    const fresh0 = await gateway();
+    const before0 = fresh0.methods.length;
+    await fresh0.client.listTools();
+    await fresh0.client.listTools();
+    expect(fresh0.methods.slice(before0)).toEqual(["tools/list", "tools/list"]);
+    await fresh0.client.shutdown();
+    await fresh0.remote.shutdown();
+    // A minute: the list made at connect time serves every list of the client.
+    const fresh60 = await gateway({ ttlMs: 60_000, cacheScope: "private" });
+    expect(fresh60.methods).toEqual(["server/discover", "tools/list"]);
+    await fresh60.client.listTools();
+    await fresh60.client.listTools();
+    await fresh60.client.call("echo", { message: "x" });
+    expect(fresh60.methods).toEqual(["server/discover", "tools/list", "tools/call"]);
+    await fresh60.client.shutdown();
+    await fresh60.remote.shutdown();
+  });
+});

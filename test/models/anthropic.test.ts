@@ -384,6 +384,7 @@ describe("anthropicDecoder", () => {
     expect(run(stop("max_tokens")).at(-1)).toEqual({ type: "finish", reason: "length" });
     expect(run(stop("refusal")).at(-1)).toEqual({ type: "finish", reason: "refusal" });
     expect(run(stop("tool_use")).at(-1)).toEqual({ type: "finish", reason: "tool_calls" });
+    expect(run(stop("pause_turn")).at(-1)).toEqual({ type: "finish", reason: "pause" });
   });
 
   test("streams thinking as reasoning and keeps the whole block with its signature; skips pings and unknown events", () => {

@@ -14,6 +14,7 @@ const samples: ModelErrorData[] = [
   { type: "stream", provider: "p", message: "ended early" },
   { type: "cancelled", provider: "p", reason: "stop" },
   { type: "invalid_response", provider: "p", message: "not JSON" },
+  { type: "unsupported", provider: "p", missing: "WebGPU", message: "no adapter" },
 ];
 
 describe("ModelError", () => {

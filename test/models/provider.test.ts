@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
+import { anthropic } from "../../src/models/anthropic.ts";
 import type { ModelEvent } from "../../src/models/model.ts";
 import { cancelled, isModelError } from "../../src/models/model-error.ts";
+import { openAICompatible } from "../../src/models/openai-compatible.ts";
 import {
   endpoint,
   type ProviderDecoder,
@@ -9,6 +11,7 @@ import {
   toolArguments,
 } from "../../src/models/provider.ts";
 import { collect } from "../support/model-collect.ts";
+import { type ReplayServer, startReplayServer } from "../support/model-replay-server.ts";
 import { byteStream, sseFrame, utf8 } from "../support/sse-wire.ts";
 
 // A decoder that emits each event's data as text and ends at `end`.
@@ -258,6 +261,80 @@ describe("retries", () => {
     user.abort();
     await expect(reader.read()).rejects.toMatchObject({ type: "cancelled" });
     expect(fetch).toHaveBeenCalledOnce();
+  });
+});
+
+// Issue 23, item 6: a baseURL that answers 307 to another host must not get the key or the
+// conversation sent there.
+describe("redirects", () => {
+  const servers: ReplayServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+
+  // `elsewhere` records every request; `named` answers each with `status` to it.
+  async function redirecting(status: number) {
+    const elsewhere = await startReplayServer((exchange) => {
+      exchange.head(404);
+      exchange.end();
+    });
+    servers.push(elsewhere);
+    const target = `${elsewhere.url}/steal?sig=location-secret-4242`;
+    const named = await startReplayServer((exchange) => {
+      exchange.head(status, { location: target });
+      exchange.end();
+    });
+    servers.push(named);
+    return { named, elsewhere };
+  }
+
+  const KEY = "sk-redirect-secret-123456789";
+  const conversation = {
+    messages: [
+      { role: "user" as const, content: [{ type: "text" as const, text: "private plan" }] },
+    ],
+    tools: [],
+  };
+
+  test.each([307, 308, 302, 301])(
+    "anthropic() and openAICompatible() refuse a %i: nothing reaches the other host",
+    async (status) => {
+      const { named, elsewhere } = await redirecting(status);
+      const models = [
+        anthropic({ baseURL: named.url, apiKey: KEY, model: "claude-test" }),
+        openAICompatible({ baseURL: `${named.url}/v1`, apiKey: KEY, model: "gpt-test" }),
+      ];
+      for (const m of models) {
+        const { events, error } = await collect(m.stream(conversation));
+        expect(elsewhere.requests).toEqual([]);
+        expect(isModelError(error, "http")).toBe(true);
+        expect(error).toMatchObject({ status, code: "redirect" });
+        const message = (error as Error).message;
+        expect(message).toContain(`redirected to ${elsewhere.url}/steal (HTTP ${status})`);
+        expect(message).toContain("baseURL");
+        const shown = JSON.stringify([events, message, error]);
+        expect(shown).not.toContain("location-secret-4242");
+        expect(shown).not.toContain(KEY);
+        // Not retried: the same request meets the same redirect.
+        expect(events.filter((event) => event.type === "retry")).toEqual([]);
+      }
+      expect(named.requests).toHaveLength(2);
+    },
+  );
+
+  test("a custom fetch is asked not to follow, and a browser's opaque redirect fails the same way", async () => {
+    const fetch = vi.fn(async (_url: string | URL | Request, init?: RequestInit) => {
+      expect(init?.redirect).toBe("manual");
+      const opaque = new Response(null, { status: 200 });
+      Object.defineProperty(opaque, "type", { value: "opaqueredirect" });
+      Object.defineProperty(opaque, "status", { value: 0 });
+      return opaque;
+    });
+    const { error } = await collect(model({ fetch }).stream(request));
+    expect(isModelError(error, "http")).toBe(true);
+    expect(error).toMatchObject({ code: "redirect" });
+    expect((error as Error).message).toContain("(HTTP 3xx); redirects are not followed");
+    expect(fetch).toHaveBeenCalledTimes(1);
   });
 });
 

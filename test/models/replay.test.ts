@@ -2,13 +2,17 @@
 // its source and public bug reports (docs/design.md, "Models"). Each case is replayed whole
 // and re-cut into 3-byte slices through the local replay server, so a decoder that depends on
 // where the network splits a frame fails here.
+
+import * as v from "valibot";
 import { afterEach, describe, expect, test } from "vitest";
 import { Agent } from "../../src/agent/agent.ts";
+import { defineTool } from "../../src/local/define-tool.ts";
 import { anthropic } from "../../src/models/anthropic.ts";
 import type { Model, ModelEvent, ModelRequest } from "../../src/models/model.ts";
 import { isModelError } from "../../src/models/model-error.ts";
 import { openAICompatible } from "../../src/models/openai-compatible.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
+import { serverToolRecordings, webSearch } from "../support/anthropic-server-tool-streams.ts";
 import { collect, textOf } from "../support/model-collect.ts";
 import {
   type ReplayExchange,
@@ -396,6 +400,34 @@ describe("Anthropic streams", () => {
     ]);
   });
 
+  // Issue 22, item 3: llama.cpp's Anthropic-compatible endpoint sends its error as
+  // `event: error`, wrapped or flat; the message and code must survive.
+  test("llama.cpp: an error frame keeps the server's message and code, whatever its shape", async () => {
+    const error = {
+      code: 500,
+      message: "Input prompt is too big compared to KV size",
+      type: "server_error",
+    };
+    const text = ev({
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "text", text: "" },
+    } as never);
+    const frames = [
+      sseFrame({ type: "error", error }, "error"),
+      sseFrame({ error }, "error"),
+      sseFrame(error, "error"),
+      sseFrame(error),
+    ];
+    for (const frame of frames) {
+      const { error: failure } = await both(claude, start + text + frame);
+      expect(isModelError(failure)).toBe(true);
+      expect(failure).toMatchObject({ code: "server_error", type: "context_overflow" });
+      expect(String(failure)).toContain("Input prompt is too big compared to KV size");
+      expect(String(failure)).not.toContain("ended early");
+    }
+  });
+
   test("a refusal stop reason finishes with refusal", async () => {
     const { events } = await both(claude, `${start}${end("refusal")}`);
     expect(finishOf(events)).toEqual({ type: "finish", reason: "refusal" });
@@ -419,6 +451,130 @@ describe("Anthropic streams", () => {
     const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 0;
     expect(wait).toBeGreaterThan(20_000);
     expect(wait).toBeLessThanOrEqual(30_000);
+  });
+});
+
+// Issue 22, item 2: tools Anthropic runs itself are server content, never local tool calls.
+describe("Anthropic server tools", () => {
+  const endTurn =
+    ev({
+      type: "message_start",
+      message: { usage: { input_tokens: 9, output_tokens: 1 } },
+    } as never) +
+    ev({
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "text", text: "" },
+    } as never) +
+    ev({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "text_delta", text: "Done." },
+    } as never) +
+    ev({ type: "content_block_stop", index: 0 } as never) +
+    ev({ type: "message_delta", delta: { stop_reason: "end_turn" } } as never) +
+    ev({ type: "message_stop" });
+
+  for (const recording of serverToolRecordings) {
+    test(`${recording.tool}: its blocks come out whole as server_tool, never as tool_call`, async () => {
+      const { events, error } = await both(claude, recording.sse);
+      expect(error).toBeUndefined();
+      expect(textOf(events)).toBe(recording.text);
+      const server = events.flatMap((e) => (e.type === "server_tool" ? [e.block] : []));
+      expect(server).toEqual(
+        recording.blocks.map((data) => ({ type: "server_tool", provider: "anthropic", data })),
+      );
+      expect(calls(events).map((e) => (e as { id: string }).id)).toEqual(
+        recording.stopReason === "tool_use" ? ["toolu_01XYZ789"] : [],
+      );
+      expect(finishOf(events)).toEqual({
+        type: "finish",
+        reason: recording.stopReason === "tool_use" ? "tool_calls" : "stop",
+      });
+    });
+  }
+
+  test("pause_turn: the paused turn goes back as it is and the model carries on", async () => {
+    const paused = webSearch.sse.replace('"stop_reason":"end_turn"', '"stop_reason":"pause_turn"');
+    const { events } = await both(claude, paused);
+    expect(finishOf(events)).toEqual({ type: "finish", reason: "pause" });
+    const bodies = [paused, endTurn];
+    server = await startReplayServer((exchange) =>
+      replaySse(exchange, [utf8(bodies.shift() ?? endTurn)]),
+    );
+    const result = await new Agent({ model: claude(server.url) }).run("news?").result;
+    expect(result).toMatchObject({ stop: "done", text: "Done.", finishReason: "stop" });
+    expect(server.requests).toHaveLength(2);
+    const sent = server.requests[1]?.body as { messages: { role: string; content: unknown[] }[] };
+    expect(sent.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(sent.messages[1]?.content).toEqual([
+      ...webSearch.blocks,
+      { type: "text", text: webSearch.text },
+    ]);
+    // The continuation joins the paused turn's message: no two assistant messages in a row.
+    expect(result.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(result.conversation.messages[1]?.content.at(-1)).toEqual({
+      type: "text",
+      text: "Done.",
+    });
+  });
+
+  test("an agent keeps every server tool's blocks and sends them back unchanged, running only its own tools", async () => {
+    for (const recording of serverToolRecordings) {
+      const bodies = [recording.sse, endTurn, endTurn];
+      server = await startReplayServer((exchange) =>
+        replaySse(exchange, [utf8(bodies.shift() ?? endTurn)]),
+      );
+      const ran: unknown[] = [];
+      const get = defineTool({
+        name: "get",
+        description: "Weather",
+        readOnly: true,
+        input: v.object({ city: v.string() }),
+        call: (input) => {
+          ran.push(input);
+          return "sunny";
+        },
+      });
+      const search = { type: "web_search_20250305", name: "web_search", max_uses: 5 };
+      const model = anthropic({
+        baseURL: server.url,
+        apiKey: "sk-ant-test-key",
+        model: "c",
+        serverTools: [search],
+      });
+      const agent = new Agent({ model, tools: [get] });
+      const first = await agent.run("go").result;
+      const declared = server.requests[0]?.body as { tools?: unknown[] } | undefined;
+      expect(declared?.tools).toEqual([
+        { name: "get", description: "Weather", input_schema: expect.any(Object) },
+        search,
+      ]);
+      expect(first.stop).toBe("done");
+      const second = await agent.run("and?", { conversation: first.conversation }).result;
+      expect(second.stop).toBe("done");
+      const searched = recording.stopReason === "tool_use";
+      expect(ran).toEqual(searched ? [{ city: "Paris" }] : []);
+      expect(server.requests).toHaveLength(searched ? 3 : 2);
+      const last = server.requests.at(-1)?.body as { messages: { content: unknown[] }[] };
+      // The assistant message of the recorded turn: the server blocks exactly as the API sent
+      // them, then the text, then the client call when there was one.
+      const sent = last.messages[1]?.content ?? [];
+      expect(sent.slice(0, recording.blocks.length)).toEqual(recording.blocks);
+      expect(sent[recording.blocks.length]).toEqual({ type: "text", text: recording.text });
+      if (searched) {
+        expect(sent.at(-1)).toMatchObject({ type: "tool_use", id: "toolu_01XYZ789", name: "get" });
+        expect(last.messages[2]?.content).toEqual([
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_01XYZ789",
+            content: [{ type: "text", text: "sunny" }],
+          },
+        ]);
+      }
+      await server.close();
+      server = undefined;
+    }
   });
 });
 

@@ -3,16 +3,31 @@ import {
   request as httpRequest,
   type IncomingHttpHeaders,
   type OutgoingHttpHeaders,
+  type Server,
 } from "node:http";
+import { connect } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createMcpHandler } from "../../src/mcp/index.ts";
 import { type FetchHandler, type Served, serve } from "../../src/node/index.ts";
 import { fixtureToolset } from "../mcp/server/fixture.ts";
+
+// Every node:http server `serve()` creates, to read the timeouts it was given; the servers are
+// node:http's own, unchanged.
+const created = vi.hoisted(() => [] as Server[]);
+vi.mock("node:http", async (importOriginal) => {
+  const http = await importOriginal<typeof import("node:http")>();
+  const createServer = (...args: Parameters<typeof http.createServer>) => {
+    const server = http.createServer(...args);
+    created.push(server);
+    return server;
+  };
+  return { ...http, createServer, default: { ...http, createServer } };
+});
 
 async function serving(handler: FetchHandler, test: (server: Served) => Promise<void>) {
   const server = await serve(handler, { port: 0 });
@@ -176,6 +191,134 @@ describe("serve", () => {
     controller.abort();
     await server.close();
     await expect(fetch(`${server.url}/mcp`)).rejects.toThrow();
+  });
+
+  // Issue 23 (12): node:http's own timeouts (head 60 s, request 300 s) let 200 stalled uploads
+  // hold ~200 MiB for five minutes.
+  it("sets head, request and keep-alive timeouts by default, and takes them as options", async () => {
+    const server = await serve({ fetch: () => new Response("up") }, { port: 0 });
+    const node = created.at(-1) as Server;
+    try {
+      expect({
+        headers: node.headersTimeout,
+        request: node.requestTimeout,
+        idle: node.keepAliveTimeout,
+      }).toEqual({ headers: 10_000, request: 30_000, idle: 5_000 });
+    } finally {
+      await server.close();
+    }
+    const tuned = await serve(
+      { fetch: () => new Response("up") },
+      { port: 0, headersTimeoutMs: 2_000, requestTimeoutMs: 4_000, idleTimeoutMs: 1_000 },
+    );
+    const other = created.at(-1) as Server;
+    try {
+      expect([other.headersTimeout, other.requestTimeout, other.keepAliveTimeout]).toEqual([
+        2_000, 4_000, 1_000,
+      ]);
+    } finally {
+      await tuned.close();
+    }
+    await expect(
+      serve({ fetch: () => new Response("up") }, { port: 0, requestTimeoutMs: 0 }),
+    ).rejects.toMatchObject({ type: "invalid_configuration" });
+  });
+
+  it("closes the connection of a body upload that stalls, 408", async () => {
+    const handler = createMcpHandler(fixtureToolset().toolset, { name: "n", version: "1" });
+    const server = await serve(handler, {
+      port: 0,
+      headersTimeoutMs: 200,
+      requestTimeoutMs: 200,
+    });
+    try {
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk;
+      });
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      socket.on("error", () => {});
+      socket.write(
+        [
+          "POST /mcp HTTP/1.1",
+          "Host: 127.0.0.1",
+          "Content-Type: application/json",
+          "Accept: application/json, text/event-stream",
+          "Content-Length: 100000",
+          "",
+          '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"',
+        ].join("\r\n"),
+      );
+      // The rest of the body never comes.
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("closes the connection of a request head that stalls, 408", async () => {
+    const server = await serve(
+      { fetch: () => new Response("never") },
+      { port: 0, headersTimeoutMs: 200 },
+    );
+    try {
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk;
+      });
+      socket.on("error", () => {});
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      // The blank line that ends the head never comes.
+      socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("lets an answer take longer than requestTimeoutMs once the request has arrived", async () => {
+    const handler: FetchHandler = {
+      fetch: async (request) => {
+        const body = await request.text();
+        // Several of node:http's checks pass while the answer is pending.
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return new Response(`late ${body}`);
+      },
+    };
+    const server = await serve(handler, { port: 0, headersTimeoutMs: 100, requestTimeoutMs: 100 });
+    try {
+      const answer = await raw(server.url, "POST", "x");
+      expect([answer.status, answer.body]).toEqual([200, "late x"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("closes a kept-alive connection that sends no next request", async () => {
+    const server = await serve(
+      { fetch: () => new Response("up") },
+      { port: 0, idleTimeoutMs: 100 },
+    );
+    try {
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk;
+      });
+      socket.on("error", () => {});
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      socket.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n");
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 200[\s\S]*up$/);
+    } finally {
+      await server.close();
+    }
   });
 
   it("closes when the signal aborts while it is still starting to listen", async () => {
@@ -501,6 +644,34 @@ describe("serve", () => {
               "io.modelcontextprotocol/clientCapabilities": {},
             },
           },
+        }),
+      }).catch((error: unknown) => error);
+      await observed.started;
+      client.abort();
+      expect(await observed.aborted).toBeDefined();
+      expect(await pending).toBeInstanceOf(Error);
+    });
+  });
+
+  // Issue 23 (11): an anonymous 2025 caller's notification cannot be told from another's, so
+  // its call ends when its own connection does.
+  it("cancels an anonymous 2025 call when its client disconnects from the socket", async () => {
+    const { toolset, observed } = fixtureToolset();
+    const handler = createMcpHandler(toolset, { name: "n", version: "1" });
+    await serving(handler, async (server) => {
+      const client = new AbortController();
+      const pending = fetch(`${server.url}/mcp`, {
+        method: "POST",
+        signal: client.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "wait", arguments: {} },
         }),
       }).catch((error: unknown) => error);
       await observed.started;

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isReadOnly, isToolError, type ToolLog, type Toolset } from "../../src/index.ts";
 import { createMcpHandler } from "../../src/mcp/index.ts";
 import { connectMcpServers, connectStdio, serveStdio } from "../../src/node/index.ts";
-import { fixtureToolset } from "../mcp/server/fixture.ts";
+import { fixtureToolset, nestedText } from "../mcp/server/fixture.ts";
 import { caught } from "../support/caught.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -214,8 +214,10 @@ describe("connectStdio when the child misbehaves", () => {
     options: {
       stubborn?: boolean;
       mute?: boolean;
+      empty?: boolean;
       maxMessageBytes?: number;
       onLog?: (log: ToolLog) => void;
+      env?: Record<string, string>;
     } = {},
   ) => {
     let pid = 0;
@@ -226,8 +228,9 @@ describe("connectStdio when the child misbehaves", () => {
         join(fixtures, "rogue-server.mjs"),
         ...(options.stubborn ? ["--stubborn"] : []),
         ...(options.mute ? ["--mute"] : []),
+        ...(options.empty ? ["--empty"] : []),
       ],
-      env: { GIVEN: "by the caller" },
+      env: { GIVEN: "by the caller", ...options.env },
       stderr: (line) => {
         stderr.push(line);
         const match = /^pid (\d+)$/.exec(line);
@@ -268,6 +271,19 @@ describe("connectStdio when the child misbehaves", () => {
       expect(isToolError(error) && error.type).toBe("protocol");
       expect((error as Error).message).toContain("this is not JSON");
     });
+  });
+
+  it("shows no part of a value the caller passed in env, where stderr or a line is cut", async () => {
+    const SECRET = "sk-stdio-secret-0123456789abcdefghij";
+    const pieces = Array.from({ length: SECRET.length - 7 }, (_, i) => SECRET.slice(i, i + 8));
+    for (const name of ["leak_stderr", "leak_stdout"]) {
+      await using(rogue({ env: { SECRET_KEY: SECRET } }).toolset, async (tools) => {
+        const error = await caught(tools.call(name, {}));
+        const shown = JSON.stringify([error.message, error.toJSON()]);
+        expect(shown, name).toContain(name === "leak_stderr" ? "qqqq" : "gggg");
+        for (const piece of pieces) expect(shown, name).not.toContain(piece);
+      });
+    }
   });
 
   it("passes the caller's env and a minimal set, not this process's secrets", async () => {
@@ -315,6 +331,16 @@ describe("connectStdio when the child misbehaves", () => {
       expect((await tools.listTools()).map((tool) => tool.name)).toContain("env");
     });
   }, 15_000);
+
+  // Issue 22 item 1: `{}` for server/discover is a 2025 server answering every method it does
+  // not know, never a 2026 server without tools.
+  it("takes a server that answers server/discover with {} for a 2025-11-25 one", async () => {
+    const child = rogue({ empty: true });
+    await using(child.toolset, async (tools) => {
+      expect((await tools.listTools()).map((tool) => tool.name)).toContain("env");
+      expect(text(await tools.call("env", {}))).toContain("by the caller");
+    });
+  });
 
   it("rejects a command that cannot start with invalid_configuration", async () => {
     const error = await caught(connectStdio({ command: "toolwire-no-such-command" }));
@@ -682,6 +708,38 @@ describe("stdio at 2026-07-28", () => {
     expect(region.error).toBeUndefined();
     expect(JSON.stringify(region.result?.content)).toContain("Zürich");
     expect(lines.some((line) => line.id === 4 && "result" in line)).toBe(false);
+    input.end();
+    await served;
+  });
+});
+
+describe("serveStdio and deep nesting", () => {
+  // Issue 23 (5): a 2026 line nested 200,000 levels never got an answer with its own id.
+  it("answers a line nested 200,000 levels with its own id, and keeps serving", async () => {
+    const { toolset } = fixtureToolset();
+    const { input, lines, served } = serveInProcess(toolset);
+    const answer = async (id: number) => {
+      for (let i = 0; i < 400 && !lines.some((line) => line.id === id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return lines.find((line) => line.id === id) as { error?: { code: number }; result?: object };
+    };
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const call = (id: number, message: unknown) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "echo", arguments: { message }, _meta: meta },
+    });
+    input.write(`${nestedText(call(1, "<deep>"), 200_000)}\n`);
+    input.write(`${nestedText(call(2, "<deep>"), "{[".repeat(50_000))}\n`);
+    input.write(`${JSON.stringify(call(3, "fine"))}\n`);
+    expect((await answer(1)).error?.code).toBe(-32602);
+    expect((await answer(2)).error?.code).toBe(-32602);
+    expect((await answer(3)).result).toBeDefined();
     input.end();
     await served;
   });

@@ -40,13 +40,15 @@ export function createHostileMcp(plan: HostilePlan): HostileMcp {
     const text = await request.text();
     const message = (text === "" ? {} : JSON.parse(text)) as Json;
     const method =
-      request.method === "DELETE"
-        ? "DELETE"
+      request.method === "DELETE" || request.method === "GET"
+        ? request.method
         : typeof message.method === "string"
           ? message.method
           : "reply";
     log.push(method);
     if (method === "reply") replies.push(message);
+    // No standalone stream here.
+    if (method === "GET") return new Response(null, { status: 405 });
     if (method !== "initialize" && request.headers.get("mcp-session-id") !== issued) {
       strangers.push(method);
       return new Response("unknown session", { status: 404 });

@@ -257,7 +257,12 @@ describe("Toolset.call", () => {
 
   test("leaves no listener behind over 10,000 calls sharing one long-lived signal", async () => {
     const tools = Toolset.local([
-      defineTool({ name: "echo", description: "Echoes", input: v.string(), call: (s) => s }),
+      defineTool({
+        name: "echo",
+        description: "Echoes",
+        input: v.object({ s: v.string() }),
+        call: ({ s }) => s,
+      }),
     ]);
     const controller = new AbortController();
     const live = new Set<unknown>();
@@ -272,11 +277,13 @@ describe("Toolset.call", () => {
       remove(type, listener as EventListener, o as EventListenerOptions);
     }) as typeof remove;
     for (let i = 0; i < 10_000; i++) {
-      await tools.call("echo", "x", { signal: controller.signal });
+      await tools.call("echo", { s: "x" }, { signal: controller.signal });
       if (i % 1000 === 0) expect(live.size).toBe(0);
     }
     await Promise.all(
-      Array.from({ length: 1000 }, () => tools.call("echo", "y", { signal: controller.signal })),
+      Array.from({ length: 1000 }, () =>
+        tools.call("echo", { s: "y" }, { signal: controller.signal }),
+      ),
     );
     expect(live.size).toBe(0);
   });
@@ -322,3 +329,71 @@ describe("Toolset.call", () => {
     expect(error.type).toBe("unsupported");
   });
 });
+
+// Issue 23, item 13: whatever a tool throws, short of a ToolError, is an isError result; the
+// text of a value that cannot be read (a revoked Proxy, a throwing getter) is never a raw
+// rejection of the call.
+describe("Toolset.call with a tool that throws a hostile value", () => {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const hostile: Array<[string, () => unknown]> = [
+    ["a Proxy whose every trap throws", () => new Proxy({}, trapsThatThrow())],
+    [
+      "a Proxy around an Error whose every trap throws",
+      () => new Proxy(new Error("x"), trapsThatThrow()),
+    ],
+    ["a revoked Proxy", () => revoked.proxy],
+    [
+      "an Error whose message getter throws",
+      () => {
+        const error = new Error("x");
+        Object.defineProperty(error, "message", {
+          get() {
+            throw new Error("message getter");
+          },
+        });
+        return error;
+      },
+    ],
+    [
+      "an object whose toString throws",
+      () => ({
+        toString() {
+          throw new Error("toString");
+        },
+      }),
+    ],
+    ["an object with no prototype", () => Object.create(null)],
+    ["a symbol", () => Symbol("odd")],
+  ];
+
+  test.each(hostile)("returns an isError result for %s", async (_label, make) => {
+    const tools = Toolset.local([
+      defineTool({
+        name: "hostile",
+        description: "Throws a hostile value",
+        input: v.object({}),
+        call: () => {
+          throw make();
+        },
+      }),
+    ]);
+    const result = await tools.call("hostile", {});
+    expect(result.isError).toBe(true);
+    const [first] = result.content;
+    expect(first?.type).toBe("text");
+  });
+});
+
+function trapsThatThrow(): ProxyHandler<object> {
+  const fail = () => {
+    throw new Error("trap");
+  };
+  return {
+    get: fail,
+    has: fail,
+    getPrototypeOf: fail,
+    ownKeys: fail,
+    getOwnPropertyDescriptor: fail,
+  };
+}

@@ -10,7 +10,9 @@ import { toolName } from "../../declaration/tool-name.ts";
 import { errorText, isToolError, ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
+import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
+import { type JsonMeasure, measureJson } from "../../schema/measure-json.ts";
 import type { JsonSchemaValidator } from "../../schema/schema-input.ts";
 import { Toolset } from "../../toolset/toolset.ts";
 import { jsonRpcNotification } from "../json-rpc.ts";
@@ -23,6 +25,7 @@ import {
 } from "../protocol.ts";
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_PENDING_REPLIES,
   type McpAuth,
   McpSession,
   type ModernEnvelope,
@@ -61,9 +64,12 @@ export interface ConnectMcpOptions {
    * `"2025-11-25"`: the session revisions (2025-11-25, or 2025-06-18 when the server picks
    * it), opened with `initialize`. `"auto"` sends `server/discover` first and falls back to
    * `initialize` when the answer shows a legacy server (an HTTP 400, 404 or 405 without a
-   * 2026 JSON-RPC error, or a JSON-RPC error in a 200); the legacy verdict is remembered per
-   * endpoint (origin and path) and `fetch` function, so later connections skip the probe.
-   * 401, 403, 5xx, network errors and timeouts fail the connection instead.
+   * 2026 JSON-RPC error, a JSON-RPC error in a 200, or a result that is no discover result
+   * listing 2026-07-28 in `supportedVersions`, such as the `{}` some servers answer every
+   * method with); the legacy verdict is remembered per endpoint (origin and path) and `fetch`
+   * function, so later connections skip the probe. 401, 403, 5xx, network errors and timeouts
+   * fail the connection instead, as does a result that is no discover result when pinned to
+   * `"2026-07-28"` (`protocol`).
    */
   protocol?: "auto" | "2026-07-28" | "2025-11-25";
   /** Lists and calls the tools as `namespace__name`; the server still sees its own names. */
@@ -81,6 +87,40 @@ export interface ConnectMcpOptions {
    * saying which cap; the connection's other calls are unaffected.
    */
   maxMessageBytes?: number;
+  /**
+   * Most tools the server may list, over all `tools/list` pages together (default 10 000). A
+   * server listing more (a fresh `nextCursor` with every page, say) fails the listing with a
+   * `transport` error naming this cap: at connect time the connection, later the refresh,
+   * which keeps the previous list.
+   */
+  maxTools?: number;
+  /**
+   * Most bytes of JSON the listed tool entries may hold together, over all pages (default
+   * 32 MiB = 33 554 432). Past it the listing fails like past `maxTools`, so what a listing
+   * keeps in memory stays bounded whatever each page holds.
+   */
+  maxListBytes?: number;
+  /**
+   * Deepest nesting of objects and arrays in one listed tool entry, its schemas, annotations
+   * and `_meta` included (default 128 levels), and of an elicitation's `requestedSchema`. A
+   * deeper tool is skipped and reported through `onLog` with its name (it would overflow the
+   * stack of every later model request that carries its schema); a deeper elicitation is
+   * declined.
+   */
+  maxSchemaDepth?: number;
+  /**
+   * Most bytes of JSON one listed tool entry may hold (default 256 KiB = 262 144). A larger
+   * tool is skipped and reported through `onLog` with its name, since its schema would travel
+   * with every model request.
+   */
+  maxToolBytes?: number;
+  /**
+   * Most replies to the server's own requests (a `ping`, a request refused) waiting to be
+   * sent (default 256). Each reply is a POST of its own; four go at a time, so a server
+   * flooding pings cannot open thousands of requests or starve the connection's own. Past
+   * this many waiting, a request gets no answer, as from a busy client.
+   */
+  maxPendingReplies?: number;
   /**
    * Idle deadline of each request, in milliseconds (default 30 000). A tool call's deadline
    * restarts with every progress notification and pauses while a form or sampling
@@ -112,8 +152,9 @@ export interface ConnectMcpOptions {
   jsonSchemaValidator?: JsonSchemaValidator;
   /**
    * Receives the connection's own log lines, such as a listed tool that was skipped because
-   * its name or schema cannot be used here (level `warning`, logger `toolwire/mcp`, `data`
-   * `{ message, tool }`). A throwing listener is ignored.
+   * its name or schema cannot be used here, or a server that declares no `tools` capability
+   * (level `warning`, logger `toolwire/mcp`, `data` `{ message, tool? }`). A throwing listener
+   * is ignored.
    */
   onLog?(log: ToolLog): void;
   /** The `fetch` to use; `globalThis.fetch` at call time when absent. */
@@ -123,6 +164,10 @@ export interface ConnectMcpOptions {
 }
 
 const MAX_TIMER_MS = 2_147_483_647;
+const DEFAULT_MAX_TOOLS = 10_000;
+const DEFAULT_MAX_LIST_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_SCHEMA_DEPTH = 128;
+const DEFAULT_MAX_TOOL_BYTES = 256 * 1024;
 // A server that keeps inventing cursors must not keep the client listing forever.
 const MAX_PAGES = 1000;
 // The package version; the clientInfo a server logs to tell its clients apart.
@@ -147,7 +192,7 @@ const CLIENT_INFO = { name: "toolwire", version: "0.1.0" } as const;
  * ```
  *
  * @throws ToolError `invalid_configuration` for bad options, `transport` (network, HTTP
- * status, an answer over `maxMessageBytes`), `protocol` (JSON-RPC error, malformed answer,
+ * status, an answer over `maxMessageBytes`, a listing over `maxTools` or `maxListBytes`), `protocol` (JSON-RPC error, malformed answer,
  * unsupported revision), `timeout`, `cancelled`, `duplicate_name` (the server lists one name
  * twice), or `build_cleanup` when closing the half-open session failed too.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
@@ -163,20 +208,23 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     settings.maxMessageBytes,
     settings.auth,
   );
+  session.maxPendingReplies = settings.maxPendingReplies;
   try {
-    const listing = (await open(session, settings))
-      ? await listTools(session, settings)
-      : { tools: [], ttlMs: Number.POSITIVE_INFINITY };
+    let listing: Listing = { tools: [], ttlMs: Number.POSITIVE_INFINITY };
+    if (await open(session, settings)) listing = await listTools(session, settings);
+    else log(settings, session, "the server declares no `tools` capability, so no tool is listed");
     return Toolset.fromBackend(remoteBackend(session, listing, settings));
   } catch (error) {
-    const primary = asToolError(error, session);
+    // Every error it reports is scrubbed, its own ones included (a `duplicate_name` that a
+    // server built from a token it echoes).
+    const primary = session.scrubError(error);
     try {
       await session.close();
     } catch (cleanup) {
       throw new ToolError({
         type: "build_cleanup",
         primary,
-        cleanup: asToolError(cleanup, session),
+        cleanup: session.scrubError(cleanup),
       });
     }
     throw primary;
@@ -191,6 +239,11 @@ interface Settings {
   namespace: string | undefined;
   trusted: boolean;
   maxMessageBytes: number;
+  maxTools: number;
+  maxListBytes: number;
+  maxSchemaDepth: number;
+  maxToolBytes: number;
+  maxPendingReplies: number;
   timeoutMs: number;
   formInteractions: boolean;
   samplingInteractions: boolean;
@@ -235,7 +288,8 @@ async function open(session: McpSession, settings: Settings): Promise<boolean> {
     if (settings.protocol === "auto") known.set(key, "modern");
     return offersTools;
   } catch (error) {
-    if (settings.protocol !== "auto" || !isLegacyAnswer(error)) throw error;
+    if (settings.protocol !== "auto") throw error;
+    if (!isLegacyAnswer(error) && !(isToolError(error) && notDiscovered.has(error))) throw error;
   }
   session.useModernProtocol(undefined);
   const offersTools = await initialize(session, settings);
@@ -256,14 +310,40 @@ function envelopeOf(settings: Settings): ModernEnvelope {
   };
 }
 
+// Failures of a `server/discover` answer that is no discover result: with `auto` that is a
+// server of the session era answering every method (a common shape answers `{}`).
+const notDiscovered = new WeakSet<ToolError>();
+
 // `server/discover`, which every 2026-07-28 server implements. Returns whether it offers tools.
+// The answer must be a discover result that lists 2026-07-28 among `supportedVersions` and has
+// `capabilities`; anything else is a `protocol` error, never a 2026 server without tools.
 async function discover(session: McpSession, settings: Settings): Promise<boolean> {
   const { timeoutMs, signal } = settings;
   const result = await session.requestWithin("server/discover", {}, { timeoutMs, signal });
-  const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
+  const problem = discoverProblem(result);
+  if (problem !== undefined) {
+    const error = protocolError(excerpt(`server/discover ${problem}`, session.secrets, 300));
+    notDiscovered.add(error);
+    throw error;
+  }
+  const capabilities = result.capabilities as Record<string, unknown>;
   const tools = capabilities.tools;
   if (isJsonObject(tools) && tools.listChanged === true) session.announcesToolChanges = true;
   return isJsonObject(tools);
+}
+
+// What makes an answer no `DiscoverResult` this client can use, or undefined for a good one.
+function discoverProblem(result: Record<string, unknown>): string | undefined {
+  const versions = result.supportedVersions;
+  if (!Array.isArray(versions) || !versions.every((version) => typeof version === "string")) {
+    return "returned no `supportedVersions` list, so the server is no 2026-07-28 one";
+  }
+  if (!versions.includes(MODERN_PROTOCOL_VERSIONS[0])) {
+    const shown = JSON.stringify(versions.slice(0, 5));
+    return `lists the versions ${shown}, not ${MODERN_PROTOCOL_VERSIONS[0]}`;
+  }
+  if (!isJsonObject(result.capabilities)) return "returned no `capabilities` object";
+  return undefined;
 }
 
 // `server/discover`, sent once more when the server refused the version (`-32022`) yet lists
@@ -317,7 +397,7 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
   const result = await session.requestWithin("initialize", params, { timeoutMs, signal });
   const version = result.protocolVersion;
   if (!isSupportedProtocolVersion(version)) {
-    const shown = session.scrub(JSON.stringify(String(version)).slice(0, 40));
+    const shown = JSON.stringify(excerpt(String(version), session.secrets, 40));
     throw protocolError(
       `the server speaks MCP ${shown}; toolwire speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
     );
@@ -355,10 +435,19 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     formInteractions: settings.formInteractions,
     samplingInteractions: settings.samplingInteractions,
     modern: session.modern,
+    secrets: session.secrets,
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
   };
   const tools: RemoteTool[] = [];
   const seen = new Set<string>();
+  // Every entry counts, skipped ones too: the caps bound the work as well as what is kept.
+  let listed = 0;
+  let bytes = 0;
+  const overCap = (what: string) =>
+    new ToolError({
+      type: "transport",
+      message: `tools/list listed more than ${what}; the listing was abandoned`,
+    });
   // A missing or odd `ttlMs` counts as 0: stale at once.
   let ttlMs = session.modern ? MAX_TTL_MS : Number.POSITIVE_INFINITY;
   let cursor: string | undefined;
@@ -366,7 +455,23 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     const params = cursor === undefined ? {} : { cursor };
     const result = await session.requestWithin("tools/list", params, { timeoutMs, signal });
     if (!Array.isArray(result.tools)) throw protocolError("tools/list returned no `tools` array");
-    for (const entry of result.tools) {
+    listed += result.tools.length;
+    if (listed > settings.maxTools) throw overCap(`${settings.maxTools} tools (maxTools)`);
+    for (const raw of result.tools) {
+      // Measured before anything walks it recursively: a 100,000-level schema must not reach
+      // the scrubber, the converter or a model request.
+      const size = measureJson(raw);
+      bytes += size.bytes;
+      if (bytes > settings.maxListBytes) {
+        throw overCap(`${settings.maxListBytes} bytes of tool entries (maxListBytes)`);
+      }
+      const oversize = oversized(raw, size, settings, session);
+      if (oversize !== undefined) {
+        skipped(settings, session, oversize, raw);
+        continue;
+      }
+      // A tool named after a credential becomes `[redacted]`, a name MCP does not allow: skipped.
+      const entry = session.scrubEchoes(raw);
       const tool = toolFromMcp(entry, mapping);
       if (typeof tool !== "string") tools.push(tool);
       else skipped(settings, session, tool, entry);
@@ -386,12 +491,36 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
   throw protocolError(`tools/list returned more than ${MAX_PAGES} pages`);
 }
 
+// Why a tool entry is too deep or too large to keep, or nothing. Too deep, its schema would
+// overflow the stack of `JSON.stringify` in every later model request.
+function oversized(
+  entry: unknown,
+  size: JsonMeasure,
+  settings: Settings,
+  session: McpSession,
+): string | undefined {
+  const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : "";
+  // Scrubbed, then cut, like every text from the server.
+  const shown = JSON.stringify(excerpt(name, session.secrets, 140));
+  if (size.depth > settings.maxSchemaDepth) {
+    return `tool ${shown} is nested ${size.depth} levels deep, more than maxSchemaDepth (${settings.maxSchemaDepth})`;
+  }
+  if (size.bytes > settings.maxToolBytes) {
+    return `tool ${shown} takes about ${size.bytes} bytes of JSON, more than maxToolBytes (${settings.maxToolBytes})`;
+  }
+  return undefined;
+}
+
 function skipped(settings: Settings, session: McpSession, reason: string, entry: unknown): void {
   const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : undefined;
-  const data: Record<string, unknown> = {
-    message: session.scrub(`skipped a remote tool: ${reason}`),
-  };
-  if (name !== undefined) data.tool = session.scrub(name.slice(0, 140));
+  log(settings, session, `skipped a remote tool: ${reason}`, name);
+}
+
+// One `warning` line of the connection's own through `onLog`, scrubbed.
+function log(settings: Settings, session: McpSession, message: string, tool?: string): void {
+  const data: Record<string, unknown> = { message: session.scrub(message) };
+  // Scrubbed, then cut: a cut first would leave most of a credential unrecognised.
+  if (tool !== undefined) data.tool = excerpt(tool, session.secrets, 140);
   try {
     settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data });
   } catch {
@@ -425,14 +554,11 @@ function remoteBackend(
       staleAt = Date.now() + fresh.ttlMs;
       listen(fresh.ttlMs);
     } catch (error) {
-      const message = session.scrub(
+      log(
+        settings,
+        session,
         `listing the tools again failed; kept the previous list: ${errorText(error)}`,
       );
-      try {
-        settings.onLog?.({ level: "warning", logger: "toolwire/mcp", data: { message } });
-      } catch {
-        // A faulty listener must not fail the listing.
-      }
     }
   };
   let refreshing: Promise<void> | undefined;
@@ -448,7 +574,8 @@ function remoteBackend(
     },
     toolHandler: async (name) => {
       const plan = inventory.plans.get(name);
-      if (!plan) throw new ToolError({ type: "unknown_tool", name: String(name) });
+      if (!plan)
+        throw session.scrubError(new ToolError({ type: "unknown_tool", name: String(name) }));
       return new RemoteHandler(session, plan);
     },
     shutdown: () => session.close(),
@@ -518,6 +645,23 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1024) {
     throw invalid("maxMessageBytes must be a whole number of bytes, at least 1024");
   }
+  const cap = (name: string, value: unknown, fallback: number, least: number): number => {
+    const chosen = value ?? fallback;
+    if (!Number.isSafeInteger(chosen) || (chosen as number) < least) {
+      throw invalid(`${name} must be a whole number, at least ${least}`);
+    }
+    return chosen as number;
+  };
+  const maxTools = cap("maxTools", options.maxTools, DEFAULT_MAX_TOOLS, 1);
+  const maxListBytes = cap("maxListBytes", options.maxListBytes, DEFAULT_MAX_LIST_BYTES, 1024);
+  const maxSchemaDepth = cap("maxSchemaDepth", options.maxSchemaDepth, DEFAULT_MAX_SCHEMA_DEPTH, 4);
+  const maxToolBytes = cap("maxToolBytes", options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 1024);
+  const maxPendingReplies = cap(
+    "maxPendingReplies",
+    options.maxPendingReplies,
+    DEFAULT_MAX_PENDING_REPLIES,
+    1,
+  );
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw invalid("fetch must be a function");
   }
@@ -540,6 +684,11 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     namespace,
     trusted: options.trustAnnotations === true,
     maxMessageBytes,
+    maxTools,
+    maxListBytes,
+    maxSchemaDepth,
+    maxToolBytes,
+    maxPendingReplies,
     timeoutMs,
     onLog: options.onLog,
     signal: options.signal,
@@ -564,9 +713,4 @@ function invalidHeaderName(init: HeadersInit | undefined): string | undefined {
     }
   }
   return undefined;
-}
-
-function asToolError(error: unknown, session: McpSession): ToolError {
-  if (isToolError(error)) return error;
-  return new ToolError({ type: "transport", message: session.scrub(errorText(error)) });
 }

@@ -15,7 +15,16 @@ import {
   type ToolErrorInput,
   unreachable,
 } from "../../errors.ts";
-import { credentialsOf, excerpt, redactUrl, scrub } from "../../redaction.ts";
+import {
+  credentialsOf,
+  excerpt,
+  NO_REDIRECT,
+  redactUrl,
+  refusedRedirect,
+  scrub,
+  scrubEchoes,
+  scrubValue,
+} from "../../redaction.ts";
 import { readSseEvents } from "../../sse/sse-parser.ts";
 import {
   type ClassifiedMessage,
@@ -28,7 +37,7 @@ import {
   jsonRpcNotification,
   jsonRpcRequest,
 } from "../json-rpc.ts";
-import { META } from "../protocol.ts";
+import { MCP_ERROR, META } from "../protocol.ts";
 
 /**
  * What `connectMcp` needs to authorize its HTTP requests; `oauth()` from `toolwire/oauth` makes
@@ -113,6 +122,14 @@ export function rpcErrorOf(error: unknown): RpcErrorDetail | undefined {
 /** Default cap of one response body, SSE line or SSE event: 4 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
+/** Default cap of replies to the server's own requests waiting to be sent: 256. */
+export const DEFAULT_MAX_PENDING_REPLIES = 256;
+
+// Replies to the server's requests (pings, refusals) are POSTs of their own; this many go at
+// once, the rest wait in order, so a flood of 10,000 pings neither opens 10,000 requests nor
+// keeps a call's or the listing's own requests from going out.
+const REPLIES_IN_FLIGHT = 4;
+
 // The session DELETE is bounded so shutdown cannot hang; a cancellation notice gets a second.
 const CLOSE_TIMEOUT_MS = 5000;
 const CANCEL_TIMEOUT_MS = 1000;
@@ -144,6 +161,14 @@ export class McpSession {
   readonly #listening = new Set<(message: ServerMessage) => void>();
   #standalone: AbortController | undefined;
   #listen: AbortController | undefined;
+  readonly #replies: Array<() => Promise<void>> = [];
+  #repliesInFlight = 0;
+
+  /**
+   * Most replies to the server's own requests that wait to be sent (`maxPendingReplies`);
+   * past it a request gets no answer, as from a busy client.
+   */
+  maxPendingReplies = DEFAULT_MAX_PENDING_REPLIES;
 
   /**
    * @param url The MCP endpoint; its query and user info count as credentials.
@@ -181,6 +206,37 @@ export class McpSession {
   /** Returns `text` with every credential the client sends scrubbed out. */
   scrub(text: string): string {
     return scrub(text, this.#secrets);
+  }
+
+  /**
+   * Returns what a server sent, to be shown to the caller (a log line, a question), with every
+   * string and key scrubbed of the credentials: a hostile server may echo them. Unchanged when
+   * the client sends none.
+   */
+  scrubValue<T>(value: T): T {
+    return this.#secrets.length === 0 ? value : scrubValue(value, this.#secrets);
+  }
+
+  /**
+   * Returns data a server sent that reaches the model and the run's events (a listed tool, a
+   * result) as it is, unless it echoes a credential: then scrubbed like `scrubValue`.
+   */
+  scrubEchoes<T>(value: T): T {
+    return scrubEchoes(value, this.#secrets);
+  }
+
+  /** The credentials the client sends, longest first: scrub with them before cutting a text. */
+  get secrets(): readonly string[] {
+    return this.#secrets;
+  }
+
+  /**
+   * Returns the error the client reports for `error`: a `ToolError` with every text scrubbed
+   * of the credentials, anything else as a scrubbed `transport` error.
+   */
+  scrubError(error: unknown): ToolError {
+    if (isToolError(error)) return scrubError(error, this.#secrets);
+    return new ToolError({ type: "transport", message: this.scrub(errorText(error)) });
   }
 
   /** Sets the negotiated protocol version, sent as `MCP-Protocol-Version` from now on. */
@@ -262,7 +318,7 @@ export class McpSession {
         { id, method, onMessage: options.onMessage },
         options,
       );
-      if (this.#modern) checkResultType(method, result);
+      if (this.#modern) checkResultType(method, result, this.#secrets);
       return result;
     } catch (error) {
       throw this.#failure(error, options);
@@ -288,6 +344,39 @@ export class McpSession {
       response.body?.cancel().catch(() => {});
     } catch (error) {
       throw this.#failure(error, options);
+    }
+  }
+
+  /**
+   * Sends a reply to a request the server sent (a ping's answer, a refusal), four at a time
+   * per session, in order. A reply whose signal has aborted by its turn is not sent; past
+   * `maxPendingReplies` waiting, a reply is dropped (the server's request goes unanswered, as
+   * from a busy client), so a flood costs bounded memory and requests.
+   *
+   * @throws ToolError what `send` throws for a reply that was sent and failed.
+   */
+  reply(message: JsonRpcMessage, options: { signal?: AbortSignal; label: string }): Promise<void> {
+    return this.#queueReply(() =>
+      options.signal?.aborted ? Promise.resolve() : this.send(message, options),
+    );
+  }
+
+  #queueReply(send: () => Promise<void>): Promise<void> {
+    if (this.#closing || this.#replies.length >= this.maxPendingReplies) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#replies.push(() => send().then(resolve, reject));
+      this.#sendReplies();
+    });
+  }
+
+  #sendReplies(): void {
+    while (this.#repliesInFlight < REPLIES_IN_FLIGHT && this.#replies.length > 0) {
+      const next = this.#replies.shift() as () => Promise<void>;
+      this.#repliesInFlight += 1;
+      void next().finally(() => {
+        this.#repliesInFlight -= 1;
+        this.#sendReplies();
+      });
     }
   }
 
@@ -347,16 +436,17 @@ export class McpSession {
   }
 
   /**
-   * Opens the 2025 standalone GET stream of a session, where a server may send requests and
-   * notifications that belong to no request's stream (a question asked outside a call's
-   * stream, a log line). Each one goes to the oldest call in flight, as if it had come on that
+   * Opens the 2025 standalone GET stream, where a server may send requests and notifications
+   * that belong to no request's stream (a question asked outside a call's stream, a log line).
+   * It is opened with or without a session id: a server that issued none may still have the
+   * stream (`@hono/mcp`'s default transport sends a tool's unrelated elicitation there). Each one goes to the oldest call in flight, as if it had come on that
    * call's stream; with no call in flight a `ping` is answered and any other request refused
    * (method not found). A server without the stream (405, or no event stream) is fine; the
    * stream is not reopened once it ends, and `close()` ends it. Each event is capped at
    * `maxMessageBytes`.
    */
   openStandaloneStream(): void {
-    if (this.#modern || this.#sessionId === undefined || this.#standalone) return;
+    if (this.#modern || this.#standalone) return;
     const controller = new AbortController();
     this.#standalone = controller;
     const { signal } = controller;
@@ -372,8 +462,7 @@ export class McpSession {
       }
       for await (const classified of this.#streamedMessages(response.body, signal)) {
         if (classified.type !== "request" && classified.type !== "notification") continue;
-        const message =
-          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets);
+        const message = this.scrubValue(classified);
         const [oldest] = this.#listening;
         if (oldest) oldest(message);
         else if (message.type === "request") this.#refuseUnasked(message.message);
@@ -447,9 +536,9 @@ export class McpSession {
             error: { code: -32601, message: `${request.method}: no call is waiting for it` },
           };
     const label = "standalone stream";
-    void withTimer(CANCEL_TIMEOUT_MS, (signal) => this.send(reply, { signal, label })).catch(
-      () => {},
-    );
+    void this.#queueReply(() =>
+      withTimer(CANCEL_TIMEOUT_MS, (signal) => this.send(reply, { signal, label })),
+    ).catch(() => {});
   }
 
   // Params with the 2026-07-28 envelope in `_meta` (beside what the caller put there, such as
@@ -501,9 +590,7 @@ export class McpSession {
     return response;
   }
 
-  // One HTTP request to the endpoint. A redirect is never followed: it would resend the body
-  // and the caller's headers to a host they did not name (SSRF, leaked keys); "manual" rather
-  // than "error", which Workers do not support. With `auth`, the request carries its
+  // One HTTP request to the endpoint. A redirect is never followed (`NO_REDIRECT`). With `auth`, the request carries its
   // `Authorization`; a 401, or a 403 with `insufficient_scope`, has `auth.unauthorized()` get
   // new credentials (the deadline stopped meanwhile) and the request goes once more; a refusal
   // after that is returned as is, to fail as HTTP 401/403 (design.md OA1, OA2). `signIn: false`
@@ -515,7 +602,7 @@ export class McpSession {
     { signIn = true } = {},
   ): Promise<Response> {
     const fetchImpl = this.#fetch ?? globalThis.fetch;
-    const request: RequestInit = { ...init, redirect: "manual" };
+    const request: RequestInit = { ...init, redirect: NO_REDIRECT };
     if (signal) request.signal = signal;
     const auth = this.#auth;
     // A custom `fetch` may ignore the signal; the caller must not hang on it.
@@ -638,9 +725,7 @@ export class McpSession {
       case "notification":
         // What the server shows the caller (a log line, a question) is scrubbed too: a hostile
         // server may echo the credentials it was sent.
-        awaited.onMessage?.(
-          this.#secrets.length === 0 ? classified : scrubValue(classified, this.#secrets),
-        );
+        awaited.onMessage?.(this.scrubValue(classified));
         return undefined;
       case "invalid":
         throw protocolError(`${awaited.method}: the server sent ${classified.error.error.message}`);
@@ -664,15 +749,8 @@ export class McpSession {
       rpcDetails.set(error, { status });
       return error;
     };
-    // A browser hides a manual redirect as an opaque answer with status 0.
-    if ((response.type as string) === "opaqueredirect" || (status >= 300 && status < 400)) {
-      response.body?.cancel().catch(() => {});
-      const location = response.headers.get("location");
-      const to = location ? ` to ${this.scrub(redactUrl(safeUrl(location, this.#url)))}` : "";
-      return fail(
-        `the server redirected${to} (HTTP ${status || "3xx"}); redirects are not followed, so connect to the final URL`,
-      );
-    }
+    const redirect = refusedRedirect(response, this.#url, this.#secrets);
+    if (redirect) return fail(`${redirect}, so connect to the final URL`);
     if (this.#modern && (status === 400 || status === 404)) {
       const failure = await this.#rpcErrorBody(response, options);
       if (failure) return failure;
@@ -683,7 +761,8 @@ export class McpSession {
     }
     const detail = await readBody(response, ERROR_BODY_BYTES, options.signal).catch(() => "");
     const shown = detail.trim() === "" ? "" : `: ${excerpt(detail.trim(), this.#secrets)}`;
-    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined)}`);
+    const challenged = response.headers.has("www-authenticate");
+    return fail(`HTTP ${status}${shown}${advice(status, this.#auth !== undefined, challenged)}`);
   }
 
   // The 2026-07-28 headers of one request: the version, `Mcp-Method`, `Mcp-Name` for the
@@ -823,11 +902,15 @@ async function withTimer<T>(ms: number, run: (signal: AbortSignal) => Promise<T>
 
 // A 2026-07-28 result says what it is: `complete` (or no `resultType`, as an older server
 // sends), or `input_required`, which only a call may get. Anything else is not understood.
-function checkResultType(method: string, result: Record<string, unknown>): void {
+function checkResultType(
+  method: string,
+  result: Record<string, unknown>,
+  secrets: readonly string[],
+): void {
   const kind = result.resultType;
   if (kind === undefined || kind === "complete") return;
   if (kind === "input_required" && method === "tools/call") return;
-  const shown = JSON.stringify(String(kind)).slice(0, 40);
+  const shown = JSON.stringify(excerpt(String(kind), secrets, 40));
   throw protocolError(`${method} returned resultType ${shown}, which this client does not take`);
 }
 
@@ -863,17 +946,6 @@ export function scrubError(error: ToolError, secrets: readonly string[]): ToolEr
     : new ToolError(clean as ToolErrorInput);
 }
 
-function scrubValue<T>(value: T, secrets: readonly string[]): T {
-  if (typeof value === "string") return scrub(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets)) as T;
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = scrubValue(item, secrets);
-    return out as T;
-  }
-  return value;
-}
-
 function rpcFailure(
   method: string,
   error: JsonRpcErrorObject,
@@ -881,8 +953,14 @@ function rpcFailure(
   secrets: readonly string[],
 ): ToolError {
   const text = excerpt(String(error.message), secrets);
-  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})`);
+  const hint = error.code === MCP_ERROR.missingClientCapability ? CAPABILITY_HINT : "";
+  return protocolError(`${method} failed: ${text} (JSON-RPC error ${error.code}${note})${hint}`);
 }
+
+// A 2026 server refuses a call whose tool asks for what the request did not declare; the
+// declaration is a `connectMcp` option the user has to know about.
+const CAPABILITY_HINT =
+  "; connectMcp declares form questions only with `formInteractions: true` and sampling with `samplingInteractions: true`, then answers them through the call's `onInteraction`";
 
 function parseJsonText(text: string, secrets: readonly string[]): unknown {
   try {
@@ -940,20 +1018,19 @@ export async function readBody(
   }
 }
 
-function safeUrl(location: string, base: string): string {
-  try {
-    return new URL(location, base).href;
-  } catch {
-    return "[invalid URL]";
-  }
-}
-
-function advice(status: number, withAuth: boolean): string {
-  if ((status === 401 || status === 403) && withAuth) {
+// A 403 is about credentials only when it says so with a `WWW-Authenticate` challenge (RFC
+// 6750's insufficient_scope); otherwise the server refused the request itself, e.g. a Host or
+// Origin it does not serve, and its own words (shown before this) say why.
+function advice(status: number, withAuth: boolean, challenged: boolean): string {
+  const aboutCredentials = status === 401 || (status === 403 && challenged);
+  if (aboutCredentials && withAuth) {
     return " (the server refused the credentials `auth` gave, signing in again did not help)";
   }
-  if (status === 401 || status === 403) {
+  if (aboutCredentials) {
     return " (the server refused the credentials; pass `auth` (see toolwire/oauth) or an Authorization header)";
+  }
+  if (status === 403) {
+    return " (the server refused this request, not its credentials: a toolwire server answers this way to a Host or Origin outside `allowedHosts`/`allowedOrigins`)";
   }
   if (status === 404) return " (check the endpoint path in `url`)";
   return "";

@@ -1,6 +1,11 @@
 import type { ToolName } from "../../declaration/tool-name.ts";
 import { ToolError, unreachable } from "../../errors.ts";
-import { type CallAnswer, CallMachine, type CallState } from "../../execution/call-machine.ts";
+import {
+  type CallAnswer,
+  type CallEvent,
+  CallMachine,
+  type CallState,
+} from "../../execution/call-machine.ts";
 import type { ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
@@ -58,6 +63,8 @@ export class RemoteHandler extends CallMachine<Question> {
   #arguments: unknown;
   #round: Round | undefined;
   #rounds = 0;
+  // The `inputRequests` keys the caller declined in the last round.
+  #declined = new Set<string>();
 
   /**
    * Creates a handler in the ready state.
@@ -76,9 +83,26 @@ export class RemoteHandler extends CallMachine<Question> {
 
   // Arguments that fail the check end the call here; nothing reaches the server.
   protected start(args: unknown, callId: string | undefined): void {
-    this.#arguments = this.#plan.checkArguments(args);
+    try {
+      this.#arguments = this.#plan.checkArguments(args);
+    } catch (error) {
+      throw this.#session.scrubError(error);
+    }
     this.#callId = callId;
     this.#send({});
+  }
+
+  // Every failure the call reports is scrubbed of the client's credentials, whoever built it
+  // (the server's texts reach errors through the result checks and the input requests too),
+  // and so is a result that echoes one: the model and the run's events read it.
+  protected override emit(event: CallEvent<Question>): void {
+    if (event.type === "failed") {
+      super.emit({ type: "failed", error: this.#session.scrubError(event.error) });
+    } else if (event.type === "done") {
+      super.emit({ type: "done", result: this.#session.scrubEchoes(event.result) });
+    } else {
+      super.emit(event);
+    }
   }
 
   // One `tools/call` request; a retry of an `input_required` round carries its answers.
@@ -124,7 +148,8 @@ export class RemoteHandler extends CallMachine<Question> {
       fail(`\`${tool}\` still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
       return;
     }
-    const requests = inputRequests ?? {};
+    // Scrubbed like a 2025 server's requests on the stream: their prompts reach the caller.
+    const requests = this.#session.scrubValue(inputRequests ?? {});
     if (typeof requests !== "object" || requests === null || Array.isArray(requests)) {
       fail(`\`${tool}\` returned \`inputRequests\` that is not an object`);
       return;
@@ -137,6 +162,18 @@ export class RemoteHandler extends CallMachine<Question> {
       fail(`\`${tool}\` returned input_required with neither inputRequests nor requestState`);
       return;
     }
+    // A server that asks again what the caller just declined would ask forever (the SDK v2
+    // docs' `acceptedContent(...)?.confirm !== true` re-asks on decline); the decline stands.
+    const again = Object.keys(requests).find((key) => this.#declined.has(key));
+    if (again !== undefined) {
+      const key = JSON.stringify(this.#session.scrub(again)).slice(0, 60);
+      const reason = `the server asked ${key} again after the caller declined it`;
+      return void this.emit({
+        type: "failed",
+        error: new ToolError({ type: "interaction_declined", tool, reason }),
+      });
+    }
+    this.#declined = new Set();
     const round: Round = { questions: [], answers: {}, requestState };
     const context = { toolName: tool, callId: this.#callId };
     for (const [key, entry] of Object.entries(requests)) {
@@ -184,6 +221,7 @@ export class RemoteHandler extends CallMachine<Question> {
         ? answer.response
         : ({ type: "decline", id: question.request.id } satisfies ToolInteractionResponse);
     if (response.type === "cancel" || !this.#round) return;
+    if (response.type === "decline") this.#declined.add(question.key);
     const value = inputResponseFor(question.request, response);
     if (value instanceof ToolError) return void this.emit({ type: "failed", error: value });
     this.#round.answers[question.key] = value;
@@ -250,7 +288,7 @@ export class RemoteHandler extends CallMachine<Question> {
 
   #reply(message: JsonRpcMessage): void {
     this.#session
-      .send(message, { signal: this.#controller.signal, label: this.toolName })
+      .reply(message, { signal: this.#controller.signal, label: this.toolName })
       .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
 

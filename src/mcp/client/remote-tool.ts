@@ -12,9 +12,14 @@ import { ToolError, type ValidationIssue } from "../../errors.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ContentAnnotations, ToolContent } from "../../execution/tool-content.ts";
 import type { ToolResult } from "../../execution/tool-result.ts";
+import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { JsonSchema } from "../../schema/json-schema.ts";
-import type { JsonSchemaCheck, JsonSchemaValidator } from "../../schema/schema-input.ts";
+import {
+  foreignValidator,
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+} from "../../schema/schema-input.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
 import { LOGGING_LEVELS } from "../protocol.ts";
 import { encodeHeaderValue, protocolError } from "./mcp-session.ts";
@@ -49,6 +54,8 @@ export interface RemoteToolOptions {
   samplingInteractions?: boolean;
   /** 2026-07-28: `x-mcp-header` annotations are read, and a tool with an invalid one skipped. */
   modern?: boolean;
+  /** The client's credentials, scrubbed from a name or header before it is cut for a reason. */
+  secrets?: readonly string[];
 }
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
@@ -68,7 +75,8 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
     return "a tools/list entry has no string `name`";
   }
   const nativeName = value.name;
-  const shown = JSON.stringify(nativeName.slice(0, 140));
+  const secrets = options.secrets ?? [];
+  const shown = JSON.stringify(excerpt(nativeName, secrets, 140));
   if (!isJsonObject(value.inputSchema)) return `tool ${shown} has no object \`inputSchema\``;
   if (value.outputSchema !== undefined && !isJsonObject(value.outputSchema)) {
     return `tool ${shown} has an \`outputSchema\` that is not an object`;
@@ -84,7 +92,7 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
   if (execution.taskSupport === "required") {
     return `tool ${shown} can only run as a task (the Tasks extension), which this client does not speak`;
   }
-  const paramHeaders = options.modern ? paramHeadersOf(value.inputSchema) : [];
+  const paramHeaders = options.modern ? paramHeadersOf(value.inputSchema, secrets) : [];
   if (typeof paramHeaders === "string") return `tool ${shown} ${paramHeaders}`;
   const annotations = annotationsOf(value.annotations);
   const form = options.formInteractions;
@@ -120,7 +128,10 @@ const MAX_SCHEMA_DEPTH = 64;
 // The `x-mcp-header` annotations of an input schema, or why one is invalid: each must be a
 // token, unique without regard to case, on a string, integer or boolean property reached from
 // the root through `properties` only (not `items`, a composition or a `$ref`).
-function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] | string {
+function paramHeadersOf(
+  schema: Record<string, unknown>,
+  secrets: readonly string[],
+): ParamHeader[] | string {
   const found: ParamHeader[] = [];
   const names = new Set<string>();
   let problem: string | undefined;
@@ -133,7 +144,7 @@ function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] | string
     if (!isJsonObject(node)) return;
     const header = node["x-mcp-header"];
     if (header !== undefined) {
-      const shown = JSON.stringify(String(header)).slice(0, 60);
+      const shown = JSON.stringify(excerpt(String(header), secrets, 60));
       if (path === undefined || path.length === 0) {
         problem = `has an \`x-mcp-header\` ${shown} outside a plain property`;
       } else if (typeof header !== "string" || !TOKEN.test(header)) {
@@ -193,7 +204,11 @@ function iconsOf(value: unknown): ToolIcon[] {
 export interface RemoteCallPlan {
   /** The tool. */
   tool: RemoteTool;
-  /** The client's validator; without one the server alone checks arguments and replies. */
+  /**
+   * The client's validator in its variant for foreign schemas (`foreignValidator`: toolwire's
+   * guards their patterns); without one the
+   * server alone checks arguments and replies.
+   */
   jsonSchemaValidator: JsonSchemaValidator | undefined;
   /** The idle deadline of one call, in milliseconds. */
   timeoutMs: number;
@@ -201,6 +216,8 @@ export interface RemoteCallPlan {
   formInteractions: boolean;
   /** Whether `sampling/createMessage` becomes a sampling interaction. */
   samplingInteractions: boolean;
+  /** Deepest nesting of an elicitation's `requestedSchema` taken as a question (`maxSchemaDepth`). */
+  maxSchemaDepth?: number | undefined;
   /**
    * Returns the arguments when they are a JSON object that satisfies the remote input schema
    * (checked only with a validator).
@@ -227,9 +244,12 @@ export function createRemoteCallPlan(
     formInteractions: boolean;
     samplingInteractions?: boolean;
     jsonSchemaValidator?: JsonSchemaValidator | undefined;
+    maxSchemaDepth?: number | undefined;
   },
 ): RemoteCallPlan {
-  const validator = options.jsonSchemaValidator;
+  // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
+  // meets, is left to the server; forms are checked the same way.
+  const validator = options.jsonSchemaValidator && foreignValidator(options.jsonSchemaValidator);
   let input: JsonSchemaCheck | undefined;
   let output: JsonSchemaCheck | undefined;
   const name = tool.info.name;
@@ -239,6 +259,7 @@ export function createRemoteCallPlan(
     timeoutMs: options.timeoutMs,
     formInteractions: options.formInteractions,
     samplingInteractions: options.samplingInteractions === true,
+    maxSchemaDepth: options.maxSchemaDepth,
     paramHeaders(args) {
       const headers: Record<string, string> = {};
       for (const { path, header } of tool.paramHeaders) {

@@ -15,6 +15,7 @@ import type { ToolInteractionResponse } from "../../interaction/interaction-resp
 import { readSamplingRequest, readSamplingResult } from "../../interaction/read-sampling.ts";
 import { samplingPrompt } from "../../interaction/sampling.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
+import { measureJson } from "../../schema/measure-json.ts";
 import {
   JSON_RPC_ERROR,
   type JsonRpcId,
@@ -32,6 +33,17 @@ export const SAMPLING_REFUSED = -1;
 /** The single string field a text question travels as in MCP's form-only elicitation. */
 const TEXT_FIELD = "text";
 
+// `connectMcp`'s default `maxSchemaDepth`.
+const DEFAULT_MAX_SCHEMA_DEPTH = 128;
+
+/** What the client takes from a server: forms, sampling, and how deep a form's schema may be. */
+export interface ServerRequestFlags {
+  formInteractions: boolean;
+  samplingInteractions: boolean;
+  /** Deepest `requestedSchema` taken as a question (default 128); a deeper one is declined. */
+  maxSchemaDepth?: number | undefined;
+}
+
 /** What to do with a server request: ask the caller, or send this reply at once. */
 export type ServerRequestOutcome =
   | { type: "ask"; request: ToolInteractionRequest }
@@ -47,7 +59,7 @@ export type ServerRequestOutcome =
  */
 export function handleServerRequest(
   message: JsonRpcRequest,
-  flags: { formInteractions: boolean; samplingInteractions: boolean },
+  flags: ServerRequestFlags,
   context: { toolName: ToolName; callId: string | undefined },
 ): ServerRequestOutcome {
   const { id, method, params = {} } = message;
@@ -58,7 +70,7 @@ export function handleServerRequest(
   if (method === "ping") return reply(jsonRpcResult(id, {}));
   if (method === "elicitation/create") {
     const request = flags.formInteractions
-      ? interactionFromElicitation(params, context)
+      ? interactionFromElicitation(params, context, flags.maxSchemaDepth)
       : undefined;
     return request ? { type: "ask", request } : reply(jsonRpcResult(id, { action: "decline" }));
   }
@@ -107,14 +119,14 @@ export type InputRequestOutcome =
  */
 export function handleInputRequest(
   entry: unknown,
-  flags: { formInteractions: boolean; samplingInteractions: boolean },
+  flags: ServerRequestFlags,
   context: { toolName: ToolName; callId: string | undefined },
 ): InputRequestOutcome {
   const method = isJsonObject(entry) ? entry.method : undefined;
   const params = isJsonObject(entry) && isJsonObject(entry.params) ? entry.params : {};
   if (method === "elicitation/create") {
     const request = flags.formInteractions
-      ? interactionFromElicitation(params, context)
+      ? interactionFromElicitation(params, context, flags.maxSchemaDepth)
       : undefined;
     return request ? { type: "ask", request } : { type: "answer", value: { action: "decline" } };
   }
@@ -156,7 +168,8 @@ export function inputResponseFor(
 
 /**
  * Returns the interaction for an `elicitation/create` request, or `undefined` when it is not a
- * form elicitation (URL mode, or no `requestedSchema`), which the client declines. A form of
+ * form elicitation (URL mode, or no `requestedSchema`, or one nested deeper than
+ * `maxSchemaDepth`), which the client declines. A form of
  * exactly one required string field `text` (how a toolwire server sends a tool's text
  * question) becomes a text question, answered with a string like a local one; any other form
  * is a form question with `schemaValidation: true`.
@@ -164,9 +177,12 @@ export function inputResponseFor(
 export function interactionFromElicitation(
   params: JsonRpcParams,
   context: { toolName: ToolName; callId: string | undefined },
+  maxSchemaDepth = DEFAULT_MAX_SCHEMA_DEPTH,
 ): ToolInteractionRequest | undefined {
   const { mode, message, requestedSchema } = params;
   if ((mode !== undefined && mode !== "form") || !isJsonObject(requestedSchema)) return undefined;
+  // A schema nested past the limit would overflow the stack of whatever shows or checks it.
+  if (measureJson(requestedSchema).depth > maxSchemaDepth) return undefined;
   const request: ToolInteractionRequest = {
     id: newInteractionId(),
     toolName: context.toolName,

@@ -33,6 +33,7 @@ import {
 import { handleDelete, handlePost, methodNotAllowed, readPost } from "./rpc-2025.ts";
 import { claimsModern, handleModernPost } from "./rpc-2026.ts";
 import {
+  createDeclarations,
   createInFlightCalls,
   createPendingRequests,
   createSessionStore,
@@ -72,8 +73,9 @@ export interface AuthorizeContext {
 /** Where a failure reported to `onError` happened. */
 export interface McpErrorContext {
   /**
-   * `authorize`: the authorizer threw (the request got 401). `request`: an unexpected failure
-   * answered 500. `tool`: the toolset failed in a way the client only sees as a generic error
+   * `authorize`: the authorizer threw (the request got 401), or, once per handler, it named a
+   * caller only by its `token` (an `invalid_configuration` error; the request is served; see
+   * `authorize`). `request`: an unexpected failure answered 500. `tool`: the toolset failed in a way the client only sees as a generic error
    * (a transport or protocol failure of a backend, or a value that is not a `ToolError`).
    */
   phase: "authorize" | "request" | "tool";
@@ -101,7 +103,8 @@ export interface McpHandlerOptions {
   /**
    * Hosts the endpoint answers as (`mcp.example.com` for any port, `mcp.example.com:8443`, or
    * `"*"`). Default: `localhost`, `127.0.0.1` and `[::1]` only, so DNS rebinding cannot reach a
-   * local server. A deployed server must list its public host.
+   * local server. A deployed server must list its public host; loopback hosts still pass, so
+   * its local dev run (`wrangler dev`, `127.0.0.1:8788`) is answered too.
    */
   allowedHosts?: readonly string[];
   /**
@@ -113,8 +116,13 @@ export interface McpHandlerOptions {
    * an anonymous caller; an `AuthInfo` admits that caller, reaches every tool it calls as
    * `ctx.auth`, and names its identity: the first of `subject`, `sub`, `id`, `clientId`, `token`
    * that is set, else the whole value compared as JSON. A session answers only the identity that
-   * created it (others get 404), and `notifications/cancelled` only reaches the sender's own
-   * calls.
+   * created it (others get 404), `notifications/cancelled` only reaches the sender's own calls,
+   * and the per-caller limits (`maxSessionsPerCaller`, …) count per identity.
+   *
+   * Return `subject` (or `sub`, `id`, `clientId`): with only `token`, the identity is the token,
+   * so after a refresh the same client is a new caller: its session answers 404 and a pending
+   * question's answer is dropped. The first such request is reported to `onError` (phase
+   * `authorize`, without the token) and served.
    *
    * `context.resource` is the resource identifier (see `resourceMetadata.resource`): check that
    * the token was issued for it (its audience), so a token meant for another server is refused.
@@ -149,15 +157,47 @@ export interface McpHandlerOptions {
   /** The largest request body accepted, in bytes; default 1 MiB. Larger ones get 413. */
   maxBodyBytes?: number;
   /**
+   * The deepest nesting of objects and arrays a POSTed message may have (the message itself is
+   * level 1, a call's `arguments` level 3); default 128. A deeper one is refused before anything
+   * walks it: HTTP 400 with JSON-RPC error `-32602` and the request's own id, in either
+   * revision. Nesting deep enough to overflow a parser's or validator's stack fits in a small
+   * body, so `maxBodyBytes` alone does not bound it.
+   */
+  maxJsonDepth?: number;
+  /**
    * The most `tools/call` requests running at once: per session in `memory` mode, for the whole
    * handler in `stateless` mode; default 64. One more is answered with a JSON-RPC error
    * (`-32000`, "too many calls in flight") while the running ones carry on.
    */
   maxInFlightCalls?: number;
+  /**
+   * The most `tools/call` requests one caller (an identity `authorize` named) runs at once,
+   * across its sessions and both revisions; default 32. One more is answered `-32000` as for
+   * `maxInFlightCalls`, so one caller cannot take every slot. Anonymous callers cannot be told
+   * apart, so only `maxInFlightCalls` bounds them.
+   */
+  maxInFlightCallsPerCaller?: number;
   /** `stateless` (default: any instance answers any request) or in-memory `Mcp-Session-Id` sessions. */
   sessions?: "stateless" | "memory";
   /** The most live sessions in `memory` mode; default 1024. One more `initialize` gets 503. */
   maxSessions?: number;
+  /**
+   * The most live sessions one caller (an identity `authorize` named) holds in `memory` mode;
+   * default 128. Its next `initialize` gets 503 while other callers still get sessions.
+   * Anonymous callers are bounded by `maxSessions` only.
+   */
+  maxSessionsPerCaller?: number;
+  /**
+   * The most 2026 `subscriptions/listen` streams open at once; default 1024. One more is
+   * answered with JSON-RPC error `-32603` "Subscription limit reached".
+   */
+  maxListens?: number;
+  /**
+   * The most `subscriptions/listen` streams one caller (an identity `authorize` named) keeps
+   * open; default 128. One more is answered `-32603` as for `maxListens`. Anonymous callers are
+   * bounded by `maxListens` only.
+   */
+  maxListensPerCaller?: number;
   /**
    * How long a `memory` session lives without a request and with no call running, in ms;
    * default 30 minutes. Its next request then gets 404, and the client must initialize again.
@@ -271,14 +311,16 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     resolved.sessions === "memory"
       ? createSessionStore({
           capacity: resolved.maxSessions,
+          perCaller: resolved.maxSessionsPerCaller,
           idleMs: resolved.sessionIdleTimeoutMs,
           busy: (id) => inFlight.running(id),
           onExpire: (id) => inFlight.cancelAll(id),
         })
       : undefined;
   const onError = resolved.onError;
+  const served = Toolset.fromBackend(toolset);
   const state: ServerState = {
-    toolset: Toolset.fromBackend(toolset),
+    toolset: served,
     options: resolved,
     policy: createOriginPolicy(resolved.allowedOrigins, resolved.allowedHosts),
     sessions,
@@ -286,6 +328,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     inFlight,
     stateCodec: createStateCodec(resolved.stateSecret, resolved.requestStateTtlMs),
     listens: new Set(),
+    declarations: createDeclarations(served),
     protectedResource:
       resolved.resourceMetadata &&
       createProtectedResource(resolved.resourceMetadata, resolved.endpoint),
@@ -327,6 +370,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     // `serve()` calls this with the node:http request's parts (see design.md SP1).
     [ANSWER_DIRECTLY]: answer,
     toolsChanged() {
+      state.declarations.forget();
       for (const listen of [...state.listens]) listen.toolsChanged();
     },
     close() {
@@ -355,9 +399,13 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Answ
   const auth = await authorize(state, request);
   if (auth === false || isInsufficientScope(auth)) return refuse(state, request, headers, auth);
   const caller = { auth: auth.value, identity: identityOf(auth.value) };
+  if (caller.identity?.startsWith("token:") && !tokenOnly.has(state)) {
+    tokenOnly.add(state);
+    state.report(tokenOnlyError(), "authorize", () => request.toRequest());
+  }
   switch (request.method) {
     case "POST": {
-      const parsed = await readPost(request, headers, state.options.maxBodyBytes);
+      const parsed = await readPost(request, headers, state.options);
       if (parsed instanceof JsonAnswer) return parsed;
       const headerVersion = request.headers.get("mcp-protocol-version");
       if (parsed.type === "single" && claimsModern(parsed.message, headerVersion)) {
@@ -371,6 +419,17 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Answ
       return methodNotAllowed(headers, state.sessions ? "POST, DELETE, OPTIONS" : "POST, OPTIONS");
   }
 }
+
+// The handlers that have reported a caller named only by its token: once each is enough.
+const tokenOnly = new WeakSet<ServerState>();
+
+// Names no token: the report is about the authorizer, not about one caller.
+const tokenOnlyError = () =>
+  new ToolError({
+    type: "invalid_configuration",
+    message:
+      "`authorize` returned a `token` but none of `subject`, `sub`, `id` or `clientId`, so the caller's identity is its token: after a token refresh the same client is a new caller (its session answers 404, a pending question's answer is dropped). Return `subject` (the user or client the token is for). The request was served; this is reported once.",
+  });
 
 // The common case (the exact endpoint, no query) is read without parsing the URL.
 function onEndpoint(url: string, endpoint: string): boolean {
@@ -483,9 +542,14 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     ...options,
     endpoint,
     maxBodyBytes: positive("maxBodyBytes", 1024 * 1024),
+    maxJsonDepth: positive("maxJsonDepth", 128),
     maxInFlightCalls: positive("maxInFlightCalls", 64),
+    maxInFlightCallsPerCaller: positive("maxInFlightCallsPerCaller", 32),
     sessions: options.sessions ?? "stateless",
     maxSessions: positive("maxSessions", 1024),
+    maxSessionsPerCaller: positive("maxSessionsPerCaller", 128),
+    maxListens: positive("maxListens", 1024),
+    maxListensPerCaller: positive("maxListensPerCaller", 128),
     sessionIdleTimeoutMs: positive("sessionIdleTimeoutMs", 1_800_000),
     interactionPolicy: options.interactionPolicy ?? "reject",
     interactionTimeoutMs: positive("interactionTimeoutMs", 300_000),
@@ -563,9 +627,13 @@ const EXPOSED_HEADERS = ["mcp-session-id", "mcp-protocol-version", "www-authenti
 
 /**
  * Creates the origin policy. Unconfigured, only loopback hosts (`localhost`, `127.0.0.1`,
- * `[::1]`, any port) and loopback origins pass; configured lists replace those defaults, and
- * `"*"` in a list switches that check off. Origins are exact (`https://app.example.com`, or
- * `"null"`); hosts are `mcp.example.com` (any port) or `mcp.example.com:8443`.
+ * `[::1]`, any port) and loopback origins pass; a configured origin list replaces that
+ * default, and `"*"` in a list switches that check off. Loopback hosts pass whatever
+ * `allowedHosts` says: the Host check stops DNS rebinding, where a browser names the
+ * attacker's host, never a loopback one, so refusing them only broke a deployed server's own
+ * local dev run (`wrangler dev` answering as `127.0.0.1:8788`). Origins are exact
+ * (`https://app.example.com`, or `"null"`); hosts are `mcp.example.com` (any port) or
+ * `mcp.example.com:8443`.
  */
 export function createOriginPolicy(
   allowedOrigins: readonly string[] | undefined,
@@ -588,8 +656,11 @@ export function createOriginPolicy(
   const hostAllowed = memoLast((host: string) => {
     const parsed = parseUrl(`http://${host}`);
     if (!parsed || parsed.username || parsed.pathname !== "/") return false;
-    if (!hosts) return LOCAL_HOSTNAMES.has(parsed.hostname);
-    return hosts.has("*") || hosts.has(parsed.host) || hosts.has(parsed.hostname);
+    if (LOCAL_HOSTNAMES.has(parsed.hostname)) return true;
+    return (
+      hosts !== undefined &&
+      (hosts.has("*") || hosts.has(parsed.host) || hosts.has(parsed.hostname))
+    );
   });
   return {
     check(request) {

@@ -6,7 +6,6 @@
 
 import { byName } from "../../declaration/tool-name.ts";
 import { unreachable } from "../../errors.ts";
-import type { Toolset } from "../../toolset/toolset.ts";
 import {
   JSON_RPC_ERROR,
   type JsonRpcFailure,
@@ -14,6 +13,7 @@ import {
   type JsonRpcRequest,
   jsonRpcError,
   jsonRpcResult,
+  nestsDeeperThan,
   type ParsedJsonRpc,
   parseJsonRpc,
 } from "../json-rpc.ts";
@@ -89,6 +89,7 @@ export function handlePost(
     auth: caller.auth,
     identity: caller.identity,
     request: () => request.toRequest(),
+    onAbort: (listener) => request.onAbort(listener),
   };
   switch (message.type) {
     case "request":
@@ -106,15 +107,16 @@ export function handlePost(
 }
 
 /**
- * Reads a POST's body as one JSON-RPC message, whichever revision it is: checks the media types
- * and the body size and parses it. Returns the parsed body, or the answer to a POST that is not
- * one (415, 406, 413, a parse error).
+ * Reads a POST's body as one JSON-RPC message, whichever revision it is: checks the media types,
+ * the body size and its nesting, and parses it. Returns the parsed body, or the answer to a POST
+ * that is not one (415, 406, 413, a parse error, 400 for nesting deeper than `maxJsonDepth`).
  */
 export async function readPost(
   request: IncomingRequest,
   headers: Headers,
-  maxBodyBytes: number,
+  limits: { maxBodyBytes: number; maxJsonDepth: number },
 ): Promise<ParsedJsonRpc | JsonAnswer> {
+  const { maxBodyBytes, maxJsonDepth } = limits;
   const contentType = request.headers.get("content-type") ?? "";
   if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
     return httpError(415, "Unsupported Media Type: Content-Type must be application/json", headers);
@@ -137,10 +139,42 @@ export async function readPost(
       );
     case "failed":
       return httpError(400, "Bad Request: the body could not be read", headers);
-    case "text":
-      return parseJsonRpc(body.text);
+    case "text": {
+      const parsed = parseJsonRpc(body.text);
+      if (parsed.type !== "parse_error" && nestsDeeperThan(body.text, maxJsonDepth)) {
+        return tooDeep(parsed, maxJsonDepth, headers);
+      }
+      return parsed;
+    }
     default:
       return unreachable(body);
+  }
+}
+
+// A message nested deeper than the limit is refused before anything walks it, with its own id
+// when it has one (the id is read at the top level, so reading it is safe).
+function tooDeep(parsed: ParsedJsonRpc, max: number, headers: Headers): JsonAnswer {
+  const why = `nested deeper than ${max} levels (maxJsonDepth)`;
+  const message = parsed.type === "single" ? parsed.message : undefined;
+  switch (message?.type) {
+    case "request":
+      return failure(
+        jsonRpcError(message.message.id, JSON_RPC_ERROR.invalidParams, `Invalid params: ${why}`),
+        headers,
+      );
+    case "response":
+    case "invalid": {
+      const id = message.type === "response" ? message.message.id : message.error.id;
+      return failure(
+        jsonRpcError(id, JSON_RPC_ERROR.invalidRequest, `Invalid Request: ${why}`),
+        headers,
+      );
+    }
+    default:
+      return failure(
+        jsonRpcError(null, JSON_RPC_ERROR.invalidRequest, `Invalid Request: ${why}`),
+        headers,
+      );
   }
 }
 
@@ -226,7 +260,7 @@ function handleRequest(
     case "ping":
       return answer({});
     case "tools/list":
-      return listToolsPage(state.toolset, params.cursor, state.options.pageSize).then((page) =>
+      return listToolsPage(state, params.cursor).then((page) =>
         page ? answer(page) : fail(JSON_RPC_ERROR.invalidParams, "Invalid cursor"),
       );
     case "tools/call":
@@ -297,17 +331,18 @@ const CURSOR_PREFIX = "toolwire:after:";
 // One `tools/list` page, or `undefined` for a cursor this server did not issue. The cursor names
 // the last tool already listed (`listTools` is sorted by name), so a page never repeats or skips
 // a tool that survived a change to the list in between.
+// The toolset is listed afresh, and the declarations kept (`ServerState.declarations`).
 export async function listToolsPage(
-  toolset: Toolset,
+  state: ServerState,
   cursor: unknown,
-  pageSize: number,
 ): Promise<{ tools: McpTool[]; nextCursor?: string } | undefined> {
+  const pageSize = state.options.pageSize;
   let after: string | undefined;
   if (cursor !== undefined) {
     after = decodeCursor(cursor);
     if (after === undefined) return undefined;
   }
-  const all = await toolset.listTools();
+  const all = await state.declarations.list();
   const rest =
     after === undefined ? all : all.filter((tool) => byName(tool, { name: after as string }) > 0);
   const page = rest.slice(0, pageSize);

@@ -4,7 +4,6 @@
 // `handler.ts` picks this exchange per POST (`claimsModern`); `mrtr.ts` turns a tool's questions
 // into `input_required`. See `docs/design.md`, "Serving MCP", "2026-07-28".
 
-import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { errorText } from "../../errors.ts";
 import { createCallJournal } from "../../execution/call-journal.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
@@ -47,7 +46,13 @@ import {
 } from "./mrtr.ts";
 import { type Caller, listToolsPage } from "./rpc-2025.ts";
 import { readClientCapabilities, type ServerState } from "./state.ts";
-import { cancelled, failureAnswer, progressSender, TOO_MANY_CALLS } from "./tool-call.ts";
+import {
+  cancelled,
+  failureAnswer,
+  progressSender,
+  TOO_MANY_CALLS,
+  tooManyCalls,
+} from "./tool-call.ts";
 
 /**
  * Whether a POSTed message is 2026-07-28 traffic: a request or notification whose
@@ -251,13 +256,11 @@ function discover(state: ServerState): Record<string, unknown> {
  * tool declared it (2026 allows any JSON Schema there, so it is not made an object schema).
  */
 async function listTools({ state, message, headers }: Scope): Promise<Answer> {
-  const page = await listToolsPage(state.toolset, message.params?.cursor, state.options.pageSize);
+  const page = await listToolsPage(state, message.params?.cursor);
   if (page) {
-    const declared = new Map<string, ToolInfo>(
-      (await state.toolset.listTools()).map((info) => [info.name, info]),
-    );
+    // The declarations of the list just made: no second listing.
     for (const tool of page.tools) {
-      const output = declared.get(tool.name)?.outputSchema?.schema;
+      const output = state.declarations.known(tool.name)?.outputSchema?.schema;
       if (output !== undefined) tool.outputSchema = output as Record<string, unknown>;
     }
   }
@@ -276,9 +279,17 @@ async function listTools({ state, message, headers }: Scope): Promise<Answer> {
 }
 
 /**
+ * A number in an `Mcp-Param-*` header: decimal, as the revision has clients write integers
+ * (`42`, and `42.0` compares equal). `Number()` also reads `0x10`, `0b10000`, `0o20`, `1e1`,
+ * `Infinity` and blank text, which a gateway routing on the header would not read as 16 or 10.
+ */
+const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+/**
  * Checks the `Mcp-Param-*` headers of a call against the arguments their tool's schema marks
  * with `x-mcp-header` (top-level properties): a value present needs its header, equal after
- * decoding (numbers compare as numbers); a value absent or `null` must have none.
+ * decoding (numbers compare as numbers, written in decimal); a value absent or `null` must have
+ * none.
  */
 function paramHeaderProblem(
   schema: unknown,
@@ -298,7 +309,7 @@ function paramHeaderProblem(
     if (sent === undefined) return `${header} is required`;
     const equal =
       typeof value === "number"
-        ? sent !== null && sent.trim() !== "" && Number(sent) === value
+        ? sent !== null && DECIMAL.test(sent) && Number(sent) === value
         : typeof value === "boolean"
           ? sent === String(value)
           : sent === value;
@@ -326,7 +337,9 @@ async function callTool(scope: Scope): Promise<Answer> {
   if (!isRecord(args)) {
     return fail(200, JSON_RPC_ERROR.invalidParams, "tools/call `arguments` must be an object");
   }
-  const tool = (await state.toolset.listTools()).find((info) => info.name === name);
+  // The declaration as last listed: listing the toolset here would make a gateway over a
+  // remote toolset list its upstream before every call.
+  const tool = await state.declarations.find(name);
   if (tool) {
     const schema = tool.inputSchema.schema;
     const problem = paramHeaderProblem(schema, args, request.headers);
@@ -362,16 +375,21 @@ async function callTool(scope: Scope): Promise<Answer> {
     round = verified;
   }
   const controller = new AbortController();
-  const unregister = state.inFlight.add(caller.identity, message.id, controller, {
-    max: state.options.maxInFlightCalls,
-    perOwner: false,
-  });
-  if (!unregister) {
-    return fail(
-      200,
-      TOO_MANY_CALLS,
-      `Too many calls in flight (the limit is ${state.options.maxInFlightCalls}); retry when one has finished`,
-    );
+  // No owner: a 2026 call is cancelled by closing its request, never by a notification, so no
+  // 2025 `notifications/cancelled` (anyone's) reaches it.
+  const unregister = state.inFlight.add(
+    undefined,
+    message.id,
+    controller,
+    {
+      max: state.options.maxInFlightCalls,
+      perOwner: false,
+      perCaller: state.options.maxInFlightCallsPerCaller,
+    },
+    caller.identity,
+  );
+  if (typeof unregister === "string") {
+    return fail(200, TOO_MANY_CALLS, tooManyCalls(state, unregister));
   }
   const disconnect = () => controller.abort("the client closed the response stream");
   const channel = createResponseChannel(headers, disconnect);
@@ -510,14 +528,13 @@ function logSender(
   };
 }
 
-/** The most `subscriptions/listen` streams one handler keeps open. */
-const MAX_LISTENS = 1024;
-
 /** How often an idle listen stream gets a keep-alive comment, in ms. */
 const KEEP_ALIVE_MS = 15_000;
 
 /** One open `subscriptions/listen` stream. */
 export interface Listen {
+  /** The identity of the caller that opened it (`undefined` for an anonymous one). */
+  readonly identity: string | undefined;
   /** Sends `notifications/tools/list_changed` if this stream asked for it. */
   toolsChanged(): void;
   /** Ends the stream gracefully: the listen request's result, then close. */
@@ -531,7 +548,7 @@ export interface Listen {
  * with the subscription id (the request's id), keep-alive comments in between, and at
  * `McpHandler.close` the request's result. The client ends it by closing the stream.
  */
-function listen({ state, message, headers }: Scope): Answer {
+function listen({ state, message, headers, caller }: Scope): Answer {
   const asked = message.params?.notifications;
   if (asked !== undefined && !isRecord(asked)) {
     return jsonAnswer(
@@ -540,9 +557,14 @@ function listen({ state, message, headers }: Scope): Answer {
       headers,
     );
   }
-  if (state.listens.size >= MAX_LISTENS) {
+  const limit = listenLimit(state, caller.identity);
+  if (limit !== undefined) {
     return jsonAnswer(
-      jsonRpcError(message.id, JSON_RPC_ERROR.internalError, "Subscription limit reached"),
+      jsonRpcError(
+        message.id,
+        JSON_RPC_ERROR.internalError,
+        `Subscription limit reached (${limit})`,
+      ),
       200,
       headers,
     );
@@ -551,6 +573,7 @@ function listen({ state, message, headers }: Scope): Answer {
   const tag = { [META.subscriptionId]: message.id as JsonRpcId };
   let timer: ReturnType<typeof setInterval> | undefined;
   const entry: Listen = {
+    identity: caller.identity,
     toolsChanged() {
       if (tools) {
         writer.write(jsonRpcNotification("notifications/tools/list_changed", { _meta: tag }));
@@ -581,6 +604,16 @@ function listen({ state, message, headers }: Scope): Answer {
   sseHeaders.set("cache-control", "no-cache, no-transform");
   sseHeaders.set("x-accel-buffering", "no");
   return new Response(writer.body, { status: 200, headers: sseHeaders });
+}
+
+// Which listen limit one more stream would pass, named for the error; `undefined` when none.
+function listenLimit(state: ServerState, identity: string | undefined): string | undefined {
+  const { maxListens, maxListensPerCaller } = state.options;
+  if (state.listens.size >= maxListens) return `the limit is ${maxListens}`;
+  if (identity === undefined) return undefined;
+  let held = 0;
+  for (const listen of state.listens) if (listen.identity === identity) held++;
+  return held >= maxListensPerCaller ? `the limit is ${maxListensPerCaller} per caller` : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -3,6 +3,7 @@
 // many may run), and the questions waiting for a client's answer. Everything lives in the
 // process or isolate that created the handler (see `docs/design.md`, "Serving MCP").
 
+import type { ToolInfo } from "../../declaration/tool-info.ts";
 import type { Toolset } from "../../toolset/toolset.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../json-rpc.ts";
 import type { McpLoggingLevel } from "../protocol.ts";
@@ -28,6 +29,8 @@ export interface ServerState {
   readonly stateCodec: StateCodec;
   /** Open 2026 `subscriptions/listen` streams. */
   readonly listens: Set<Listen>;
+  /** The served tools' declarations as last listed. */
+  readonly declarations: Declarations;
   /** The protected-resource metadata and challenges, with `resourceMetadata`. */
   readonly protectedResource: ProtectedResource | undefined;
   /** Reports a failure the client only sees as a generic answer; never throws. */
@@ -48,6 +51,8 @@ export interface RequestScope {
   readonly identity: string | undefined;
   /** The HTTP request, built on demand for `onError`. */
   readonly request: () => Request;
+  /** Calls `listener` once when the client goes away; returns the function that stops it. */
+  readonly onAbort: (listener: () => void) => () => void;
 }
 
 /**
@@ -115,8 +120,9 @@ export interface Session {
 /** Sessions by id. */
 export interface SessionStore {
   /**
-   * Creates a session with a fresh unguessable id, first ending idle ones when the store is
-   * full. Returns `undefined` when the store is full of live sessions.
+   * Creates a session with a fresh unguessable id, first ending idle ones when the store (or
+   * the identity's share of it) is full. Returns `undefined` when the store is full of live
+   * sessions, or the identity holds `perCaller` of them.
    */
   create(
     protocolVersion: string,
@@ -133,6 +139,11 @@ export interface SessionStore {
 export interface SessionStoreOptions {
   /** The most live sessions; creating one more fails until one ends or expires. */
   capacity: number;
+  /**
+   * The most live sessions of one identity (anonymous sessions are bounded by `capacity`
+   * only); default no limit beyond `capacity`.
+   */
+  perCaller?: number;
   /** A session without a request for this long (ms), and with no call running, has expired. */
   idleMs: number;
   /** Whether a session still has work running (it is then never idle). */
@@ -152,19 +163,35 @@ export interface SessionStoreOptions {
  */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const { capacity, idleMs, busy, onExpire, now = Date.now } = options;
+  const perCaller = options.perCaller ?? capacity;
   const sessions = new Map<string, { session: Session; seen: number }>();
+  const held = new Map<string, number>();
   const expired = (id: string, seen: number, at: number) => at - seen >= idleMs && !busy(id);
-  const end = (id: string) => {
+  const remove = (id: string): boolean => {
+    const entry = sessions.get(id);
+    if (!entry) return false;
     sessions.delete(id);
+    const identity = entry.session.identity;
+    if (identity !== undefined) {
+      const left = (held.get(identity) ?? 1) - 1;
+      if (left > 0) held.set(identity, left);
+      else held.delete(identity);
+    }
+    return true;
+  };
+  const end = (id: string) => {
+    remove(id);
     onExpire(id);
   };
+  const full = (identity: string | undefined) =>
+    sessions.size >= capacity || (identity !== undefined && (held.get(identity) ?? 0) >= perCaller);
   return {
     create(protocolVersion, capabilities, identity) {
       const at = now();
-      if (sessions.size >= capacity) {
+      if (full(identity)) {
         for (const [id, entry] of sessions) if (expired(id, entry.seen, at)) end(id);
       }
-      if (sessions.size >= capacity) return undefined;
+      if (full(identity)) return undefined;
       const session: Session = {
         id: crypto.randomUUID(),
         identity,
@@ -173,6 +200,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         logLevel: undefined,
       };
       sessions.set(session.id, { session, seen: at });
+      if (identity !== undefined) held.set(identity, (held.get(identity) ?? 0) + 1);
       return session;
     },
     get(id) {
@@ -186,29 +214,35 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       entry.seen = at;
       return entry.session;
     },
-    delete: (id) => sessions.delete(id),
+    delete: remove,
   };
 }
 
 /**
  * Running `tools/call` requests, by owner and JSON-RPC id. The owner is the session id with
  * sessions, else the caller's identity, so a cancellation only ever reaches the caller's own
- * calls.
+ * calls. A call without an owner (an anonymous caller without a session, whom nothing tells
+ * apart from another, or any 2026 call, which is cancelled by closing its request) is counted
+ * but no `cancel` reaches it.
  */
 export interface InFlightCalls {
   /**
-   * Registers a running request, or refuses it (`undefined`) when `limit` calls are already
-   * running for the owner (`perOwner`) or in the whole table. Returns the unregister function.
+   * Registers a running request, or refuses it: `max` when `limit.max` calls are already
+   * running for the owner (`perOwner`) or in the whole table, `per_caller` when
+   * `limit.perCaller` are running for `identity` (an identified caller; anonymous ones are
+   * counted only in the table). Returns the unregister function.
    */
   add(
     owner: string | undefined,
     id: JsonRpcId,
     controller: AbortController,
-    limit: { max: number; perOwner: boolean },
-  ): (() => void) | undefined;
+    limit: { max: number; perOwner: boolean; perCaller?: number },
+    identity?: string,
+  ): (() => void) | "max" | "per_caller";
   /**
    * Cancels the owner's running request with this id, unless the owner has two with the same
-   * id (then which one is meant is unknown, and nothing is cancelled). Returns whether one was.
+   * id (then which one is meant is unknown, and nothing is cancelled). Returns whether one was;
+   * never for an `undefined` owner.
    */
   cancel(owner: string | undefined, id: JsonRpcId, reason: string | undefined): boolean;
   /** Cancels every request of an owner (its session ended). */
@@ -221,33 +255,55 @@ export interface InFlightCalls {
 export function createInFlightCalls(): InFlightCalls {
   const calls = new Map<string, Set<AbortController>>();
   const perOwner = new Map<string, number>();
+  const perCaller = new Map<string, number>();
   let total = 0;
-  const ownerKey = (owner: string | undefined) => owner ?? "";
-  const keyOf = (owner: string | undefined, id: JsonRpcId) =>
-    `${ownerKey(owner)}\u0000${typeof id}\u0000${id}`;
+  const keyOf = (owner: string, id: JsonRpcId) => `${owner}\u0000${typeof id}\u0000${id}`;
+  const release = (counts: Map<string, number>, key: string) => {
+    const left = (counts.get(key) ?? 1) - 1;
+    if (left > 0) counts.set(key, left);
+    else counts.delete(key);
+  };
   return {
-    add(owner, id, controller, limit) {
-      const count = perOwner.get(ownerKey(owner)) ?? 0;
-      if ((limit.perOwner ? count : total) >= limit.max) return undefined;
+    add(owner, id, controller, limit, identity) {
+      const ownerCount = owner === undefined ? 0 : (perOwner.get(owner) ?? 0);
+      if ((limit.perOwner ? ownerCount : total) >= limit.max) return "max";
+      const callerCount = identity === undefined ? 0 : (perCaller.get(identity) ?? 0);
+      if (
+        identity !== undefined &&
+        limit.perCaller !== undefined &&
+        callerCount >= limit.perCaller
+      ) {
+        return "per_caller";
+      }
+      total++;
+      if (identity !== undefined) perCaller.set(identity, callerCount + 1);
+      if (owner === undefined) {
+        let registered = true;
+        return () => {
+          if (!registered) return;
+          registered = false;
+          total--;
+          if (identity !== undefined) release(perCaller, identity);
+        };
+      }
       const key = keyOf(owner, id);
       const set = calls.get(key) ?? new Set();
       set.add(controller);
       calls.set(key, set);
-      perOwner.set(ownerKey(owner), count + 1);
-      total++;
+      perOwner.set(owner, ownerCount + 1);
       let registered = true;
       return () => {
         if (!registered) return;
         registered = false;
         total--;
+        if (identity !== undefined) release(perCaller, identity);
         set.delete(controller);
         if (set.size === 0 && calls.get(key) === set) calls.delete(key);
-        const left = (perOwner.get(ownerKey(owner)) ?? 1) - 1;
-        if (left > 0) perOwner.set(ownerKey(owner), left);
-        else perOwner.delete(ownerKey(owner));
+        release(perOwner, owner);
       };
     },
     cancel(owner, id, reason) {
+      if (owner === undefined) return false;
       const set = calls.get(keyOf(owner, id));
       if (set?.size !== 1) return false;
       for (const controller of set) controller.abort(reason ?? "cancelled by the client");
@@ -309,6 +365,56 @@ export function createPendingRequests(): PendingRequests {
       entries.delete(key);
       entry.resolve(response);
       return true;
+    },
+  };
+}
+
+/**
+ * The served toolset's declarations as last listed. A 2026 `tools/call` reads the called tool's
+ * schema (its `x-mcp-header` arguments) from here instead of listing the toolset for every call:
+ * a toolset over a remote server lists its upstream each time its list is stale (at once, for a
+ * server whose `ttlMs` is 0), so a gateway would send `tools/list` upstream before each call.
+ * Every `tools/list` a client sends lists the toolset afresh; `McpHandler.toolsChanged` forgets.
+ */
+export interface Declarations {
+  /** Lists the toolset and keeps what it listed. */
+  list(): Promise<ToolInfo[]>;
+  /** Returns a tool's declaration from the last list; lists first when it names none such. */
+  find(name: string): Promise<ToolInfo | undefined>;
+  /** Returns a tool's declaration from the last list, without listing. */
+  known(name: string): ToolInfo | undefined;
+  /** Forgets the last list: the toolset changed. */
+  forget(): void;
+}
+
+/** Creates the declaration memory of one handler's toolset. */
+export function createDeclarations(toolset: Toolset): Declarations {
+  let known: Map<string, ToolInfo> | undefined;
+  // One listing at a time serves every call that waits for it.
+  let listing: Promise<ToolInfo[]> | undefined;
+  const list = () => {
+    listing ??= toolset
+      .listTools()
+      .then((tools) => {
+        known = new Map(tools.map((info) => [info.name, info]));
+        return tools;
+      })
+      .finally(() => {
+        listing = undefined;
+      });
+    return listing;
+  };
+  return {
+    list,
+    async find(name) {
+      const found = known?.get(name);
+      if (found) return found;
+      await list();
+      return known?.get(name);
+    },
+    known: (name) => known?.get(name),
+    forget() {
+      known = undefined;
     },
   };
 }

@@ -61,18 +61,28 @@ export function serveToolCall(
     return refuse(JSON_RPC_ERROR.invalidParams, "tools/call `arguments` must be an object");
   }
   const controller = new AbortController();
-  const max = state.options.maxInFlightCalls;
-  const unregister = state.inFlight.add(owner, message.id, controller, {
-    max,
-    perOwner: state.sessions !== undefined,
-  });
-  if (!unregister) {
-    return refuse(
-      TOO_MANY_CALLS,
-      `Too many calls in flight (the limit is ${max}); retry when one has finished`,
-    );
+  const unregister = state.inFlight.add(
+    owner,
+    message.id,
+    controller,
+    {
+      max: state.options.maxInFlightCalls,
+      perOwner: state.sessions !== undefined,
+      perCaller: state.options.maxInFlightCallsPerCaller,
+    },
+    scope.identity,
+  );
+  if (typeof unregister === "string") {
+    return refuse(TOO_MANY_CALLS, tooManyCalls(state, unregister));
   }
-  const channel = createResponseChannel(scope.headers);
+  // Without an owner (an anonymous caller without a session) no `notifications/cancelled` can
+  // be told from another caller's, so the call's own request is its only link to the client:
+  // the client going away cancels it. Nothing else could deliver its answer, since a stream is
+  // never resumed.
+  const disconnect =
+    owner === undefined ? () => controller.abort("the client closed the request") : undefined;
+  const channel = createResponseChannel(scope.headers, disconnect);
+  const stopListening = disconnect ? scope.onAbort(disconnect) : undefined;
   const options: CallOptions = {
     signal: controller.signal,
     auth: scope.auth,
@@ -92,11 +102,19 @@ export function serveToolCall(
       );
       channel.finish(answer, answer);
     } finally {
+      stopListening?.();
       unregister();
     }
   };
   void run();
   return channel.response;
+}
+
+/** Why a call was refused by the in-flight caps, naming the limit. */
+export function tooManyCalls(state: ServerState, refusal: "max" | "per_caller"): string {
+  return refusal === "max"
+    ? `Too many calls in flight (the limit is ${state.options.maxInFlightCalls}); retry when one has finished`
+    : `Too many calls in flight for this caller (the limit is ${state.options.maxInFlightCallsPerCaller}); retry when one has finished`;
 }
 
 export function progressSender(

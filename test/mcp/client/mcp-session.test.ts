@@ -280,6 +280,21 @@ describe("McpSession: failures", () => {
   it("says where to look for the statuses the user can fix, and cuts long bodies", async () => {
     const refused = await requestOn(new Response("", { status: 401 }));
     expect(refused.message).toContain("HTTP 401 (the server refused the credentials");
+    const scope = await requestOn(
+      new Response("", {
+        status: 403,
+        headers: { "www-authenticate": 'Bearer error="insufficient_scope"' },
+      }),
+    );
+    expect(scope.message).toContain("HTTP 403 (the server refused the credentials");
+    // A 403 without a challenge is the server refusing the request, e.g. its Host check: no
+    // advice to pass credentials that would not help.
+    const host = await requestOn(
+      new Response("Forbidden: Host `127.0.0.1:8788` is not allowed", { status: 403 }),
+    );
+    expect(host.message).toContain("HTTP 403: Forbidden: Host `127.0.0.1:8788` is not allowed");
+    expect(host.message).not.toContain("credentials;");
+    expect(host.message).toContain("`allowedHosts`");
     const other = await requestOn(new Response("boom", { status: 500 }));
     expect(other.data).toEqual({ type: "transport", tool: "t", message: "HTTP 500: boom" });
     const long = await requestOn(new Response("x".repeat(300), { status: 500 }));

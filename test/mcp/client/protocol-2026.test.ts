@@ -205,6 +205,22 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     const refused = await caught(off.call("sample", { prompt: "hi" }));
     expect(refused.type).toBe("protocol");
     expect(refused.message).toContain("-32021");
+    expect(refused.message).toContain("`samplingInteractions: true`");
+  });
+
+  it("names the option a question needs when the default client meets a tool that asks", async () => {
+    // What a new user writes: the defaults, and an answerer on the call.
+    const { handler } = fixtureHandler({ stateSecret: "s".repeat(32) });
+    const client = await connectMcp({ url, fetch: handler.fetch });
+    const refused = await caught(
+      client.call(
+        "ask_text",
+        {},
+        { onInteraction: async (request) => InteractionResponse.submit(request.id, "hi") },
+      ),
+    );
+    expect(refused.message).toContain("-32021");
+    expect(refused.message).toContain("`formInteractions: true`");
   });
 
   it("fails a call typed when input_required is malformed or asks what the client cannot answer", async () => {
@@ -414,6 +430,86 @@ describe("connectMcp with protocol auto", () => {
     // Another endpoint is probed on its own.
     await (await connectMcp({ url: `${url}/other`, fetch: fake.fetch })).shutdown();
     expect(fake.messages("server/discover")).toHaveLength(2);
+  });
+
+  // Issue 22 item 1: the conformance suite's 2025-11-25 servers, and hand-written servers, answer
+  // every method they do not know with an empty result; that is no 2026 server without tools.
+  it("takes a server that answers server/discover with {} for a 2025 one and lists its tools", async () => {
+    const fake = createFakeMcp({
+      sessionId: "s-empty",
+      protocolVersion: "2025-11-25",
+      tools: [{ name: "t", inputSchema: { type: "object" } }],
+      override: (message) =>
+        ["initialize", "tools/list", "tools/call"].includes(String(message.method)) ||
+        message.id === undefined
+          ? undefined
+          : Response.json({ jsonrpc: "2.0", id: message.id, result: {} }),
+    });
+    const logs: unknown[] = [];
+    const toolset = await connectMcp({
+      url: `${url}/empty`,
+      fetch: fake.fetch,
+      onLog: (log) => logs.push(log),
+    });
+    expect((await toolset.listTools()).map((tool) => tool.name)).toEqual(["t"]);
+    expect((await toolset.call("t", { a: 1 })).content).toEqual([
+      { type: "text", text: '{"a":1}' },
+    ]);
+    await toolset.shutdown();
+    expect(fake.messages("server/discover")).toHaveLength(1);
+    expect(fake.messages("initialize")).toHaveLength(1);
+    expect(logs).toEqual([]);
+  });
+
+  it("takes a discover result without 2026-07-28 in supportedVersions for a 2025 server", async () => {
+    const answers = [
+      { supportedVersions: ["2025-11-25"], capabilities: { tools: {} } },
+      { supportedVersions: "2026-07-28", capabilities: { tools: {} } },
+      { supportedVersions: ["2026-07-28"] },
+    ];
+    for (const [i, result] of answers.entries()) {
+      const fake = createFakeMcp({
+        tools: [{ name: "t", inputSchema: { type: "object" } }],
+        override: (message) =>
+          message.method === "server/discover"
+            ? Response.json({ jsonrpc: "2.0", id: message.id, result })
+            : undefined,
+      });
+      const toolset = await connectMcp({ url: `${url}/odd-${i}`, fetch: fake.fetch });
+      expect((await toolset.listTools()).map((tool) => tool.name)).toEqual(["t"]);
+      expect(fake.messages("initialize")).toHaveLength(1);
+    }
+  });
+
+  it("fails a connection pinned to 2026-07-28 whose server/discover answer is {}", async () => {
+    const fake = createFakeMcp({
+      override: (message) =>
+        message.method === "server/discover"
+          ? Response.json({ jsonrpc: "2.0", id: message.id, result: {} })
+          : undefined,
+    });
+    const error = await caught(connectMcp({ url, fetch: fake.fetch, protocol: "2026-07-28" }));
+    expect(error.type).toBe("protocol");
+    expect(error.message).toContain("supportedVersions");
+    expect(fake.messages("tools/list")).toEqual([]);
+  });
+
+  it("says so through onLog when the server declares no tools capability", async () => {
+    const fake = modernFake((rpc) =>
+      rpc.method === "server/discover"
+        ? { supportedVersions: ["2026-07-28"], capabilities: {} }
+        : undefined,
+    );
+    const logs: Array<{ data: unknown }> = [];
+    const toolset = await connectMcp({
+      url: `${url}/no-tools`,
+      fetch: fake.fetch,
+      onLog: (log) => logs.push(log),
+    });
+    expect(await toolset.listTools()).toEqual([]);
+    expect(logs).toMatchObject([
+      { level: "warning", data: { message: expect.stringContaining("no `tools` capability") } },
+    ]);
   });
 
   it("sends server/discover once more when -32022 still lists 2026-07-28", async () => {

@@ -2,11 +2,13 @@
 // through its `fetch`): pinned to 2026-07-28 against a modern-only endpoint, `auto` against a
 // dual-era one (it stays on 2026-07-28), and a question asked with `inputRequired` answered
 // through onInteraction (design.md "Consuming MCP", "2026-07-28").
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import {
   acceptedContent,
   createMcpHandler,
   fromJsonSchema,
   inputRequired,
+  inputResponse,
   McpServer,
 } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
@@ -54,6 +56,38 @@ function sdkServer() {
       return { content: [{ type: "text", text: `Hello, ${answer.name}` }] };
     },
   );
+  const confirmSchema = {
+    type: "object" as const,
+    properties: { confirm: { type: "boolean" as const } },
+    required: ["confirm"],
+  };
+  const ask = () =>
+    inputRequired({
+      inputRequests: {
+        confirm: inputRequired.elicit({ message: "Proceed?", requestedSchema: confirmSchema }),
+      },
+    });
+  // The SDK's own documented "write-once tool requesting confirmation" (the `inputRequired` TSDoc
+  // example): anything but an accepted `confirm: true`, a decline included, asks again.
+  server.registerTool(
+    "confirm",
+    { description: "Asks to confirm", inputSchema: fromJsonSchema({ type: "object" }) },
+    async (_args, ctx) => {
+      const confirmed = acceptedContent(ctx.mcpReq.inputResponses, "confirm");
+      if (confirmed?.confirm !== true) return ask();
+      return { content: [{ type: "text", text: "done" }] };
+    },
+  );
+  // The same question, with the decline read through `inputResponse`.
+  server.registerTool(
+    "confirm_or_stop",
+    { description: "Asks to confirm", inputSchema: fromJsonSchema({ type: "object" }) },
+    async (_args, ctx) => {
+      const view = inputResponse(ctx.mcpReq.inputResponses, "confirm");
+      if (view.kind !== "elicit") return ask();
+      return { content: [{ type: "text", text: `the user chose ${view.action}` }] };
+    },
+  );
   return server;
 }
 
@@ -80,7 +114,12 @@ describe("connectMcp against the SDK v2 server", () => {
       protocol: "2026-07-28",
       formInteractions: true,
     });
-    expect((await toolset.listTools()).map((tool) => tool.name)).toEqual(["add", "greet"]);
+    expect((await toolset.listTools()).map((tool) => tool.name)).toEqual([
+      "add",
+      "confirm",
+      "confirm_or_stop",
+      "greet",
+    ]);
     expect((await toolset.call("add", { a: 2, b: 3 })).content).toEqual([
       { type: "text", text: "5" },
     ]);
@@ -118,5 +157,63 @@ describe("connectMcp against the SDK v2 server", () => {
       connectMcp({ url, fetch: handler.fetch as typeof fetch, protocol: "2025-11-25" }),
     );
     expect(["protocol", "transport"]).toContain(error.type);
+  });
+
+  // Issue 22 item 5. The wire of a decline is the SDK v2 client's own: `inputResponses:
+  // { confirm: { action: "decline" } }` on the retry. The SDK's documented confirm tool re-asks on
+  // a decline, so its own client loops to its round cap; toolwire ends the call after one ask.
+  it("declines a form question with the SDK v2 client's own wire, and does not ask again", async () => {
+    const retries = (bodies: string[]) =>
+      bodies
+        .map((text) => JSON.parse(text))
+        .filter((body) => body.method === "tools/call" && body.params.inputResponses)
+        .map((body) => body.params.inputResponses);
+    const handler = createMcpHandler(() => sdkServer());
+    const ours: string[] = [];
+    const toolset = await connectMcp({
+      url,
+      fetch: async (input, init) => {
+        ours.push(String(init?.body));
+        return handler.fetch(new Request(input, init));
+      },
+      formInteractions: true,
+    });
+    const prompts: string[] = [];
+    const decline = async (request: { id: string; prompt: string }) => {
+      prompts.push(request.prompt);
+      return InteractionResponse.decline(request.id);
+    };
+    const stopped = await toolset.call("confirm_or_stop", {}, { onInteraction: decline });
+    expect(stopped.content).toEqual([{ type: "text", text: "the user chose decline" }]);
+    const error = await caught(toolset.call("confirm", {}, { onInteraction: decline }));
+    expect(error.type).toBe("interaction_declined");
+    expect(error.message).toContain("again after the caller declined");
+    expect(prompts).toEqual(["Proceed?", "Proceed?"]);
+    await toolset.shutdown();
+
+    // The witness: the SDK v2 client, declining through its own elicitation handler.
+    const theirs: string[] = [];
+    const client = new Client(
+      { name: "sdk-v2-client", version: "2.4.0" },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } },
+    );
+    client.setRequestHandler("elicitation/create", async () => ({ action: "decline" }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        fetch: async (input, init) => {
+          theirs.push(String(init?.body));
+          return handler.fetch(new Request(input, init));
+        },
+      }),
+    );
+    const answered = await client.callTool({ name: "confirm_or_stop", arguments: {} });
+    expect(answered.content).toEqual(stopped.content);
+    const looped = await client.callTool({ name: "confirm", arguments: {} }).catch(String);
+    expect(looped).toContain("still required input after 10 rounds");
+    await client.close();
+    const declined = { confirm: { action: "decline" } };
+    expect(retries(ours)).toEqual([declined, declined]);
+    expect(retries(theirs).slice(0, 2)).toEqual([declined, declined]);
+    expect(retries(theirs)).toHaveLength(1 + 10);
   });
 });

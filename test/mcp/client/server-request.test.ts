@@ -129,6 +129,19 @@ describe("interactionFromElicitation", () => {
     expect(a?.id).not.toBe(b?.id);
   });
 
+  // Issue 23, item 4: a schema the server nests 100,000 levels would overflow the stack of
+  // whatever shows or checks the question.
+  it("returns nothing for a requestedSchema nested deeper than maxSchemaDepth (default 128)", () => {
+    const nest = (levels: number) =>
+      JSON.parse(`${'{"items":'.repeat(levels)}{}${"}".repeat(levels)}`) as Record<string, unknown>;
+    const ask = (levels: number, max?: number) =>
+      interactionFromElicitation({ message: "m", requestedSchema: nest(levels) }, bookContext, max);
+    expect(ask(100_000)).toBe(undefined);
+    expect(ask(128)).toBe(undefined);
+    expect(ask(127)?.kind.type).toBe("form");
+    expect(ask(10, 8)).toBe(undefined);
+  });
+
   it("returns nothing for URL mode or a missing schema, which the client declines", () => {
     expect(
       interactionFromElicitation({ mode: "url", url: "https://x", message: "m" }, bookContext),

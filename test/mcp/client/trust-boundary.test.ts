@@ -298,6 +298,126 @@ describe("no secrets out", () => {
     expect(text).toContain("https://mcp.example.test/mcp");
   });
 
+  // Issue 23, item 8.
+  const windows = (secret: string) =>
+    Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8));
+  const expectNoPiece = (shown: unknown) => {
+    const text = JSON.stringify(shown);
+    for (const secret of SECRETS) {
+      for (const piece of windows(secret)) expect(text, secret).not.toContain(piece);
+    }
+  };
+
+  it("scrubs a credential that a log line carries as an object key", async () => {
+    const fake = createFakeMcp({
+      tools: [tool("chatty")],
+      override: (message) => {
+        if (message.method !== "tools/call") return undefined;
+        const log = {
+          jsonrpc: "2.0",
+          method: "notifications/message",
+          params: {
+            level: "info",
+            data: { [KEY_SECRET]: "value", nested: [{ [`q=${QUERY_SECRET}`]: 1 }] },
+          },
+        };
+        const answer = { jsonrpc: "2.0", id: message.id, result: { content: [] } };
+        return new Response(`data: ${JSON.stringify(log)}\n\ndata: ${JSON.stringify(answer)}\n\n`, {
+          headers: { "content-type": "text/event-stream" },
+        });
+      },
+    });
+    const toolset = await connectMcp({ url, headers, fetch: fake.fetch });
+    const logs: ToolLog[] = [];
+    await toolset.call("chatty", {}, { onLog: (log) => logs.push(log) });
+    expect(logs).toEqual([
+      {
+        level: "info",
+        data: { "[redacted]": "value", nested: [{ "q=[redacted]": 1 }] },
+      },
+    ]);
+    expectNoPiece(logs);
+  });
+
+  it("two tools named after the URL's query token: no duplicate_name carrying it, both skipped", async () => {
+    const fake = createFakeMcp({ tools: [tool(QUERY_SECRET), tool(QUERY_SECRET), tool("ok")] });
+    const logs: ToolLog[] = [];
+    const outcome = await connectMcp({
+      url,
+      headers,
+      fetch: fake.fetch,
+      onLog: (l) => logs.push(l),
+    })
+      .then((toolset) => toolset.listTools())
+      .catch((error: unknown) => [error, (error as { toJSON?(): unknown }).toJSON?.()]);
+    expectNoPiece([outcome, logs]);
+    expect(outcome).toMatchObject([{ name: "ok" }]);
+    expect(logs).toHaveLength(2);
+  });
+
+  it("scrubs a warning before cutting it: no part of a token straddling the cut shows", async () => {
+    // The token's first 32 characters fall before the 140-character cut of a skipped name.
+    const token = "tok-0123456789abcdefghijklmnopqrstu";
+    const tokenUrl = `https://mcp.example.test/mcp?token=${token}`;
+    const fake = createFakeMcp({
+      tools: [tool(`${"a".repeat(108)}${token}`), tool(`${"b".repeat(20)} ${token}`), tool("ok")],
+    });
+    const logs: ToolLog[] = [];
+    const toolset = await connectMcp({
+      url: tokenUrl,
+      fetch: fake.fetch,
+      onLog: (log) => logs.push(log),
+    });
+    expect((await toolset.listTools()).map((info) => info.name)).toEqual(["ok"]);
+    expect(logs).toHaveLength(2);
+    const text = JSON.stringify(logs);
+    for (const piece of windows(token)) expect(text).not.toContain(piece);
+    expect(text).toContain("[redacted]");
+  });
+
+  it("skips a tool named after a credential and scrubs a result that echoes one", async () => {
+    const fake = createFakeMcp({
+      tools: [
+        tool(KEY_SECRET),
+        tool("lookup", { description: `uses ${HEADER_SECRET}` }),
+        tool("plain", { description: "see https://docs.test/a?section=2" }),
+      ],
+      call: () => ({
+        result: {
+          content: [{ type: "text", text: `your key is ${KEY_SECRET}; https://x.test/?q=1` }],
+        },
+      }),
+    });
+    const logs: ToolLog[] = [];
+    const toolset = await connectMcp({
+      url,
+      headers,
+      fetch: fake.fetch,
+      onLog: (l) => logs.push(l),
+    });
+    const infos = await toolset.listTools();
+    expect(infos.map((info) => info.name)).toEqual(["lookup", "plain"]);
+    expect(infos[0]?.description).toBe("uses [redacted]");
+    // Data that echoes nothing keeps its URLs whole.
+    expect(infos[1]?.description).toBe("see https://docs.test/a?section=2");
+    expect(logs).toHaveLength(1);
+    const model = scriptedModel([
+      { toolCalls: [{ name: "lookup", arguments: {} }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      toolsets: [toolset],
+      approver: async () => ({ type: "allow" }),
+    });
+    const events: AgentEvent[] = [];
+    for await (const event of agent.run("go")) events.push(event);
+    await toolset.shutdown();
+    const text = JSON.stringify([infos, logs, events, model.requests]);
+    expect(text).toContain("your key is [redacted]");
+    expectNoPiece([infos, logs, events, model.requests]);
+  });
+
   it("refuses credentials in the URL (fetch cannot send them) without echoing them", async () => {
     const error = await caught(
       connectMcp({ url: "https://bob:pw-secret-3456@mcp.example.test/mcp" }),

@@ -213,6 +213,23 @@ export function rpc(id: number | string, method: string, params?: Record<string,
     : { jsonrpc: "2.0", id, method, params };
 }
 
+/**
+ * `message` as JSON text with its `"<deep>"` string replaced by `levels` nested values, each
+ * level an array (`[`) or an object (`{`), the innermost `0`: nesting this deep cannot be built
+ * as an object and stringified without overflowing the stack.
+ */
+export function nestedText(message: unknown, levels: string | number): string {
+  const kinds = typeof levels === "number" ? "[".repeat(levels) : levels;
+  let open = "";
+  let close = "";
+  for (const kind of kinds) {
+    open += kind === "{" ? '{"k":' : "[";
+    close += kind === "{" ? "}" : "]";
+  }
+  const reversed = close.split("").reverse().join("");
+  return JSON.stringify(message).replace('"<deep>"', () => `${open}0${reversed}`);
+}
+
 /** Reads every SSE `data:` payload of a response as JSON. */
 export async function sseMessages(response: Response): Promise<Record<string, unknown>[]> {
   const text = await response.text();

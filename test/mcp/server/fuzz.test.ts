@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CLIENT_HEADERS, fixtureHandler, post, rpc, streamEvents } from "./fixture.ts";
+import { CLIENT_HEADERS, fixtureHandler, nestedText, post, rpc, streamEvents } from "./fixture.ts";
 
 const URL_ = "http://127.0.0.1:3000/mcp";
 const DOCUMENTED_STATUSES = new Set([200, 202, 400, 404, 413]);
@@ -180,6 +180,92 @@ describe("fuzzing the handler", () => {
     expect(resolvedQuestions).toBeGreaterThan(0);
     expect(refusedStrangers).toBeGreaterThan(0);
   }, 120_000);
+});
+
+// Issue 23 (5): arguments nested up to the 1 MiB body cap, in either era, as arrays, objects or
+// both, beside strings full of brackets and quotes; nesting within `maxJsonDepth` is served.
+describe("fuzzing argument depth", () => {
+  const MODERN = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const shape = fc.array(fc.constantFrom("[", "{"), { minLength: 1, maxLength: 12 });
+  const noise = fc.string({ unit: fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", "\n") });
+  const id = fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.string({ maxLength: 8 }));
+
+  const request = (era: "2025" | "2026", body: string) =>
+    new Request(URL_, {
+      method: "POST",
+      headers: {
+        ...CLIENT_HEADERS,
+        ...(era === "2026"
+          ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "echo" }
+          : {}),
+      },
+      body,
+    });
+  const deepBody = (era: "2025" | "2026", callId: number | string, text: string, levels: string) =>
+    nestedText(
+      rpc(callId, "tools/call", {
+        name: "echo",
+        arguments: { message: "<deep>", noise: text },
+        ...(era === "2026" ? { _meta: MODERN } : {}),
+      }),
+      levels,
+    );
+
+  it("refuses nesting past the limit, up to 200,000 levels, 400 with the request's own id", async () => {
+    const errors: unknown[] = [];
+    const { handler } = fixtureHandler({ onError: (error) => errors.push(error) });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<"2025" | "2026">("2025", "2026"),
+        id,
+        shape,
+        fc.integer({ min: 126, max: 200_000 }),
+        noise,
+        async (era, callId, pattern, levels, text) => {
+          // An object level takes 6 bytes, an array level 2: stay under the 1 MiB body cap.
+          const fits = Math.min(levels, pattern.includes("{") ? 170_000 : 200_000);
+          const kinds = pattern
+            .join("")
+            .repeat(Math.ceil(fits / pattern.length))
+            .slice(0, fits);
+          const body = deepBody(era, callId, text, kinds);
+          expect(body.length).toBeLessThan(1024 * 1024);
+          const response = await handler.fetch(request(era, body));
+          expect(response.status).toBe(400);
+          expect(await response.json()).toMatchObject({ id: callId, error: { code: -32602 } });
+        },
+      ),
+      { numRuns: 15, examples: [["2026", 7, ["["], 200_000, ""]] },
+    );
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it("serves nesting within the limit, brackets in strings not counted", async () => {
+    const { handler } = fixtureHandler();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<"2025" | "2026">("2025", "2026"),
+        id,
+        shape,
+        fc.integer({ min: 1, max: 125 }),
+        noise,
+        async (era, callId, pattern, levels, text) => {
+          const kinds = pattern
+            .join("")
+            .repeat(Math.ceil(levels / pattern.length))
+            .slice(0, levels);
+          const response = await handler.fetch(request(era, deepBody(era, callId, text, kinds)));
+          expect(response.status).toBe(200);
+          // echo wants a string: an isError result for the call's own id.
+          expect(await response.json()).toMatchObject({ id: callId, result: { isError: true } });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });
 
 const WHO = ["alice", "bob"] as const;

@@ -218,6 +218,20 @@ describe("origin policy (DNS-rebinding protection and CORS)", () => {
     }
   });
 
+  it("still answers its own local dev run when `allowedHosts` names the public host", async () => {
+    // The README's Worker under `wrangler dev --ip 127.0.0.1 --port 8788`: DNS rebinding sends
+    // the attacker's host name, never a loopback one, so loopback hosts always pass.
+    const { handler } = fixtureHandler({ allowedHosts: ["calc.example.workers.dev"] });
+    for (const host of ["127.0.0.1:8788", "localhost:8787", "[::1]:8788"]) {
+      const response = await handler.fetch(post(rpc(1, "ping"), { host }, `http://${host}/mcp`));
+      expect(response.status, host).toBe(200);
+    }
+    const rebound = await handler.fetch(
+      post(rpc(1, "ping"), { host: "attacker.example:8788" }, "http://attacker.example:8788/mcp"),
+    );
+    expect(rebound.status).toBe(403);
+  });
+
   it("uses configured lists instead of the defaults, with `*` switching a check off", async () => {
     const { handler } = fixtureHandler({
       allowedHosts: ["mcp.example.com"],
@@ -228,8 +242,8 @@ describe("origin policy (DNS-rebinding protection and CORS)", () => {
       post(rpc(1, "ping"), { host: "mcp.example.com", origin: "https://app.example.com" }, url),
     );
     expect(ok.status).toBe(200);
-    const local = await handler.fetch(post(rpc(1, "ping")));
-    expect(local.status).toBe(403);
+    const otherHost = await handler.fetch(post(rpc(1, "ping"), { host: "other.example.com" }));
+    expect(otherHost.status).toBe(403);
     const otherOrigin = await handler.fetch(
       post(rpc(1, "ping"), { host: "mcp.example.com", origin: "http://localhost:3000" }, url),
     );

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { defineTool, Toolset } from "../../../src/index.ts";
 import { createMcpHandler, type McpHandlerOptions } from "../../../src/mcp/index.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "../../../src/mcp/protocol.ts";
-import { CLIENT_HEADERS, fixtureHandler, post, rpc, sseMessages } from "./fixture.ts";
+import { CLIENT_HEADERS, fixtureHandler, nestedText, post, rpc, sseMessages } from "./fixture.ts";
 
 // The 2025-era exchange over POST and DELETE: media types, the protocol-version header, one
 // message per body, sessions, and the methods (docs/design.md S2, S4, S8).
@@ -131,6 +131,31 @@ describe("handlePost: transport checks", () => {
       new Request(URL_, { method: "DELETE", headers: CLIENT_HEADERS }),
     );
     expect(del.status).toBe(405);
+  });
+});
+
+describe("handlePost: nesting depth", () => {
+  it("refuses a message nested deeper than maxJsonDepth 400, with the request's own id", async () => {
+    const errors: unknown[] = [];
+    const { handler } = fixtureHandler({ onError: (error) => errors.push(error) });
+    const deep = (message: unknown, levels: number) => post(nestedText(message, levels));
+    const call = rpc(4, "tools/call", { name: "echo", arguments: { message: "<deep>" } });
+    const refused = await handler.fetch(deep(call, 200_000));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ id: 4, error: { code: -32602 } });
+    // A POSTed response and a notification are refused too; a notification has no id to echo.
+    const response = await handler.fetch(
+      deep({ jsonrpc: "2.0", id: "q", result: { x: "<deep>" } }, 500),
+    );
+    expect(await response.json()).toMatchObject({ id: "q", error: { code: -32600 } });
+    const note = await handler.fetch(
+      deep({ jsonrpc: "2.0", method: "notifications/x", params: { x: "<deep>" } }, 500),
+    );
+    expect(note.status).toBe(400);
+    expect(await note.json()).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(errors).toEqual([]);
+    const fine = await handler.fetch(deep(call, 100));
+    expect((await fine.json()).result.isError).toBe(true);
   });
 });
 

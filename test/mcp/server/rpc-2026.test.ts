@@ -6,7 +6,15 @@ import { describe, expect, it } from "vitest";
 import { defineTool, Toolset } from "../../../src/index.ts";
 import { jsonSchemaValidator } from "../../../src/json-schema/index.ts";
 import { createMcpHandler } from "../../../src/mcp/index.ts";
-import { fixtureHandler, post, rpc, sseMessages, streamEvents } from "./fixture.ts";
+import {
+  CLIENT_HEADERS,
+  fixtureHandler,
+  nestedText,
+  post,
+  rpc,
+  sseMessages,
+  streamEvents,
+} from "./fixture.ts";
 import {
   envelope,
   json,
@@ -238,6 +246,102 @@ describe("the envelope, the headers and the version", () => {
     }
   });
 
+  it("checks headers against the schema last listed, a tool added later and a change announced", async () => {
+    // A backend whose one tool gains an x-mcp-header, and which can add a second tool.
+    let marked = false;
+    let added = false;
+    let lists = 0;
+    const info = (name: string, header: boolean) => ({
+      name,
+      description: name,
+      inputSchema: {
+        schema: {
+          type: "object",
+          properties: { region: header ? { type: "string", "x-mcp-header": "Region" } : {} },
+        },
+      },
+      annotations: {},
+    });
+    const local = Toolset.local([
+      defineTool({ name: "t", description: "t", input: v.object({}), call: () => "ok" }),
+    ]);
+    const served = createMcpHandler(
+      {
+        listTools: async () => {
+          lists += 1;
+          return [info("t", marked), ...(added ? [info("u", true)] : [])] as never;
+        },
+        toolHandler: (name) => local.toolHandler(name === "u" ? "t" : name),
+        shutdown: async () => {},
+      },
+      { name: "changing", version: "1" },
+    );
+    const call = (name: string) =>
+      served.fetch(modern(9, "tools/call", { name, arguments: { region: "eu" } }));
+    expect((await call("t")).status).toBe(200);
+    expect((await call("t")).status).toBe(200);
+    expect(lists).toBe(1);
+    // Not announced: the schema last listed still applies.
+    marked = true;
+    expect((await call("t")).status).toBe(200);
+    served.toolsChanged();
+    expect((await call("t")).status).toBe(400);
+    // A name the last list lacks lists again.
+    added = true;
+    expect((await call("u")).status).toBe(400);
+    expect(lists).toBe(3);
+  });
+
+  // Issue 23 (14): `Number()` read `0x10` as 16, so a gateway and the server disagreed.
+  it("reads a number in an Mcp-Param header as decimal only", async () => {
+    const call = (priority: string) =>
+      handler.fetch(
+        modern(
+          6,
+          "tools/call",
+          { name: "region", arguments: { priority: 16 } },
+          { headers: { "mcp-param-priority": priority } },
+        ),
+      );
+    for (const decimal of ["16", "16.0", "  16  "]) {
+      expect((await call(decimal)).status, decimal).toBe(200);
+    }
+    const sentinel = (text: string) => `=?base64?${btoa(text)}?=`;
+    for (const other of [
+      "0x10",
+      "0X10",
+      "0b10000",
+      "0o20",
+      "1.6e1",
+      "160e-1",
+      "+16",
+      "016",
+      "16.",
+      ".16e2",
+      "16_0",
+      sentinel(" 16"),
+      sentinel("16\n"),
+      sentinel("0x10"),
+    ]) {
+      const response = await call(other);
+      expect(response.status, other).toBe(400);
+      expect((await json(response)).error.code).toBe(-32020);
+    }
+    const zero = (priority: string) =>
+      handler.fetch(
+        modern(
+          7,
+          "tools/call",
+          { name: "region", arguments: { priority: 0 } },
+          { headers: { "mcp-param-priority": priority } },
+        ),
+      );
+    expect((await zero("0")).status).toBe(200);
+    for (const blank of [sentinel(""), sentinel(" "), "0x0", "0e0"]) {
+      expect((await zero(blank)).status, blank).toBe(400);
+    }
+  });
+
   it("answers unknown, removed and absent-capability methods 404 -32601", async () => {
     for (const method of [
       "unknown/method",
@@ -461,6 +565,57 @@ describe("subscriptions/listen", () => {
       result: { resultType: "complete" },
     });
     expect((await promptEvents.next()).done).toBe(true);
+  });
+});
+
+describe("nesting depth", () => {
+  const deepCall = (id: number, levels: string | number) =>
+    new Request("http://127.0.0.1:3000/mcp", {
+      method: "POST",
+      headers: {
+        ...CLIENT_HEADERS,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "echo",
+      },
+      body: nestedText(
+        rpc(id, "tools/call", {
+          name: "echo",
+          arguments: { message: "<deep>" },
+          _meta: envelope(),
+        }),
+        levels,
+      ),
+    });
+
+  // Issue 23 (5): 200,000 levels in 400 KB was a 500 with id null, and onError saw a stack overflow.
+  it("answers arguments nested 200,000 levels 400 -32602 with the request's id, onError silent", async () => {
+    const errors: unknown[] = [];
+    const { handler } = fixtureHandler({ onError: (error) => errors.push(error) });
+    const response = await handler.fetch(deepCall(7, 200_000));
+    expect(response.status).toBe(400);
+    const body = await json(response);
+    expect(body).toMatchObject({ id: 7, error: { code: -32602 } });
+    expect(body.error.message).toContain("deeper than 128 levels");
+    expect(errors).toEqual([]);
+    // The handler carries on.
+    const fine = await handler.fetch(
+      modern(8, "tools/call", { name: "echo", arguments: { message: "hi" } }),
+    );
+    expect((await json(fine)).result.content[0].text).toBe("echo: hi");
+  });
+
+  it("serves the deepest message the limit allows and refuses one level more", async () => {
+    // The message is level 1, params 2, arguments 3; `message`'s 125 levels are 4 to 128.
+    const { handler } = fixtureHandler();
+    const atLimit = await handler.fetch(deepCall(1, 125));
+    expect(atLimit.status).toBe(200);
+    expect((await json(atLimit)).result.isError).toBe(true); // echo wants a string
+    const over = await handler.fetch(deepCall(2, 126));
+    expect(over.status).toBe(400);
+    expect(await json(over)).toMatchObject({ id: 2, error: { code: -32602 } });
+    const { handler: wide } = fixtureHandler({ maxJsonDepth: 200 });
+    expect((await wide.fetch(deepCall(3, 126))).status).toBe(200);
   });
 });
 

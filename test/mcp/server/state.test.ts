@@ -68,11 +68,12 @@ describe("memory sessions", () => {
 });
 
 describe("createSessionStore", () => {
-  const store = (capacity: number, busy = new Set<string>()) => {
+  const store = (capacity: number, busy = new Set<string>(), perCaller?: number) => {
     let now = 0;
     const expired: string[] = [];
     const sessions = createSessionStore({
       capacity,
+      ...(perCaller === undefined ? {} : { perCaller }),
       idleMs: 1000,
       busy: (id) => busy.has(id),
       onExpire: (id) => expired.push(id),
@@ -126,6 +127,25 @@ describe("createSessionStore", () => {
     expect(sessions.create("2025-06-18", NONE, undefined)).toBeUndefined();
   });
 
+  // Issue 23 (9): one caller took all 1,024 sessions, and everyone got 503 for 30 minutes.
+  it("holds an identity to its share, freed by a delete or its own idle sessions", () => {
+    const { sessions, advance } = store(10, new Set(), 2);
+    const first = sessions.create("2025-06-18", NONE, "alice")?.id as string;
+    sessions.create("2025-06-18", NONE, "alice");
+    expect(sessions.create("2025-06-18", NONE, "alice")).toBeUndefined();
+    expect(sessions.create("2025-06-18", NONE, "bob")).toBeDefined();
+    // Anonymous sessions count only against the capacity.
+    for (let i = 0; i < 3; i++)
+      expect(sessions.create("2025-06-18", NONE, undefined)).toBeDefined();
+    sessions.delete(first);
+    const third = sessions.create("2025-06-18", NONE, "alice")?.id as string;
+    expect(third).toBeDefined();
+    expect(sessions.create("2025-06-18", NONE, "alice")).toBeUndefined();
+    advance(1000);
+    expect(sessions.create("2025-06-18", NONE, "alice")).toBeDefined();
+    expect(sessions.get(third)).toBeUndefined();
+  });
+
   it("deletes once", () => {
     const { sessions } = store(1);
     const id = sessions.create("2025-06-18", NONE, undefined)?.id as string;
@@ -150,9 +170,9 @@ describe("createInFlightCalls", () => {
   it("keeps string and number ids apart, and ignores unknown ids", () => {
     const calls = createInFlightCalls();
     const numeric = new AbortController();
-    calls.add(undefined, 7, numeric, UNLIMITED);
-    expect(calls.cancel(undefined, "7", undefined)).toBe(false);
-    expect(calls.cancel(undefined, 99, undefined)).toBe(false);
+    calls.add("alice", 7, numeric, UNLIMITED);
+    expect(calls.cancel("alice", "7", undefined)).toBe(false);
+    expect(calls.cancel("alice", 99, undefined)).toBe(false);
     expect(numeric.signal.aborted).toBe(false);
   });
 
@@ -160,23 +180,35 @@ describe("createInFlightCalls", () => {
     const calls = createInFlightCalls();
     const a = new AbortController();
     const b = new AbortController();
-    calls.add(undefined, 1, a, UNLIMITED);
-    const unregisterB = calls.add(undefined, 1, b, UNLIMITED);
-    expect(calls.cancel(undefined, 1, undefined)).toBe(false);
-    unregisterB?.();
-    expect(calls.cancel(undefined, 1, undefined)).toBe(true);
+    calls.add("alice", 1, a, UNLIMITED);
+    const unregisterB = calls.add("alice", 1, b, UNLIMITED);
+    expect(calls.cancel("alice", 1, undefined)).toBe(false);
+    if (typeof unregisterB === "function") unregisterB();
+    expect(calls.cancel("alice", 1, undefined)).toBe(true);
     expect(a.signal.aborted).toBe(true);
+  });
+
+  // Issue 23 (11): every anonymous caller was the owner "", so any client's
+  // `notifications/cancelled { requestId: 7 }` aborted another client's call 7.
+  it("lets no cancel reach a call without an owner, yet counts it", () => {
+    const calls = createInFlightCalls();
+    const anonymous = new AbortController();
+    const limit = { max: 1, perOwner: false };
+    expect(typeof calls.add(undefined, 7, anonymous, limit)).toBe("function");
+    expect(calls.cancel(undefined, 7, "stop")).toBe(false);
+    expect(anonymous.signal.aborted).toBe(false);
+    expect(calls.add("alice", 8, new AbortController(), limit)).toBe("max");
   });
 
   it("tracks which sessions have calls running and empties when they finish", () => {
     const calls = createInFlightCalls();
-    const unregister = calls.add("s1", 1, new AbortController(), UNLIMITED);
-    const second = calls.add("s1", 2, new AbortController(), UNLIMITED);
+    const unregister = calls.add("s1", 1, new AbortController(), UNLIMITED) as () => void;
+    const second = calls.add("s1", 2, new AbortController(), UNLIMITED) as () => void;
     expect(calls.running("s1")).toBe(true);
-    unregister?.();
-    unregister?.();
+    unregister();
+    unregister();
     expect(calls.running("s1")).toBe(true);
-    second?.();
+    second();
     expect(calls.running("s1")).toBe(false);
     expect(calls.cancel("s1", 1, undefined)).toBe(false);
   });
@@ -233,12 +265,12 @@ describe("the in-flight cap", () => {
   it("refuses a call beyond the owner's limit, and admits one again once a call ends", () => {
     const calls = createInFlightCalls();
     const limit = { max: 2, perOwner: true };
-    const first = calls.add("s1", 1, new AbortController(), limit);
-    expect(calls.add("s1", 2, new AbortController(), limit)).toBeDefined();
-    expect(calls.add("s1", 3, new AbortController(), limit)).toBeUndefined();
-    expect(calls.add("s2", 1, new AbortController(), limit)).toBeDefined();
-    first?.();
-    expect(calls.add("s1", 3, new AbortController(), limit)).toBeDefined();
+    const first = calls.add("s1", 1, new AbortController(), limit) as () => void;
+    expect(typeof calls.add("s1", 2, new AbortController(), limit)).toBe("function");
+    expect(calls.add("s1", 3, new AbortController(), limit)).toBe("max");
+    expect(typeof calls.add("s2", 1, new AbortController(), limit)).toBe("function");
+    first();
+    expect(typeof calls.add("s1", 3, new AbortController(), limit)).toBe("function");
   });
 
   it("counts every owner together when the limit is for the whole table", () => {
@@ -246,7 +278,22 @@ describe("the in-flight cap", () => {
     const limit = { max: 2, perOwner: false };
     calls.add("alice", 1, new AbortController(), limit);
     calls.add("bob", 1, new AbortController(), limit);
-    expect(calls.add("carol", 1, new AbortController(), limit)).toBeUndefined();
+    expect(calls.add("carol", 1, new AbortController(), limit)).toBe("max");
+  });
+
+  // Issue 23 (9): one caller took all 64 in-flight slots.
+  it("refuses an identity past its own share while others still get slots", () => {
+    const calls = createInFlightCalls();
+    const limit = { max: 4, perOwner: false, perCaller: 2 };
+    const first = calls.add(undefined, 1, new AbortController(), limit, "alice") as () => void;
+    calls.add("s1", 2, new AbortController(), limit, "alice");
+    expect(calls.add("s2", 3, new AbortController(), limit, "alice")).toBe("per_caller");
+    expect(typeof calls.add(undefined, 1, new AbortController(), limit, "bob")).toBe("function");
+    // Anonymous calls count only against the table.
+    expect(typeof calls.add(undefined, 1, new AbortController(), limit)).toBe("function");
+    expect(calls.add(undefined, 1, new AbortController(), limit, "carol")).toBe("max");
+    first();
+    expect(typeof calls.add(undefined, 4, new AbortController(), limit, "alice")).toBe("function");
   });
 });
 

@@ -92,7 +92,8 @@ describe("serveToolCall", () => {
   });
 
   it("aborts the tool's ctx.signal on notifications/cancelled and sends no response", async () => {
-    const { handler, observed } = fixtureHandler();
+    // A caller with an identity: an anonymous one's notification could be anyone's (callers.test.ts).
+    const { handler, observed } = fixtureHandler({ authorize: () => ({ subject: "alice" }) });
     const pending = handler.fetch(post(call(5, "wait", {}, { progressToken: 1 })));
     await observed.started;
     const note = {
@@ -254,15 +255,16 @@ describe("a gateway: serving a connectMcp toolset", () => {
 describe("the in-flight cap", () => {
   it("answers a call beyond maxInFlightCalls with -32000 while the running one carries on", async () => {
     const { handler, observed } = fixtureHandler({ maxInFlightCalls: 1 });
-    const running = handler.fetch(post(call(1, "wait", {})));
+    const stop = new AbortController();
+    const running = handler.fetch(new Request(post(call(1, "wait", {})), { signal: stop.signal }));
     await observed.started;
     const refused = await (await handler.fetch(post(call(2, "echo", { message: "x" })))).json();
     expect(refused).toMatchObject({ id: 2, error: { code: -32000 } });
     expect(refused.error.message).toContain("limit is 1");
     expect(await (await handler.fetch(post(rpc(3, "ping")))).json()).toMatchObject({ id: 3 });
-    const note = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } };
-    await handler.fetch(post(note));
-    await (await running).text();
+    stop.abort();
+    await running;
+    await observed.aborted;
     const after = await (await handler.fetch(post(call(4, "echo", { message: "y" })))).json();
     expect(after.result.content[0].text).toBe("echo: y");
   });
