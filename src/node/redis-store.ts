@@ -17,7 +17,7 @@ export interface RedisClientLike {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, options?: { PX?: number }): Promise<unknown>;
   del(key: string): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  EVAL(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
 /** What `redisStore` takes: a URL (the store connects and owns the client) or your client. */
@@ -111,7 +111,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         ttl?.toString() ?? "",
       ];
       const done = await call((redis) =>
-        redis.eval(COMPARE_AND_SET, { keys: [name], arguments: args }),
+        redis.EVAL(COMPARE_AND_SET, { keys: [name], arguments: args }),
       );
       return Number(done) === 1;
     },
