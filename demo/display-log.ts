@@ -244,6 +244,8 @@ function doneNotice(
       return [];
     case "cancelled":
       return notice("warning", "Stopped. Everything in flight was cancelled.");
+    case "paused":
+      return notice("warning", "Paused; the run resumes where it stopped.");
     case "max_turns":
       return notice("warning", "The run reached its turn limit.");
     case "loop":

@@ -80,4 +80,21 @@ export type {
   RawJsonSchemaInput,
   SchemaInput,
 } from "./schema/schema-input.ts";
+export {
+  type IndexedDbFactoryLike,
+  type IndexedDbStoreOptions,
+  indexedDbStore,
+} from "./store/indexed-db-store.ts";
+export {
+  type MemoryStoreOptions,
+  memoryStore,
+  type Store,
+  type StoreOptions,
+} from "./store/store.ts";
+export {
+  type DurableObjectStorageLike,
+  durableObjectStore,
+  type KvNamespaceLike,
+  kvStore,
+} from "./store/workers-store.ts";
 export { type CallOptions, Toolset } from "./toolset/toolset.ts";

@@ -1,6 +1,6 @@
 import { EventEmitter } from "eventemitter3";
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
-import { errorText, ToolError } from "../errors.ts";
+import { errorText, isToolError, ToolError } from "../errors.ts";
 import type { Tool } from "../local/define-tool.ts";
 import type { Message } from "../models/message.ts";
 import type { Model } from "../models/model.ts";
@@ -8,10 +8,19 @@ import { isJsonObject } from "../schema/is-json-object.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { type Concurrency, concurrencyCap, type InteractionAnswerer } from "./calls.ts";
 import { type CompactionSettings, createCompactionStep } from "./compaction-step.ts";
-import type { AgentEvent, AgentEventMap } from "./events.ts";
+import type { AgentEvent, AgentEventMap, EmitEvent } from "./events.ts";
 import { type Approver, INTERLOCK_POLICIES, type InterlockPolicy, modeApprover } from "./gates.ts";
 import { type LoopSettings, runLoop } from "./loop.ts";
 import { type AgentRun, createAgentRun, type RunResult } from "./run.ts";
+import {
+  createRunDurability,
+  createSnapshotSigner,
+  type ResumeDecisions,
+  type RunDurability,
+  type RunSnapshot,
+  type SnapshotSettings,
+  type SnapshotSigner,
+} from "./snapshot.ts";
 import { checkInput, checkSomethingToAnswer, copyConversation } from "./transcript.ts";
 
 /** What an `Agent` is made of; only `model` is required. */
@@ -59,6 +68,13 @@ export interface AgentOptions {
    * other listeners of that event still receive it. Default: `console.error`.
    */
   onError?: (error: unknown, event: AgentEvent) => void;
+  /**
+   * Keeps signed snapshots of each turn's calls, so a run can pause (`run.pause()`) or die and
+   * be resumed (`agent.resume`) in another page load or isolate. The `secret` (at least 32
+   * characters) signs them; every instance that resumes must share it. Default: none (a run
+   * then pays nothing for it).
+   */
+  snapshots?: SnapshotSettings;
 }
 
 /** Options of one `agent.run`. */
@@ -67,6 +83,23 @@ export interface AgentRunOptions {
   signal?: AbortSignal;
   /** A saved conversation to continue (for example parsed from JSON); it is not mutated. */
   conversation?: Conversation;
+  /**
+   * Receives each snapshot of the turn in progress, with `snapshots` set: before a call starts
+   * (awaited: the call starts once it returns, so a resume never runs it twice), when an
+   * approval or a question waits for a person, and as calls complete. Store the latest (e.g. in
+   * a `Store`); should the process die, `agent.resume(latest)` continues the run. A throw or a
+   * rejection keeps the call from starting (it ends `cancelled`).
+   */
+  onCheckpoint?(snapshot: RunSnapshot): void | Promise<void>;
+}
+
+/** Options of one `agent.resume`. */
+export interface AgentResumeOptions extends Omit<AgentRunOptions, "conversation"> {
+  /**
+   * Decisions for calls the snapshot shows waiting on their approval, by call id; a waiting call
+   * without one is put to the approver.
+   */
+  decisions?: ResumeDecisions;
 }
 
 /**
@@ -85,6 +118,7 @@ export interface AgentRunOptions {
 export class Agent extends EventEmitter<AgentEventMap> {
   readonly #settings: LoopSettings;
   readonly #onError: (error: unknown, event: AgentEvent) => void;
+  readonly #signer: SnapshotSigner | undefined;
 
   /**
    * @throws ToolError `invalid_configuration` naming the option, for a model without
@@ -101,6 +135,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
     if (options.tools && options.tools.length > 0) toolsets.push(Toolset.local(options.tools));
     const compaction = options.compaction;
     this.#onError = options.onError ?? reportListenerError;
+    this.#signer = options.snapshots && createSnapshotSigner(options.snapshots);
     this.#settings = {
       model: options.model,
       toolsets,
@@ -129,7 +164,6 @@ export class Agent extends EventEmitter<AgentEventMap> {
    * @param input The user's message, or messages to append.
    */
   run(input: string | readonly Message[], options: AgentRunOptions = {}): AgentRun {
-    const { signal } = options;
     let conversation = emptyConversation();
     let invalid: unknown;
     try {
@@ -139,23 +173,102 @@ export class Agent extends EventEmitter<AgentEventMap> {
     } catch (error) {
       invalid = error;
     }
+    return this.#start(input, conversation, invalid, options, undefined);
+  }
+
+  /**
+   * Continues a paused or dead run from its snapshot (see `snapshots`), here or on another
+   * instance with the same tools and secret: calls the snapshot shows completed keep their
+   * results and never run again; a call it shows running comes back `interrupted` (its result
+   * says so; a tool with `annotations.idempotentHint` runs again instead); approved calls run;
+   * waiting calls take the decision given here, else the approver's. Like `run`, it never
+   * throws: a refusal ends the run with `stop: "error"` and a `ToolError`
+   * `invalid_configuration` ("snapshot refused: …") for a snapshot that was changed (its
+   * arguments, conversation or calls) or signed with another key, tools whose declarations
+   * changed, or a decision for a call that is not waiting.
+   *
+   * @param snapshot A `RunSnapshot` as `onCheckpoint` or `result.snapshot` gave it (JSON-parsed).
+   * @example
+   * ```ts
+   * const run = agent.resume(JSON.parse(saved), { decisions: { [callId]: { type: "allow" } } });
+   * const { text } = await run.result;
+   * ```
+   */
+  resume(snapshot: RunSnapshot, options: AgentResumeOptions = {}): AgentRun {
+    const resuming = { snapshot, decisions: { ...(options.decisions ?? {}) } };
+    return this.#start("", emptyConversation(), undefined, options, resuming);
+  }
+
+  #start(
+    input: string | readonly Message[],
+    start: Conversation,
+    invalid: unknown,
+    options: AgentRunOptions,
+    resuming: { snapshot: unknown; decisions: ResumeDecisions } | undefined,
+  ): AgentRun {
+    const { signal } = options;
+    let conversation = start;
     const forward = (event: AgentEvent) => this.#deliver(event);
     const listened = () => this.eventNames().length > 0;
+    const signer = this.#signer;
+    // Only an agent with snapshots can pause, and only it pays for the pause signal.
+    const pauser = signer && new AbortController();
+    let durability: RunDurability | undefined;
+    let paused: RunSnapshot | undefined;
+    const pause = () => {
+      const frozen = durability?.pause();
+      if (!pauser || !frozen) {
+        throw new ToolError({
+          type: "unsupported",
+          operation: pauser
+            ? "pause while no turn's calls are in progress (pause at an approval or a question)"
+            : "pause: this agent keeps no snapshots (give it the `snapshots` option)",
+        });
+      }
+      void frozen.then((snapshot) => {
+        paused = snapshot;
+        pauser.abort("the run paused");
+      });
+    };
     return createAgentRun(
       async (emit, steering) => {
         // The loop always has a signal to hand on: the caller's own, used as is (a copy would
         // cost a signal and a listener per run), or one nothing aborts.
-        const runSignal = signal ?? new AbortController().signal;
+        let runSignal = signal ?? new AbortController().signal;
+        if (pauser) runSignal = signal ? AbortSignal.any([signal, pauser.signal]) : pauser.signal;
+        // A run stopped by `pause` ends `paused` with its snapshot, not `cancelled`.
+        const emitting: EmitEvent = (event) => {
+          if (event.type === "done" && paused && event.result.stop === "cancelled") {
+            event.result.stop = "paused";
+            event.result.snapshot = paused;
+          }
+          emit(event);
+        };
         try {
           // Bad input ends the run like any failure (an `error` event, then `done`), so `run`
           // keeps its promise never to throw, and nothing is sent to the model.
           if (invalid !== undefined) throw invalid;
+          if (resuming && !signer) {
+            throw new ToolError({
+              type: "invalid_configuration",
+              message: "resume needs an agent with the `snapshots` option",
+            });
+          }
+          let resumed: RunDurability["resume"];
+          if (signer && resuming) {
+            const body = await signer.verify(resuming.snapshot);
+            if (isToolError(body)) throw body;
+            conversation = copyConversation(body.conversation);
+            resumed = { body: { ...body, conversation }, decisions: resuming.decisions };
+          }
+          if (signer) durability = createRunDurability(signer, options.onCheckpoint, resumed);
           return await runLoop(this.#settings, {
             input,
             conversation,
             signal: runSignal,
-            emit,
+            emit: emitting,
             steering,
+            durability,
           });
         } catch (error) {
           // The loop reports every failure as a stop cause; this is the net under a bug, so
@@ -177,6 +290,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
       },
       forward,
       listened,
+      pause,
     );
   }
 

@@ -8,7 +8,7 @@ import type { Taint } from "../compaction/conversation.ts";
 import type { ExecutedCall } from "../compaction/loop-guard.ts";
 import { resultText } from "../compaction/lossless.ts";
 import { isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
-import { errorText, isToolError } from "../errors.ts";
+import { errorText, isToolError, unreachable } from "../errors.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
@@ -28,7 +28,8 @@ import {
   refusalText,
   turnTaint,
 } from "./gates.ts";
-import { CANCELLED_PREFIX, type ModelToolCall } from "./transcript.ts";
+import type { DurableTurn, ResumeDecisions, SnapshotCall } from "./snapshot.ts";
+import { CANCELLED_PREFIX, INTERRUPTED_PREFIX, type ModelToolCall } from "./transcript.ts";
 
 /**
  * Answers a running tool's question (`ctx.requestText` / `requestForm` / `requestSampling`),
@@ -79,6 +80,10 @@ export interface CallContext {
   onInteraction: InteractionAnswerer | undefined;
   /** Whether to wrap the output of `untrustedInput` tools as data. */
   markUntrustedOutput: boolean;
+  /** The turn's durable state, when the run keeps snapshots (snapshot.ts). */
+  durable?: DurableTurn | undefined;
+  /** Decisions the app gave `resume` for calls waiting on their approval, by call id. */
+  decisions?: ResumeDecisions | undefined;
 }
 
 /** A turn's results and what the run records about them. */
@@ -116,8 +121,11 @@ export async function handleCalls(
   const outcomes = new Array<Outcome>(calls.length);
   const approved: Approved[] = [];
   let blockedSends = 0;
-  const settle = (index: number, outcome: Outcome) => {
+  const { durable } = context;
+  const started: ToolInfo[] = [];
+  const settle = (index: number, outcome: Outcome, ran = false) => {
     outcomes[index] = outcome;
+    durable?.update(index, done(calls[index] as ModelToolCall, outcome, ran)).catch(() => {});
     const { toolUseId, isError, content } = outcome.block;
     const toolName = (calls[index] as ModelToolCall).name;
     emit({
@@ -139,6 +147,17 @@ export async function handleCalls(
       arguments: call.arguments,
     });
     const route = found[index];
+    const prior = durable?.calls[index];
+    if (prior && prior.state !== "waiting") {
+      // A resumed turn: what was recorded stands, and nothing that started runs again.
+      const resumed = resumeCall(prior, route);
+      if (resumed === "run" && route) approved.push({ index, call, route });
+      else if (resumed !== "run") {
+        if (resumed.started && route) started.push(route.info);
+        settle(index, resumed, resumed.started);
+      }
+      continue;
+    }
     if (!route) {
       settle(index, failed(call, unknownToolText(call.name, context.infos), "unknown"));
       continue;
@@ -154,23 +173,39 @@ export async function handleCalls(
       continue;
     }
     const reason = verdict === "ask" ? interlockReason(call.name) : undefined;
+    await durable?.update(index, { ...call, state: "waiting", approval: true }).catch(() => {});
     const decision = await decide(call, route.info, reason, context);
     if (decision === undefined) {
       settle(index, cancelled(call, "while its approval was pending"));
       continue;
     }
-    if (decision.type === "allow") approved.push({ index, call, route });
-    else settle(index, failed(call, refusalText(decision), "refused"));
+    if (decision.type === "allow") {
+      approved.push({ index, call, route });
+      durable?.update(index, { ...call, state: "approved" }).catch(() => {});
+    } else settle(index, failed(call, refusalText(decision), "refused"));
   }
 
-  const started: ToolInfo[] = [];
   const finished = await runConcurrently(
     approved.map(({ index, call, route }) => ({
       readOnly: isReadOnly(route.info),
       run: async () => {
-        const outcome = await executeCall(call, route, context);
+        // The snapshot saying the call runs is handed over before it starts, so a resume never
+        // runs it a second time.
+        const marked = await durable?.update(index, { ...call, state: "running" }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        const outcome =
+          marked === undefined
+            ? await executeCall(call, route, context, (question) =>
+                durable?.update(index, { ...call, state: "running", question }),
+              )
+            : {
+                ...cancelled(call, `before this call started (${errorText(marked)})`),
+                started: false,
+              };
         if (outcome.started) started.push(route.info);
-        settle(index, outcome);
+        settle(index, outcome, outcome.started);
         return outcome;
       },
     })),
@@ -197,6 +232,12 @@ async function decide(
 ): Promise<ApprovalDecision | undefined> {
   const { emit, signal } = context;
   if (signal.aborted) return undefined;
+  const given = context.decisions?.[call.id];
+  if (given !== undefined) {
+    // The app decided while the run was paused; the approver is not asked again.
+    emit({ type: "approval_resolved", callId: call.id, toolName: call.name, decision: given });
+    return given;
+  }
   const request: ApprovalRequest = {
     toolName: call.name,
     callId: call.id,
@@ -241,6 +282,7 @@ export async function executeCall(
   call: ModelToolCall,
   route: Route,
   context: CallContext,
+  beforeQuestion?: (request: ToolInteractionRequest) => Promise<void> | undefined,
 ): Promise<Outcome & { started: boolean }> {
   const { signal, emit } = context;
   if (signal.aborted) return started(cancelled(call, "before this call started"), false);
@@ -254,6 +296,7 @@ export async function executeCall(
   if (answer) {
     options.onInteraction = async (request) => {
       emit({ type: "interaction_requested", callId: call.id, toolName: call.name, request });
+      await beforeQuestion?.(request)?.catch(() => {});
       const response = await answer(request, signal);
       // An answer that comes after the abort is dropped with the call, which already reported
       // its `Cancelled:` result (and the run perhaps its `done`).
@@ -292,6 +335,43 @@ function started(outcome: Outcome, ran: boolean): Outcome & { started: boolean }
 function failed(call: ModelToolCall, text: string, outcome: ToolCallOutcome): Outcome {
   const content: ToolContent[] = [{ type: "text", text }];
   return { block: { type: "tool_result", toolUseId: call.id, content, isError: true }, outcome };
+}
+
+// Where a call recorded by a snapshot stands when its run resumes: its recorded result, or
+// `run` for one that was approved and never started, or that started and may be re-run
+// because its tool is idempotent or read-only; any other started call is interrupted.
+function resumeCall(
+  prior: Exclude<SnapshotCall, { state: "waiting" }>,
+  route: Route | undefined,
+): (Outcome & { started: boolean }) | "run" {
+  switch (prior.state) {
+    case "done":
+      return { block: prior.result, outcome: prior.outcome, started: prior.started };
+    case "approved":
+      return route
+        ? "run"
+        : started(failed(prior, unknownToolText(prior.name, []), "unknown"), false);
+    case "running":
+      // Running it again changes nothing more than running it once did.
+      if (route && (route.info.annotations.idempotentHint === true || isReadOnly(route.info))) {
+        return "run";
+      }
+      return started(
+        failed(prior, `${INTERRUPTED_PREFIX} ${interruptedText(prior)}`, "interrupted"),
+        true,
+      );
+    default:
+      return unreachable(prior);
+  }
+}
+
+function interruptedText(prior: Extract<SnapshotCall, { state: "running" }>): string {
+  const when = prior.question ? "while it waited for an answer" : "while it ran";
+  return `the run stopped ${when}; it may or may not have taken effect, and it was not run again.`;
+}
+
+function done(call: ModelToolCall, outcome: Outcome, ran: boolean): SnapshotCall {
+  return { ...call, state: "done", result: outcome.block, outcome: outcome.outcome, started: ran };
 }
 
 function cancelled(call: ModelToolCall, when: string): Outcome {

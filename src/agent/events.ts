@@ -11,9 +11,10 @@ import type { RunResult } from "./run.ts";
 /**
  * How a tool call ended: `executed` (it ran; `isError` tells whether it failed), `refused`
  * (an approver or the interlock said no), `unknown` (no such tool), `cancelled` (the run was
- * cancelled before or while it ran).
+ * cancelled before or while it ran), `interrupted` (a resumed run found it running when its run
+ * stopped, and its tool is not idempotent: it was not run again).
  */
-export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled";
+export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled" | "interrupted";
 
 /**
  * One step of a run, discriminated by `type`; the same objects go to `run.events` and to the

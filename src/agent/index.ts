@@ -65,7 +65,12 @@ export type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../models/message.ts";
-export { Agent, type AgentOptions, type AgentRunOptions } from "./agent.ts";
+export {
+  Agent,
+  type AgentOptions,
+  type AgentResumeOptions,
+  type AgentRunOptions,
+} from "./agent.ts";
 export type { Concurrency, InteractionAnswerer } from "./calls.ts";
 export type { CompactionSettings } from "./compaction-step.ts";
 export type { AgentEvent, AgentEventMap, AgentEventType, ToolCallOutcome } from "./events.ts";
@@ -78,3 +83,10 @@ export {
   modeApprover,
 } from "./gates.ts";
 export type { AgentRun, RunResult, StopCause } from "./run.ts";
+export type {
+  ResumeDecisions,
+  RunSnapshot,
+  RunSnapshotBody,
+  SnapshotCall,
+  SnapshotSettings,
+} from "./snapshot.ts";

@@ -14,8 +14,23 @@ import type { Toolset } from "../toolset/toolset.ts";
 import { type CallContext, handleCalls, type InteractionAnswerer, type Route } from "./calls.ts";
 import type { CompactionStep } from "./compaction-step.ts";
 import type { EmitEvent } from "./events.ts";
-import { type Approver, armImageTaint, type InterlockPolicy, judgedInfo } from "./gates.ts";
+import {
+  type Approver,
+  armImageTaint,
+  checkDecision,
+  type InterlockPolicy,
+  judgedInfo,
+} from "./gates.ts";
 import { addUsage, type RunResult, type StopCause } from "./run.ts";
+import {
+  type ResumeDecisions,
+  type RunDurability,
+  type RunSnapshotBody,
+  refusal,
+  type SnapshotCall,
+  toolsFingerprint,
+  waitingCalls,
+} from "./snapshot.ts";
 import {
   appendAssistant,
   appendInput,
@@ -66,6 +81,8 @@ export interface RunInput {
   emit: EmitEvent;
   /** Steering text queued by `AgentRun.steer`, drained by the loop. */
   steering: string[];
+  /** The run's snapshots, when the agent keeps them (snapshot.ts). */
+  durability?: RunDurability | undefined;
 }
 
 /**
@@ -99,7 +116,8 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   };
 
   conversation.rewritten = [];
-  appendInput(messages, run.input);
+  // A resumed turn's calls are open on purpose: they are settled below, not closed as never run.
+  if (!run.durability?.resume) appendInput(messages, run.input);
   armImageTaint(conversation);
   const step = settings.compaction?.(settings.model);
   let catalog: ToolCatalog;
@@ -125,6 +143,27 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     onInteraction: settings.onInteraction,
     markUntrustedOutput: settings.markUntrustedOutput,
   };
+  const { durability } = run;
+  const tools = durability ? await toolsFingerprint(catalog.infos) : "";
+  const position = () => ({ conversation, turns, blockedSends });
+  const resumed = durability?.resume;
+  if (durability && resumed) {
+    // A paused turn: its recorded calls settle as recorded, the rest pass their gates (with
+    // the app's decisions) and run, and the loop goes on from its results.
+    const problem = resumeProblem(resumed.body, resumed.decisions, tools);
+    if (problem) return fail(problem);
+    turns = resumed.body.turns;
+    blockedSends = resumed.body.blockedSends;
+    context.turn = turns;
+    context.decisions = resumed.decisions;
+    context.durable = durability.begin(structuredClone(resumed.body.calls), position, tools);
+    const outcome = await handleCalls(resumed.body.calls.map(toolCallOf), context);
+    durability.end();
+    context.durable = context.decisions = undefined;
+    blockedSends += outcome.blockedSends;
+    messages.push({ role: "user", content: outcome.results });
+    step?.recordTurn(outcome.executed);
+  }
   let empty = 0;
   let overflowRetried = false;
   for (;;) {
@@ -219,11 +258,44 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       if (steering.length > 0 || turn.finish === "pause") continue;
       return finish("done");
     }
+    if (durability)
+      context.durable = durability.begin(waitingCalls(turn.toolCalls), position, tools);
     const outcome = await handleCalls(turn.toolCalls, context);
+    durability?.end();
+    context.durable = undefined;
     blockedSends += outcome.blockedSends;
     messages.push({ role: "user", content: outcome.results });
     step?.recordTurn(outcome.executed);
   }
+}
+
+// Why a verified snapshot cannot be resumed here: other tools, or a decision for a call that
+// is not waiting for one.
+function resumeProblem(
+  body: RunSnapshotBody,
+  decisions: ResumeDecisions,
+  tools: string,
+): ToolError | undefined {
+  if (body.tools !== tools) {
+    return refusal("the tools' declarations changed since the run paused");
+  }
+  for (const [id, decision] of Object.entries(decisions)) {
+    const call = body.calls.find((candidate) => candidate.id === id);
+    if (call?.state !== "waiting") return refusal(`no call \`${id}\` waits for a decision`);
+    try {
+      decisions[id] = checkDecision(decision);
+    } catch {
+      return refusal(`the decision for \`${id}\` is not an approval decision`);
+    }
+  }
+  return undefined;
+}
+
+function toolCallOf(call: SnapshotCall): ModelToolCall {
+  const plain: ModelToolCall = { id: call.id, name: call.name, arguments: call.arguments };
+  if (call.signature !== undefined) plain.signature = call.signature;
+  if (call.providerMetadata !== undefined) plain.providerMetadata = call.providerMetadata;
+  return plain;
 }
 
 function drain(steering: string[]): { type: "text"; text: string }[] {

@@ -5,11 +5,14 @@ import type { Conversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
 import type { FinishReason, ModelUsage } from "../models/model.ts";
 import type { AgentEvent, EmitEvent } from "./events.ts";
+import type { RunSnapshot } from "./snapshot.ts";
 
 /**
  * Why a run ended.
  *
  * - `done`: the model answered without calling a tool.
+ * - `paused`: `run.pause()` stopped it while it waited on an approval or a question;
+ *   `snapshot` resumes it (`agent.resume`).
  * - `max_turns`: the turn limit was reached; a final tool-less turn wrote the answer.
  * - `cancelled`: the run's signal aborted.
  * - `loop`: after a summary compaction the model repeated an identical call with an identical
@@ -27,6 +30,7 @@ import type { AgentEvent, EmitEvent } from "./events.ts";
  */
 export type StopCause =
   | "done"
+  | "paused"
   | "max_turns"
   | "cancelled"
   | "loop"
@@ -63,6 +67,8 @@ export interface RunResult {
    * same turn is asked again.
    */
   error?: unknown;
+  /** The signed snapshot to pass to `agent.resume`, when `stop` is `paused`. */
+  snapshot?: RunSnapshot;
 }
 
 /**
@@ -97,6 +103,16 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
    * when `text` is not a string.
    */
   steer(text: string): void;
+  /**
+   * Stops the run where it stands, for `agent.resume` to continue later: its `result` then has
+   * `stop: "paused"` and the signed `snapshot`. Meant for a run waiting on an approval or a
+   * question (call it from the approver, or on `approval_requested`); a call running at that
+   * moment is cancelled and comes back `interrupted` (or runs again if its tool is idempotent).
+   *
+   * @throws ToolError `unsupported` when the agent keeps no snapshots (`snapshots` option) or
+   * no turn's calls are in progress (nothing to resume from).
+   */
+  pause(): void;
 }
 
 /** The work of a run, reporting events and reading queued steering text. */
@@ -112,6 +128,7 @@ export function createAgentRun(
   body: RunBody,
   forward: EmitEvent,
   listened: () => boolean,
+  pause: () => void = unpausable,
 ): AgentRun {
   // The stream is made on first use and events wait in a plain array until then; most callers
   // listen on the emitter or await `result`, and a stream costs more per event.
@@ -185,6 +202,7 @@ export function createAgentRun(
       }
       if (text !== "") steering.push(text);
     },
+    pause,
     async *[Symbol.asyncIterator]() {
       const reader = events().getReader();
       let ended = false;
@@ -201,6 +219,13 @@ export function createAgentRun(
       }
     },
   };
+}
+
+function unpausable(): void {
+  throw new ToolError({
+    type: "unsupported",
+    operation: "pause: this agent keeps no snapshots (give it the `snapshots` option)",
+  });
 }
 
 /** Adds one model call's usage to a running total, in place. */

@@ -16,6 +16,9 @@ import { isJsonObject } from "../schema/is-json-object.ts";
 /** The prefix of the result of a call the run's cancellation stopped or never started. */
 export const CANCELLED_PREFIX = "Cancelled:";
 
+/** The prefix of the result of a call a resumed run found running when its run stopped. */
+export const INTERRUPTED_PREFIX = "Interrupted:";
+
 /** One call the model made in a turn. */
 export interface ModelToolCall {
   /** The call id, unique within the turn. */

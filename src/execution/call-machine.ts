@@ -8,6 +8,7 @@ import type { ToolInteractionRequest } from "../interaction/interaction-request.
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolHandlerBackend } from "./backend.ts";
+import type { CallJournal } from "./call-journal.ts";
 import type {
   StepOptions,
   ToolHandlerInput,
@@ -69,6 +70,7 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     args: unknown,
     callId: string | undefined,
     auth: unknown,
+    journal: CallJournal | undefined,
   ): Promise<void> | void;
 
   /**
@@ -180,7 +182,7 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     this.#enter("running");
     try {
       const callId = typeof input.callId === "string" ? input.callId : undefined;
-      await this.start(input.arguments, callId, input.auth);
+      await this.start(input.arguments, callId, input.auth, input["~journal"]);
     } catch (error) {
       if ((this.#state as CallState) !== "finished") this.#enter("finished");
       throw this.#stopped ?? error;

@@ -1,5 +1,6 @@
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { CallJournal } from "./call-journal.ts";
 import type { ToolResult } from "./tool-result.ts";
 
 /**
@@ -15,6 +16,8 @@ export type ToolHandlerInput =
       arguments: unknown;
       /** Who is calling (`CallOptions.auth`), seen by a local tool as `ctx.auth`. */
       auth?: unknown;
+      /** The journal a local tool's `ctx.once` records into (`CallOptions["~journal"]`). */
+      "~journal"?: CallJournal;
     }
   | { type: "interaction"; response: ToolInteractionResponse }
   | { type: "cancel"; reason?: string };

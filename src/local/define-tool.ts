@@ -70,6 +70,25 @@ export interface ToolContext {
    * when the tool did not declare sampling, `invalid_configuration` for a malformed request.
    */
   requestSampling(request: SamplingRequest): Promise<SamplingResult>;
+  /**
+   * Runs a side effect once per call and returns its result, which must be JSON (`undefined`
+   * is fine; every host returns the JSON copy). A host that answers a question by running the
+   * tool again from the start (MCP 2026-07-28) replays the recorded result instead of running
+   * `effect` again; everywhere else this is a plain call. The key names the effect within the
+   * call: a second `once` with the same key returns the first one's result. An effect that
+   * throws is not recorded, so a later run tries it again.
+   *
+   * @param key Names the effect, the same on every run of the call (e.g. `"charge"`).
+   * @param effect The side effect.
+   * @throws ToolError `invalid_output` for a result with no JSON form, `cancelled` once the call
+   * was stopped, `invalid_configuration` for an empty key; else what `effect` throws.
+   * @example
+   * ```ts
+   * const order = await ctx.once("order", () => shop.placeOrder(input));
+   * const ok = await ctx.requestForm("Pay now?", payForm); // over 2026 the tool runs again here
+   * ```
+   */
+  once<T>(key: string, effect: () => T | Promise<T>): Promise<T>;
 }
 
 /**
@@ -84,6 +103,8 @@ export interface Tool<Input = unknown> {
   readonly readOnly: boolean;
   /** Declared risk surface. */
   readonly capabilities: Capabilities;
+  /** Whether the tool may run again from the start to replay answered questions (`replayable`). */
+  readonly replayable: boolean;
   /** Returns state to carry verbatim across compaction, or `undefined` for none. */
   carriedState?(): CarriedState | undefined;
   /** The tool's function, called with validated arguments. */
@@ -144,6 +165,14 @@ export interface DefineToolOptions<S extends SchemaInput> {
   annotations?: ToolAnnotations;
   /** Caller interactions the tool may request. */
   interactions?: Partial<InteractionCapabilities>;
+  /**
+   * Whether the tool may be run again from the start to replay the questions it asked; default
+   * `true`. Over MCP 2026-07-28 a server answers a question by running the tool again with the
+   * answers so far: effects inside `ctx.once` are replayed from the journal, anything else runs
+   * twice. `false` says the tool must never run twice, so such a question fails the call with
+   * `unsupported` instead (everywhere else the tool asks as usual).
+   */
+  replayable?: boolean;
   /** Visual metadata. */
   icons?: ToolIcon[];
   /** Uninterpreted extra metadata. */
@@ -213,6 +242,9 @@ export function defineTool<S extends SchemaInput>(
   }
   const readOnly = (options.readOnly ?? hint) === true;
   const caps = toCapabilities(options.capabilities);
+  if (options.replayable !== undefined && typeof options.replayable !== "boolean") {
+    throw invalid(`tool ${name} has a non-boolean replayable`);
+  }
   const info: ToolInfo = {
     name,
     description: options.description,
@@ -231,6 +263,7 @@ export function defineTool<S extends SchemaInput>(
     info,
     readOnly,
     capabilities: caps,
+    replayable: options.replayable !== false,
     call: async (value, ctx) => call(value, ctx),
     "~run": call,
     "~input": input,

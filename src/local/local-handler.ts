@@ -2,6 +2,7 @@ import type { CarriedState } from "../declaration/carried-state.ts";
 import { byName, type ToolName } from "../declaration/tool-name.ts";
 import { errorText, isToolError, ToolError, type ToolErrorInput } from "../errors.ts";
 import type { ToolsetBackend } from "../execution/backend.ts";
+import { type CallJournal, createCallJournal } from "../execution/call-journal.ts";
 import { type CallAnswer, CallMachine, unsupported } from "../execution/call-machine.ts";
 import { isToolResult, resultFromShape, ToolResult } from "../execution/tool-result.ts";
 import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
@@ -115,6 +116,8 @@ export class LocalHandler extends CallMachine<Question> {
   // Created on first use; making an AbortController costs microseconds and most calls never read it.
   #controller: AbortController | undefined;
   #callId: string | undefined;
+  // The host's journal, or one of this call's own made on the first `ctx.once`.
+  #journal: CallJournal | undefined;
 
   /** Creates a handler in the ready state for one call of `tool`. */
   constructor(tool: Tool) {
@@ -124,8 +127,14 @@ export class LocalHandler extends CallMachine<Question> {
     this.formValidator = tool["~formValidator"];
   }
 
-  protected async start(args: unknown, callId: string | undefined, auth: unknown): Promise<void> {
+  protected async start(
+    args: unknown,
+    callId: string | undefined,
+    auth: unknown,
+    journal: CallJournal | undefined,
+  ): Promise<void> {
     this.#callId = callId;
+    this.#journal = journal;
     const tool = this.#tool;
     const outcome = await tool["~input"].validate(args);
     if (this.stopped) return;
@@ -181,6 +190,12 @@ export class LocalHandler extends CallMachine<Question> {
     return this.#controller.signal;
   }
 
+  /** Runs a keyed side effect once per call (`ctx.once`). */
+  "~once"<T>(key: string, effect: () => T | Promise<T>): Promise<T> {
+    this.#journal ??= createCallJournal();
+    return this.#journal.once(key, effect, this["~signal"](), this.toolName);
+  }
+
   /** Suspends the call on a question for the caller. */
   "~ask"(prompt: string, kind: ToolInteractionKind): Promise<unknown> {
     if (this.state === "finished")
@@ -192,6 +207,9 @@ export class LocalHandler extends CallMachine<Question> {
       if (problem.type === "undeclared_interaction") this.stop(problem);
       return Promise.reject(problem);
     }
+    // A host that answers by running the tool again refuses a tool that must not run twice.
+    const refused = this.#journal?.askProblem(tool.name, tool.replayable !== false);
+    if (refused) return Promise.reject(this.stop(refused));
     if (this.asking)
       return Promise.reject(unsupported("a second interaction while one is pending"));
     const request: ToolInteractionRequest = {
@@ -295,7 +313,7 @@ type SamplingKind = Extract<ToolInteractionKind, { type: "sampling" }>;
 /**
  * The context a local tool receives. Its functions are own closures over the handler, so a tool
  * may destructure them (`call: (input, { progress, signal }) => …`); only the signal is made on
- * first use (an AbortController costs microseconds). Making the five closures up front measured
+ * first use (an AbortController costs microseconds). Making the closures up front measured
  * the same per call as making each on first use, and is 21 bytes gzip smaller.
  */
 class LocalContext implements ToolContext {
@@ -308,6 +326,7 @@ class LocalContext implements ToolContext {
   readonly requestText: ToolContext["requestText"];
   readonly requestForm: ToolContext["requestForm"];
   readonly requestSampling: ToolContext["requestSampling"];
+  readonly once: ToolContext["once"];
 
   constructor(port: LocalHandler, tool: Tool, callId: string | undefined, auth: unknown) {
     this.#port = port;
@@ -316,6 +335,7 @@ class LocalContext implements ToolContext {
     if (auth !== undefined) (this as { auth?: unknown }).auth = auth;
     const schemaValidation = tool.info.interactions.formSchemaValidation;
     this.progress = (update) => port.progress(update);
+    this.once = (key, effect) => port["~once"](key, effect);
     this.log = (level, data, logger) =>
       port.log(logger === undefined ? { level, data } : { level, data, logger });
     this.requestText = (prompt, options) =>

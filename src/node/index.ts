@@ -25,6 +25,12 @@ export {
   type McpServersConfig,
 } from "./mcp-servers.ts";
 export { type NodeOAuthOptions, nodeOAuth } from "./node-oauth.ts";
+export {
+  type RedisClientLike,
+  type RedisStore,
+  type RedisStoreOptions,
+  redisStore,
+} from "./redis-store.ts";
 export { type FetchHandler, type Served, type ServeOptions, serve } from "./serve.ts";
 export { type ConnectStdioOptions, connectStdio } from "./stdio-client.ts";
 export { type ServeStdioOptions, serveStdio } from "./stdio-server.ts";

@@ -4,6 +4,7 @@ import type { ToolInfo } from "../declaration/tool-info.ts";
 import { byName } from "../declaration/tool-name.ts";
 import { errorText, isToolError, ToolError } from "../errors.ts";
 import type { ToolHandlerBackend, ToolsetBackend } from "../execution/backend.ts";
+import type { CallJournal } from "../execution/call-journal.ts";
 import type {
   StepOptions,
   ToolHandlerInput,
@@ -48,6 +49,11 @@ export interface CallOptions {
    * returned). The tool sees it as `ctx.auth`; toolwire never reads it.
    */
   auth?: unknown;
+  /**
+   * The journal a local tool's `ctx.once` records into, for a host that runs a call again from
+   * the start (an MCP 2026-07-28 server); without it each call keeps its own.
+   */
+  "~journal"?: CallJournal;
 }
 
 /**
@@ -277,6 +283,7 @@ async function drive(
     const invoke: ToolHandlerInput = { type: "invoke", arguments: args };
     if (options.callId !== undefined) invoke.callId = options.callId;
     if (options.auth !== undefined) invoke.auth = options.auth;
+    if (options["~journal"] !== undefined) invoke["~journal"] = options["~journal"];
     let output = await raceSignal(handler.step(invoke, steps), signal, cancelled);
     while (output.type === "interaction") {
       const { onInteraction } = options;

@@ -15,6 +15,7 @@ const ORDER = [
   "errors.ts",
   "redaction.ts",
   "abort.ts",
+  "store",
   "schema",
   "json-schema",
   "declaration",

@@ -359,3 +359,14 @@ describe("defineTool", () => {
     });
   });
 });
+
+describe("defineTool replayable (design.md T16)", () => {
+  test("defaults to true and refuses a value that is not a boolean", () => {
+    const base = { name: "t", description: "d", input: v.object({}), call: () => "ok" };
+    expect(defineTool(base).replayable).toBe(true);
+    expect(defineTool({ ...base, replayable: false }).replayable).toBe(false);
+    expect(() => defineTool({ ...base, replayable: "no" as unknown as boolean })).toThrow(
+      expect.objectContaining({ type: "invalid_configuration" }),
+    );
+  });
+});

@@ -293,3 +293,112 @@ describe("ToolContext.log", () => {
     expect(result.content).toEqual([{ type: "text", text: "ok" }]);
   });
 });
+
+describe("ToolContext.once (design.md T16)", () => {
+  test("runs an effect once per key and hands back its JSON copy", async () => {
+    let runs = 0;
+    const tools = Toolset.local([
+      defineTool({
+        name: "twice",
+        description: "d",
+        input: v.object({}),
+        call: async (_input, { once }) => {
+          const first = await once("write", () => {
+            runs++;
+            return { at: new Date(0), n: runs };
+          });
+          const again = await once("write", () => {
+            runs++;
+            return { n: runs };
+          });
+          const nothing = await once("void", () => undefined);
+          return { first, again, nothing: nothing === undefined };
+        },
+      }),
+    ]);
+    const result = await tools.call("twice", {});
+    expect(runs).toBe(1);
+    const same = { at: "1970-01-01T00:00:00.000Z", n: 1 };
+    expect(result.structuredContent).toEqual({ first: same, again: same, nothing: true });
+  });
+
+  test("shares a running effect with a second use of its key", async () => {
+    let runs = 0;
+    const tools = Toolset.local([
+      defineTool({
+        name: "parallel",
+        description: "d",
+        input: v.object({}),
+        call: async (_input, ctx) => {
+          const effect = async () => {
+            runs++;
+            await Promise.resolve();
+            return runs;
+          };
+          return { both: await Promise.all([ctx.once("a", effect), ctx.once("a", effect)]) };
+        },
+      }),
+    ]);
+    expect((await tools.call("parallel", {})).structuredContent).toEqual({ both: [1, 1] });
+  });
+
+  test("records nothing for an effect that throws, so the key runs again", async () => {
+    let runs = 0;
+    const tools = Toolset.local([
+      defineTool({
+        name: "retry",
+        description: "d",
+        input: v.object({}),
+        call: async (_input, ctx) => {
+          const effect = () => {
+            runs++;
+            if (runs === 1) throw new Error("flaky");
+            return runs;
+          };
+          await ctx.once("x", effect).catch(() => undefined);
+          return String(await ctx.once("x", effect));
+        },
+      }),
+    ]);
+    expect((await tools.call("retry", {})).content).toEqual([{ type: "text", text: "2" }]);
+  });
+
+  test("fails with invalid_output for a result with no JSON form and invalid_configuration for an empty key", async () => {
+    const seen: string[] = [];
+    const handler = handlerFor(async (_input, ctx) => {
+      for (const use of [() => ctx.once("big", () => 10n), () => ctx.once("", () => 1)]) {
+        seen.push((await caught(use)).type);
+      }
+      return "ok";
+    });
+    await handler.step({ type: "invoke", arguments: {} });
+    expect(seen).toEqual(["invalid_output", "invalid_configuration"]);
+  });
+
+  test("starts no effect once the call was cancelled", async () => {
+    let runs = 0;
+    let resume: () => void = () => {};
+    const paused = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    let outcome: Promise<unknown> = Promise.resolve();
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const handler = handlerFor(async (_input, ctx) => {
+      started();
+      await paused;
+      outcome = ctx.once("late", () => runs++);
+      return "unreachable";
+    });
+    const step = handler.step({ type: "invoke", arguments: {} });
+    await running;
+    await caught(handler.step({ type: "cancel" }));
+    await caught(step);
+    resume();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect((await caught(outcome)).type).toBe("cancelled");
+    expect(runs).toBe(0);
+  });
+});

@@ -9,6 +9,7 @@ import { transcriptProblems } from "./model-transcript.ts";
 /** Every stop cause, checked complete by the type checker. */
 const STOP_CAUSES = Object.keys({
   done: true,
+  paused: true,
   max_turns: true,
   cancelled: true,
   loop: true,

@@ -227,6 +227,13 @@ export interface McpHandlerOptions {
   /** How long a 2026 `requestState` stays valid after it was issued, in ms; default 10 minutes. */
   requestStateTtlMs?: number;
   /**
+   * The most bytes of a call's recorded `ctx.once` results (keys plus JSON text) a 2026
+   * `requestState` carries; default 256 KiB, so the retry stays well inside `maxBodyBytes`. A
+   * tool that asks a question with more recorded fails the call (`unsupported`) rather than
+   * running its effects again on the retry.
+   */
+  maxJournalBytes?: number;
+  /**
    * The caching hints of 2026 `server/discover` and `tools/list` results: how long a client may
    * reuse one (`ttlMs`, default 0) and whether it is the same for every caller (`public`) or
    * only for this authorization (`private`, default).
@@ -548,6 +555,7 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     interactionTimeoutMs: positive("interactionTimeoutMs", 300_000),
     pageSize: positive("pageSize", 64),
     requestStateTtlMs: positive("requestStateTtlMs", 600_000),
+    maxJournalBytes: positive("maxJournalBytes", 256 * 1024),
   };
   if (
     options.stateSecret !== undefined &&

@@ -6,6 +6,7 @@
 // `docs/design.md`, "Serving MCP", "2026-07-28".
 
 import { ToolError } from "../../errors.ts";
+import type { JournalEntries } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingResult } from "../../interaction/read-sampling.ts";
@@ -19,6 +20,8 @@ export interface Round {
   readonly answers: Map<string, { fingerprint: string; response: Record<string, unknown> }>;
   /** The questions the previous round asked, by key: a retry's answer must be for one of them. */
   readonly pending: Map<string, string>;
+  /** The tool's `ctx.once` results recorded by earlier rounds, replayed instead of re-run. */
+  readonly steps: JournalEntries;
 }
 
 /** Why a round stopped before the tool completed. */
@@ -164,8 +167,9 @@ export interface StateBinding {
  * Signs and verifies `requestState`: `<payload>.<mac>`, both base64url, the MAC an HMAC-SHA-256
  * over the payload together with the caller's identity, the tool and its arguments (so state
  * replayed by another caller, on another tool or with other arguments fails), the payload
- * holding the expiry and the round. Signed, not encrypted: it holds only what the client itself
- * answered and fingerprints of the questions.
+ * holding the expiry and the round. Signed, not encrypted: it holds what the client itself
+ * answered, fingerprints of the questions and the results of the tool's `ctx.once` effects (so a
+ * tool should not record there what the client must not read).
  */
 export interface StateCodec {
   sign(round: Round & { pending: Map<string, string> }, binding: StateBinding): Promise<string>;
@@ -216,6 +220,7 @@ export function createStateCodec(
           [...round.answers].map(([k, { fingerprint, response }]) => [k, [fingerprint, response]]),
         ),
         pending: Object.fromEntries(round.pending),
+        steps: Object.fromEntries(round.steps),
       };
       const payload = base64Url(encoder.encode(JSON.stringify(body)));
       const mac = await crypto.subtle.sign("HMAC", await keyOf(), signed(payload, binding));
@@ -251,7 +256,11 @@ export function createStateCodec(
       for (const [k, fp] of Object.entries(isRecord(body.pending) ? body.pending : {})) {
         if (typeof fp === "string") pending.set(k, fp);
       }
-      return { answers, pending };
+      const steps: JournalEntries = new Map();
+      for (const [k, text] of Object.entries(isRecord(body.steps) ? body.steps : {})) {
+        if (typeof text === "string" || text === null) steps.set(k, text);
+      }
+      return { answers, pending, steps };
     },
   };
 }

@@ -5,6 +5,7 @@
 // into `input_required`. See `docs/design.md`, "Serving MCP", "2026-07-28".
 
 import { errorText } from "../../errors.ts";
+import { createCallJournal } from "../../execution/call-journal.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { CallOptions } from "../../toolset/toolset.ts";
@@ -358,7 +359,7 @@ async function callTool(scope: Scope): Promise<Answer> {
     tool: name,
     args: JSON.parse(canonicalJson(JSON.parse(sent))),
   });
-  let round: Round = { answers: new Map(), pending: new Map() };
+  let round: Round = { answers: new Map(), pending: new Map(), steps: new Map() };
   if (params.requestState !== undefined) {
     const verified =
       typeof params.requestState === "string"
@@ -394,9 +395,16 @@ async function callTool(scope: Scope): Promise<Answer> {
   const channel = createResponseChannel(headers, disconnect);
   const stopListening = request.onAbort(disconnect);
   let stopped: Stop | undefined;
+  // The retry runs the tool again, so its `ctx.once` effects are recorded into the round.
+  const journal = createCallJournal({
+    entries: round.steps,
+    replays: true,
+    maxBytes: state.options.maxJournalBytes,
+  });
   const options: CallOptions = {
     signal: controller.signal,
     auth: caller.auth,
+    "~journal": journal,
     onInteraction: roundAsker({
       round,
       inputResponses: inputResponses as Record<string, unknown> | undefined,
@@ -419,11 +427,18 @@ async function callTool(scope: Scope): Promise<Answer> {
         cancelled(message),
       );
     } catch (error) {
-      if (stopped) return finishStopped(scope, channel, stopped, round, binding);
-      if (controller.signal.aborted) return channel.finish(undefined, cancelled(message));
+      let failure = error;
+      if (stopped) {
+        // Every effect that started is recorded before the state is signed; one that ended
+        // after the question may have grown the journal past what the state may carry.
+        await journal.settled();
+        const overflow = stopped.type === "input_required" && journal.askProblem(name, true);
+        if (!overflow) return finishStopped(scope, channel, stopped, round, binding);
+        failure = overflow;
+      } else if (controller.signal.aborted) return channel.finish(undefined, cancelled(message));
       const answer = decorate(
         state,
-        failureAnswer(message, name, error, (hidden) =>
+        failureAnswer(message, name, failure, (hidden) =>
           state.report(hidden, "tool", () => request.toRequest()),
         ),
       );
@@ -467,7 +482,7 @@ async function finishStopped(
     case "input_required": {
       try {
         const requestState = await state.stateCodec.sign(
-          { answers: round.answers, pending: stop.pending },
+          { answers: round.answers, pending: stop.pending, steps: round.steps },
           binding(),
         );
         const result = complete(state, {
