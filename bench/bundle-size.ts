@@ -99,13 +99,23 @@ export async function measure(
 
 const KB = 1024;
 
-/** toolwire's realistic entries and their budgets (issue 7). */
+/**
+ * toolwire's realistic entries and their budgets (issue 7).
+ *
+ * Raised in the 2026-12-02 round, each by what that round's issues asked for and measured before
+ * and after (gzip): the core 12.25 → 13.9 KB (the nearest-name suggestion, throw-safe error
+ * text, recognising unbranded and MCP-shaped results, `ctx.once`'s journal); the MCP client
+ * 18.9 → 22.6 KB (listing caps, bounded replies to server requests, scrubbing echoed
+ * credentials, 2026 per-call elicitation, error wording); the server 24.4 → 27.9 KB (the depth
+ * scan, per-caller limits, anonymous cancellation, the journal in `requestState`); the agent
+ * 23.3 → 28.2 KB, most of it pause/resume (`snapshots`, 11.6 KB of source), shipped even by
+ * runs that never pause: loading it on first use is the open follow-up that should bring the agent back
+ * near 25 KB. Each budget keeps 0.2-0.5 KB above today's figure, so growth still fails here.
+ */
 export const toolwireCases: BundleCase[] = [
   {
     name: "core: one valibot tool, Toolset.local, call, listTools",
-    // 12 KB until issue 30: the nearest-name suggestion of an unknown tool (`ad` → `add`) costs
-    // 255 B gzip, and the core had 35 B left (12 253 B before it).
-    budget: 12.5 * KB,
+    budget: 14 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 const add = defineTool({ name: "add", description: "Adds", readOnly: true,
@@ -117,7 +127,7 @@ export const run = async () => [await tools.listTools(), await tools.call("add",
     name: "mcp client: connectMcp + core",
     // Back to 20 KB: without `jsonSchemaValidator` the client ships no JSON Schema interpreter
     // (21.6 KB with it, 18.3 KB without, both protocol eras included; 18.8 KB with `auth`).
-    budget: 20 * KB,
+    budget: 22.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 export const run = async (url) => {
   const remote = await connectMcp({ url, namespace: "calc" });
@@ -131,7 +141,7 @@ export const run = async (url) => {
     // The MCP authorization flow (issue 17) is oauth4webapi plus discovery and storage: about
     // 10 KB on top of the MCP client, paid only by who imports toolwire/oauth. 32.7 KB measured
     // with the JSON Schema interpreter in the client, 28.5 KB without (issue 18), so 30 KB.
-    budget: 30 * KB,
+    budget: 32.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 import { oauth } from "./src/oauth/index.ts";
 export const run = async (url, authorize) => {
@@ -146,7 +156,7 @@ export const run = async (url, authorize) => {
     // questions add about 4 KB to the 2025 server. The JSON Schema interpreter was never in
     // it, so taking it out does not bring the server back to 20 KB (24.3 KB measured with the
     // OAuth protected-resource metadata).
-    budget: 25 * KB,
+    budget: 27.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { createMcpHandler } from "./src/mcp/index.ts";
@@ -157,7 +167,7 @@ export default createMcpHandler(Toolset.local([add]), { name: "calc", version: "
   },
   {
     name: "web: registerWebMcpTools + connectWebMcp + core",
-    budget: 16 * KB,
+    budget: 17 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { connectWebMcp, registerWebMcpTools } from "./src/web/index.ts";
@@ -171,12 +181,10 @@ export const run = async (signal) => {
   },
   {
     name: "core + agent + scriptedModel",
-    budget: 25 * KB,
+    budget: 28 * KB,
     // The default model summarizer is a lazy chunk (about 3.4 KB gzip); a single file carries
     // it. Issue 18 asks for 25 KB here too; that needs the summarizer to be an explicit choice.
-    // 27 KB until issue 30 (62 B were left): the unknown-tool suggestion, the object-input
-    // check and the model idle deadline add 0.2 KB.
-    singleFileBudget: 27.5 * KB,
+    singleFileBudget: 31.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -188,10 +196,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
   },
   {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
-    budget: 40 * KB,
-    // As for the agent above: the lazy default summarizer, in the one file (42 KB until
-    // issue 30, with 3 B left).
-    singleFileBudget: 42.5 * KB,
+    budget: 45.5 * KB,
+    // As for the agent above: the lazy default summarizer, in the one file.
+    singleFileBudget: 49 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -210,7 +217,7 @@ export const models = (url) => [openAICompatible({ baseURL: url, model: "m" }), 
   },
   {
     name: "ai-sdk bridge: aiSdkModel + aiSdkTools + core",
-    budget: 16 * KB,
+    budget: 17 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { aiSdkModel, aiSdkTools } from "./src/ai-sdk/index.ts";
