@@ -133,6 +133,29 @@ export function saveApiKey(
 }
 
 /**
+ * Why these settings cannot be saved, or `undefined`: Anthropic's API refuses every request
+ * without a key, so an empty one would only fail on the next message; a provider needs a model
+ * name, and an OpenAI-compatible server an http(s) URL. A local OpenAI-compatible server may
+ * need no key.
+ *
+ * @param settings The settings about to be saved.
+ * @param apiKey The key typed with them.
+ */
+export function settingsProblem(settings: Settings, apiKey: string): string | undefined {
+  if (settings.provider === "anthropic") {
+    if (apiKey.trim() === "") return "Anthropic needs an API key.";
+    if (settings.anthropicModel.trim() === "") return "Name the Anthropic model to use.";
+  }
+  if (settings.provider === "openai") {
+    if (!/^https?:\/\/[^/]/.test(settings.baseURL.trim())) {
+      return "The server URL must start with http:// or https://.";
+    }
+    if (settings.openaiModel.trim() === "") return "Name the model to use.";
+  }
+  return undefined;
+}
+
+/**
  * Creates the model the settings select; for the in-browser choices that is the scripted model,
  * which answers until the in-browser model is ready (`InBrowserChoice`).
  *

@@ -1,4 +1,4 @@
-import type { Provider, Settings } from "../settings.ts";
+import { type Provider, type Settings, settingsProblem } from "../settings.ts";
 import { element } from "./element.ts";
 
 /**
@@ -109,18 +109,22 @@ export function createSettingsPanel(options: SettingsPanelOptions): HTMLElement 
       on: {
         submit: (event) => {
           event.preventDefault();
-          options.save(
-            {
-              ...options.settings,
-              provider,
-              baseURL: baseURL.value.trim(),
-              openaiModel: openaiModel.value.trim(),
-              anthropicModel: anthropicModel.value.trim(),
-              ggufUrl: ggufUrl.value.trim(),
-              webLlmModel: webLlmModel.value.trim(),
-            },
-            provider === "openai" || provider === "anthropic" ? key.value.trim() : "",
-          );
+          const next = {
+            ...options.settings,
+            provider,
+            baseURL: baseURL.value.trim(),
+            openaiModel: openaiModel.value.trim(),
+            anthropicModel: anthropicModel.value.trim(),
+            ggufUrl: ggufUrl.value.trim(),
+            webLlmModel: webLlmModel.value.trim(),
+          };
+          const typed = provider === "openai" || provider === "anthropic" ? key.value.trim() : "";
+          const problem = settingsProblem(next, typed);
+          if (problem !== undefined) {
+            status.textContent = `Not saved: ${problem}`;
+            return;
+          }
+          options.save(next, typed);
           status.textContent = "Saved. The next message uses this model.";
         },
       },

@@ -7,6 +7,7 @@ import {
   modelLabel,
   saveApiKey,
   saveSettings,
+  settingsProblem,
 } from "../../demo/settings.ts";
 
 function fakeStorage(): Storage & { dump(): Record<string, string> } {
@@ -67,5 +68,34 @@ describe("demo settings", () => {
     expect(loadSettings(local)).toEqual(DEFAULT_SETTINGS);
     local.setItem("toolwire-demo-settings", JSON.stringify({ provider: "mystery" }));
     expect(loadSettings(local).provider).toBe("offline");
+  });
+});
+
+describe("settingsProblem", () => {
+  // Issue 30 point 6: Settings saved Anthropic with an empty key, which failed only later.
+  it("refuses Anthropic without a key, and says so", () => {
+    const anthropic = { ...DEFAULT_SETTINGS, provider: "anthropic" as const };
+    expect(settingsProblem(anthropic, "")).toBe("Anthropic needs an API key.");
+    expect(settingsProblem(anthropic, "   ")).toBe("Anthropic needs an API key.");
+    expect(settingsProblem(anthropic, "sk-ant-x")).toBeUndefined();
+    expect(settingsProblem({ ...anthropic, anthropicModel: "" }, "sk-ant-x")).toBe(
+      "Name the Anthropic model to use.",
+    );
+  });
+
+  it("lets a local OpenAI-compatible server go without a key, but not without a URL", () => {
+    const local = {
+      ...DEFAULT_SETTINGS,
+      provider: "openai" as const,
+      baseURL: "http://localhost:11434/v1",
+    };
+    expect(settingsProblem(local, "")).toBeUndefined();
+    expect(settingsProblem({ ...local, baseURL: "localhost:11434" }, "")).toBe(
+      "The server URL must start with http:// or https://.",
+    );
+  });
+
+  it("has nothing to say about the models that need no key", () => {
+    expect(settingsProblem(DEFAULT_SETTINGS, "")).toBeUndefined();
   });
 });
