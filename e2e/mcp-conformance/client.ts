@@ -90,6 +90,10 @@ function answer(request: ToolInteractionRequest) {
 const toolset = await connectMcp({
   url,
   ...(protocol ? { protocol } : {}),
+  // A fresh connection per request. The suite serves every scenario from one process with
+  // Node's 5 s keep-alive; on a loaded host a kept-alive socket the server is closing was
+  // reused for a POST and reset (ECONNRESET), failing a scenario that passes when quiet.
+  headers: { connection: "close" },
   formInteractions: true,
   samplingInteractions: true,
   jsonSchemaValidator,
