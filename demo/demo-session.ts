@@ -161,7 +161,11 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     if (!kept) return;
     if (kept.snapshot && waitsForPerson(kept)) {
       // Not awaited: the resumed run waits for the person as a sent one does.
-      void this.#resume(kept, kept.snapshot);
+      void this.#resume(kept, kept.snapshot).catch((error: unknown) => {
+        this.emit("items", [
+          this.#notice(`The run could not resume: ${errorText(error)}`, "error"),
+        ]);
+      });
     } else await this.#settle(kept);
   }
 

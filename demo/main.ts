@@ -256,7 +256,7 @@ function intro(persistent: boolean): HTMLElement {
     persistent
       ? element("p", {
           className: "help",
-          text: "The conversation is saved in this browser (IndexedDB) and survives a reload.",
+          text: "The conversation is saved in this browser (IndexedDB) and survives a reload, and so does an approval or a question waiting for you.",
         })
       : element("p", {
           className: "help",
