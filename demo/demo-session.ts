@@ -31,7 +31,7 @@ import {
 } from "./kept-run.ts";
 import { createPromptQueue, type PendingPrompt, type PromptQueue } from "./prompt-queue.ts";
 import { createRemoteServers, type RemoteServers } from "./remote-servers.ts";
-import { loadSession, saveSession } from "./saved-session.ts";
+import { loadSession, saveItems, saveSession } from "./saved-session.ts";
 import type { Store } from "./store.ts";
 import { estimatedReading, type TokenReading, tokenReading } from "./token-reading.ts";
 import type { DemoTools } from "./tools/demo-tools.ts";
@@ -201,7 +201,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     this.emit("items", [this.log.add({ type: "user", id: `${runId}-u`, text })]);
     this.emit("timeline", undefined);
     // The person's message is kept before anything runs, so a reload never loses it.
-    const kept = Promise.all([this.#runs.begin(text), this.#save()]);
+    const kept = Promise.all([this.#runs.begin(text), this.#saveItems()]);
     // Awaited below, once the agent is made; a failure before that must not go unhandled.
     kept.catch(() => {});
     try {
@@ -327,8 +327,9 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
         }
         const changed = this.log.apply(event, (callId) => this.#automatic.has(callId));
         if (changed.length > 0) this.emit("items", changed);
-        // Where the person's place is: keep the transcript as it stands.
-        if (KEEP_ON.has(event.type)) void this.#save().catch(() => {});
+        // Where the person's place is: keep the transcript as it stands. A failed save costs
+        // only how a card looks after a reload (the resumed or settled run redraws it).
+        if (KEEP_ON.has(event.type)) void this.#saveItems().catch(() => {});
       }
       const result: RunResult = await run.result;
       if (refused === undefined) {
@@ -424,6 +425,10 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     if (this.#controller === controller) this.#controller = undefined;
     this.emit("running", false);
     this.emit("context");
+  }
+
+  #saveItems(): Promise<void> {
+    return saveItems(this.#options.store, this.log.items);
   }
 
   #save(): Promise<void> {
