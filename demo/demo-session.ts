@@ -259,7 +259,9 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     const calls =
       interrupted.length === 0
         ? " Nothing was run again."
-        : ` ${interrupted.map((call) => call.name).join(", ")} was interrupted: it may or may not have taken effect, and it was not run again.`;
+        : interrupted.length === 1
+          ? ` ${interrupted[0]?.name} was interrupted: it may or may not have taken effect, and it was not run again.`
+          : ` ${interrupted.map((call) => call.name).join(", ")} were interrupted: they may or may not have taken effect, and none was run again.`;
     changed.push(this.#notice(`${why}${calls} Send a message to go on.`, "warning"));
     this.emit("items", changed);
     await this.#save();
