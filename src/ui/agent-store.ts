@@ -78,6 +78,14 @@ export interface AgentStore {
   send(input: string | readonly Message[]): Promise<RunResult>;
   /** Cancels the run in progress; its pending approvals and questions go away. */
   cancel(): void;
+  /**
+   * Pauses the run in progress at an approval or a question (an agent with `snapshots`): it
+   * ends `paused`, and `state.checkpoint` holds the snapshot to `restore` from later.
+   *
+   * @throws ToolError `unsupported` when nothing can pause (no run, no snapshots, no call in
+   *   progress).
+   */
+  pause(): void;
   /** Allows a pending call. */
   approve(callId: string): void;
   /** Refuses a pending call: the model reads `Denied by the user: {reason}`. */
@@ -123,6 +131,7 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
   const decide = new Map<string, (decision: ApprovalDecision) => void>();
   const reply = new Map<string, (response: ToolInteractionResponse) => void>();
   let controller: AbortController | undefined;
+  let current: AgentRun | undefined;
   let sequence = 0;
   const nextId = () => `a${++sequence}`;
 
@@ -189,6 +198,7 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
 
   const end = (result: RunResult) => {
     controller = undefined;
+    current = undefined;
     const ended: Partial<AgentStoreState> = {
       status: "idle",
       stop: result.stop,
@@ -230,6 +240,8 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
       signal: controller.signal,
       onCheckpoint: (snapshot) => set({ checkpoint: snapshot }),
     });
+    // A run that ended at once (a refused input) is already over; only one still going counts.
+    if (controller) current = run;
     for (const listener of [...listeners]) listener();
     return run.result;
   };
@@ -267,6 +279,12 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     },
     cancel() {
       controller?.abort();
+    },
+    pause() {
+      if (!current) {
+        throw new ToolError({ type: "unsupported", operation: "pause with no run in progress" });
+      }
+      current.pause();
     },
     approve(callId) {
       pending(decide, callId, { type: "allow" });

@@ -232,6 +232,46 @@ describe("createAgentStore", () => {
     expect(card(later.getSnapshot(), "w1")).toMatchObject({ status: "done", isError: false });
   });
 
+  test("a run paused at its approval leaves its checkpoint; a store restored from it finishes the run", async () => {
+    const { written, tools } = files();
+    const snapshots = { secret: "a-secret-of-at-least-32-characters!" };
+    const make = () =>
+      createAgentStore(
+        (gates) =>
+          new Agent({
+            model: scriptedModel((request) =>
+              request.messages.some((m) => m.role === "assistant")
+                ? { text: "Saved." }
+                : {
+                    toolCalls: [
+                      { id: "w1", name: "write_file", arguments: { path: "p.md", content: "P" } },
+                    ],
+                  },
+            ),
+            tools,
+            snapshots,
+            ...gates,
+          }),
+      );
+    const first = make();
+    expect(thrown(() => first.pause()).type).toBe("unsupported");
+    const finished = first.send("Save p.md");
+    await when(first, (s) => s.approvals.length === 1);
+    first.pause();
+    const paused = await finished;
+    expect(paused.stop).toBe("paused");
+    const state = first.getSnapshot();
+    expect(state).toMatchObject({ status: "idle", stop: "paused", approvals: [] });
+    expect(state.checkpoint).toEqual(paused.snapshot);
+
+    const second = make();
+    const resumed = second.restore({ checkpoint: JSON.parse(JSON.stringify(state.checkpoint)) });
+    await when(second, (s) => s.approvals.length === 1);
+    second.approve("w1");
+    expect((await resumed)?.stop).toBe("done");
+    expect(written).toEqual(["p.md"]);
+  });
+
   test("a failed model turn is an error in the state until the next run", async () => {
     const model = scriptedModel([
       {
