@@ -135,9 +135,21 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
   let sequence = 0;
   const nextId = () => `a${++sequence}`;
 
+  // Each listener on its own, as the agent calls its own (A7): one that throws is reported and
+  // neither stops the others nor the run.
+  const notify = () => {
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        console.error(error);
+      }
+    }
+  };
+
   const set = (patch: Partial<AgentStoreState>) => {
     state = { ...state, ...patch };
-    for (const listener of [...listeners]) listener();
+    notify();
   };
 
   const approver: Approver = (request, signal) =>
@@ -210,7 +222,7 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     if (result.snapshot) next.checkpoint = result.snapshot;
     else delete next.checkpoint;
     state = next;
-    for (const listener of [...listeners]) listener();
+    notify();
   };
 
   // The agent's listeners, not a run's stream: they hear each event as it is emitted, so the
@@ -242,7 +254,7 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     });
     // A run that ended at once (a refused input) is already over; only one still going counts.
     if (controller) current = run;
-    for (const listener of [...listeners]) listener();
+    notify();
     return run.result;
   };
 

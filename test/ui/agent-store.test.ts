@@ -272,6 +272,28 @@ describe("createAgentStore", () => {
     expect(written).toEqual(["p.md"]);
   });
 
+  test("a listener that throws neither stops the other listeners nor the run", async () => {
+    const model = scriptedModel([{ text: "fine" }]);
+    const store = createAgentStore((gates) => new Agent({ model, ...gates }));
+    const reported: unknown[] = [];
+    const original = console.error;
+    console.error = (error: unknown) => reported.push(error);
+    try {
+      store.subscribe(() => {
+        throw new Error("render failed");
+      });
+      let heard = 0;
+      store.subscribe(() => heard++);
+      const result = await store.send("hi");
+      expect(result.stop).toBe("done");
+      expect(heard).toBeGreaterThan(0);
+      expect(reported.length).toBe(heard);
+      expect(store.getSnapshot().messages.at(-1)?.parts).toEqual([{ type: "text", text: "fine" }]);
+    } finally {
+      console.error = original;
+    }
+  });
+
   test("a failed model turn is an error in the state until the next run", async () => {
     const model = scriptedModel([
       {
