@@ -163,12 +163,14 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
       };
       if (request.interlock !== undefined) pending.interlock = request.interlock;
       const settle = (decision?: ApprovalDecision) => {
+        signal.removeEventListener("abort", drop);
         decide.delete(callId);
         set({ approvals: state.approvals.filter((item) => item !== pending) });
         if (decision) resolve(decision);
       };
       // A cancelled run stops waiting by itself (its call ends `cancelled`); the card goes.
-      signal.addEventListener("abort", () => settle(), { once: true });
+      const drop = () => settle();
+      signal.addEventListener("abort", drop, { once: true });
       decide.set(callId, settle);
       set({ approvals: [...state.approvals, pending] });
     });
@@ -178,11 +180,13 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
       const key = request.callId ?? request.id;
       const pending: PendingQuestion = { callId: key, toolName: request.toolName, request };
       const settle = (response?: ToolInteractionResponse) => {
+        signal.removeEventListener("abort", drop);
         reply.delete(key);
         set({ questions: state.questions.filter((item) => item !== pending) });
         if (response) resolve(response);
       };
-      signal.addEventListener("abort", () => settle(), { once: true });
+      const drop = () => settle();
+      signal.addEventListener("abort", drop, { once: true });
       reply.set(key, settle);
       set({ questions: [...state.questions, pending] });
     });
