@@ -60,7 +60,7 @@ async function call(worker: string, path: string, body?: unknown) {
   };
   const response = await fetcher.fetch(`http://worker${path}`, {
     method: body === undefined ? "GET" : "POST",
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   return (await response.json()) as Record<string, unknown>;
 }
