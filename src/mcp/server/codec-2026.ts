@@ -144,15 +144,8 @@ export function createModernCodec(core: Core): ModernCodec {
       maxBytes: core.options.maxJournalBytes,
     });
     const capabilities = readClientCapabilities(meta[META.clientCapabilities]);
-    const ask = roundAsker({
-      round,
-      inputResponses: message.params?.inputResponses as Record<string, unknown> | undefined,
-      capabilities,
-      questionKey: core.options.questionKey ?? defaultQuestionKey,
-      stop: (stop) => {
-        stopped ??= stop;
-      },
-    });
+    // Made at the first question: a call that asks none never opens `mrtr.ts`.
+    let ask: ReturnType<typeof roundAsker> | undefined;
     return {
       request,
       headers,
@@ -164,7 +157,18 @@ export function createModernCodec(core: Core): ModernCodec {
       capabilities,
       // Without `logLevel` the request did not ask for logs at all.
       logLevel: () => level ?? "off",
-      ask: (question, signal) => ask(question, signal),
+      ask: (question, signal) => {
+        ask ??= roundAsker({
+          round,
+          inputResponses: message.params?.inputResponses as Record<string, unknown> | undefined,
+          capabilities,
+          questionKey: core.options.questionKey ?? defaultQuestionKey,
+          stop: (stop) => {
+            stopped ??= stop;
+          },
+        });
+        return ask(question, signal);
+      },
       journal,
       async decorate(outcome) {
         if (stopped && binding) {
@@ -219,7 +223,10 @@ export function createModernCodec(core: Core): ModernCodec {
         return fail(400, MCP_ERROR.headerMismatch, `Header mismatch: ${problem}`);
       }
     }
-    const inputProblem = inputResponsesProblem(params.inputResponses);
+    const inputProblem =
+      params.inputResponses === undefined
+        ? undefined
+        : inputResponsesProblem(params.inputResponses);
     if (inputProblem !== undefined) {
       return fail(200, JSON_RPC_ERROR.invalidParams, `Invalid params: ${inputProblem}`);
     }
