@@ -1,4 +1,4 @@
-// 2025 sessions on Workers get one home (design.md S30), in Miniflare: a 2025 client whose
+// 2025 sessions on Workers get one home (design.md S23), in Miniflare: a 2025 client whose
 // requests alternate between two Worker isolates calls a tool that asks a question; the
 // question goes out on one isolate, the answer comes in through the other, and it reaches the
 // running tool because both isolates send the session's requests to its Durable Object. With

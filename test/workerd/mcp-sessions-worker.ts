@@ -1,17 +1,16 @@
 /**
  * A Worker serving MCP whose 2025 sessions each live in one Durable Object (`durableSessions`,
- * design.md S30). test/node/mcp-sessions-workerd.test.ts runs it in Miniflare as three Workers,
+ * design.md S23). test/node/mcp-sessions-workerd.test.ts runs it in Miniflare as three Workers,
  * each its own isolate: `home` holds the `McpSession` objects; `front-a` and `front-b` take the
  * requests, and a client's requests alternate between them, as a load balancer may send them.
  * `plain-a` and `plain-b` serve the same tools with `sessions: "memory"` and no home.
  */
-import { DurableObject } from "cloudflare:workers";
 import * as v from "valibot";
 import { defineTool, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, type McpHandlerOptions } from "../../src/mcp/index.ts";
 
 interface Env {
-  MCP_SESSIONS: DurableObjectNamespace<McpSession>;
+  MCP_SESSIONS: DurableObjectNamespace;
   PLAIN?: string;
 }
 
@@ -32,11 +31,14 @@ const options: McpHandlerOptions = {
   interactionPolicy: "elicit",
 };
 
-/** One 2025 session's home: the same tools, served with in-memory sessions. */
-export class McpSession extends DurableObject {
+/**
+ * One 2025 session's home: the same tools, served with in-memory sessions. A plain class, as
+ * docs/deploy.md shows it: a Durable Object reached only by `fetch` needs no base class.
+ */
+export class McpSession {
   readonly handler = createMcpHandler(tools, { ...options, sessions: "memory" });
 
-  override fetch(request: Request): Promise<Response> {
+  fetch(request: Request): Promise<Response> {
     return this.handler.fetch(request);
   }
 }
