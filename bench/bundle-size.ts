@@ -216,11 +216,12 @@ export const run = async (signal) => {
   },
   {
     name: "core + agent + scriptedModel",
-    // 31.6 KB split, 32.4 KB as one file, which also carries pause/resume (lazy when split).
-    // The default model summarizer loads at once either way (see above). Issue 18 asks for
-    // 25 KB; that needs the summarizer to be an explicit choice outside the entry.
-    budget: 32 * KB,
-    singleFileBudget: 32.75 * KB,
+    // 31.75 KB split, 32.6 KB as one file (after merging main's streamed tool arguments), which
+    // also carries pause/resume (lazy when split). The default model summarizer loads at once
+    // either way (see above). Issue 18 asks for 25 KB; that needs the summarizer to be an
+    // explicit choice outside the entry.
+    budget: 32.25 * KB,
+    singleFileBudget: 33 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -231,10 +232,28 @@ const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 
 export const run = () => new Agent({ model, tools: [add], approver: modeApprover("allow") }).run("add").result;`,
   },
   {
+    // Issue 29: the store adds 1.7 KB gzip to the agent case above (28.4 → 30.1 KB split,
+    // 32.1 → 33.8 KB as one file); the agent case itself, which does not import it, is unchanged.
+    name: "agent + store: core + agent + scriptedModel + createAgentStore",
+    // Measured as what loads at once (issue 25, see above): 33.5 KB split, 34.3 KB as one file;
+    // the store adds about 1.75 KB to the agent case, as it did under the old measure.
+    budget: 33.75 * KB,
+    singleFileBudget: 34.5 * KB,
+    source: `import * as v from "valibot";
+import { defineTool } from "./src/index.ts";
+import { Agent } from "./src/agent/index.ts";
+import { scriptedModel } from "./src/models/index.ts";
+import { createAgentStore } from "./src/ui/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
+export const store = () => createAgentStore((gates) => new Agent({ model, tools: [add], ...gates }));`,
+  },
+  {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
-    // 49.1 KB split, 50.0 KB as one file (pause/resume included), as for the agent above.
-    budget: 49.5 * KB,
-    singleFileBudget: 50.25 * KB,
+    // 49.3 KB split, 50.2 KB as one file (pause/resume included), as for the agent above.
+    budget: 49.75 * KB,
+    singleFileBudget: 50.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
