@@ -111,6 +111,11 @@ const KB = 1024;
  * 23.3 → 28.2 KB, most of it pause/resume (`snapshots`, 11.6 KB of source), shipped even by
  * runs that never pause: loading it on first use is the open follow-up that should bring the agent back
  * near 25 KB. Each budget keeps 0.2-0.5 KB above today's figure, so growth still fails here.
+ *
+ * Issue 24 (streams that resume): resuming a 2025 request's stream with `Last-Event-ID`
+ * (`resumable-stream.ts`: the retry delay, backoff, the byte budget, the GET) costs the MCP
+ * client 0.9 KB, 22.6 → 23.0 KB, and the entries that include it alike (oauth 32.1 → 33.0,
+ * browser agent 45.1 → 45.8, its single file 48.6 → 49.5); each budget grew by that.
  */
 export const toolwireCases: BundleCase[] = [
   {
@@ -127,7 +132,7 @@ export const run = async () => [await tools.listTools(), await tools.call("add",
     name: "mcp client: connectMcp + core",
     // Back to 20 KB: without `jsonSchemaValidator` the client ships no JSON Schema interpreter
     // (21.6 KB with it, 18.3 KB without, both protocol eras included; 18.8 KB with `auth`).
-    budget: 22.5 * KB,
+    budget: 23.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 export const run = async (url) => {
   const remote = await connectMcp({ url, namespace: "calc" });
@@ -141,7 +146,7 @@ export const run = async (url) => {
     // The MCP authorization flow (issue 17) is oauth4webapi plus discovery and storage: about
     // 10 KB on top of the MCP client, paid only by who imports toolwire/oauth. 32.7 KB measured
     // with the JSON Schema interpreter in the client, 28.5 KB without (issue 18), so 30 KB.
-    budget: 32.5 * KB,
+    budget: 33.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 import { oauth } from "./src/oauth/index.ts";
 export const run = async (url, authorize) => {
@@ -196,9 +201,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
   },
   {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
-    budget: 45.5 * KB,
+    budget: 46.5 * KB,
     // As for the agent above: the lazy default summarizer, in the one file.
-    singleFileBudget: 49 * KB,
+    singleFileBudget: 50 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
