@@ -115,7 +115,10 @@ const KB = 1024;
  * Issue 24 (streams that resume): resuming a 2025 request's stream with `Last-Event-ID`
  * (`resumable-stream.ts`: the retry delay, backoff, the byte budget, the GET) costs the MCP
  * client 0.9 KB, 22.6 → 23.0 KB, and the entries that include it alike (oauth 32.1 → 33.0,
- * browser agent 45.1 → 45.8, its single file 48.6 → 49.5); each budget grew by that.
+ * browser agent 45.1 → 45.8, its single file 48.6 → 49.5); each budget grew by that. The
+ * server's resumable streams (`resumable-streams.ts`: priming, ids, the replay buffer, polling,
+ * the GET that resumes) cost it 0.9 KB, 27.5 → 28.5 KB (the one-core refactor it builds on
+ * measured 27.5 KB, 47 bytes over its old budget), so 29 KB.
  */
 export const toolwireCases: BundleCase[] = [
   {
@@ -161,7 +164,7 @@ export const run = async (url, authorize) => {
     // questions add about 4 KB to the 2025 server. The JSON Schema interpreter was never in
     // it, so taking it out does not bring the server back to 20 KB (24.3 KB measured with the
     // OAuth protected-resource metadata).
-    budget: 27.5 * KB,
+    budget: 29 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { createMcpHandler } from "./src/mcp/index.ts";
