@@ -116,7 +116,7 @@ function handleRequest(
   }
   // The revision in use: the `MCP-Protocol-Version` header, else the session's.
   const version = request.headers.get("mcp-protocol-version") ?? session?.protocolVersion;
-  // 2025-11-25 streams are resumable in a session (S24); an older client would take the
+  // 2025-11-25 streams are resumable in a session (S23); an older client would take the
   // priming event's empty data for a message.
   const streams = core.registry.streams;
   const resumable = streams && session && version === "2025-11-25" ? streams : undefined;
@@ -268,7 +268,7 @@ export function handleDelete(
 
 /**
  * Answers GET: with `Last-Event-ID`, resumes one of the caller's session's response streams
- * (S24); 404 for an id that names none of them. Without it there is no stream to open (405):
+ * (S23); 404 for an id that names none of them. Without it there is no stream to open (405):
  * the server sends nothing outside a request's own stream.
  */
 export function handleGet(

@@ -312,7 +312,7 @@ export interface Registry {
   readonly calls: InFlightCalls;
   /** Open `subscriptions/listen` streams. */
   readonly listens: ReadonlySet<Listen>;
-  /** The 2025-11-25 response streams kept for resumption, in `memory` mode (S24). */
+  /** The 2025-11-25 response streams kept for resumption, in `memory` mode (S23). */
   readonly streams: StreamLog | undefined;
   /**
    * Registers a running call under the caps (S6): per session when a session holds it, else
