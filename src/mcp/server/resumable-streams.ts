@@ -47,6 +47,7 @@ const FINISHED_PER_SESSION = 8;
 interface Recorded {
   seq: number;
   text: string;
+  notification: boolean;
 }
 
 interface ReplayStream {
@@ -97,7 +98,7 @@ export function createStreamLog(options: StreamLogOptions): StreamLog {
     stream.seq += 1;
     const event = `id: ${stream.key}_${stream.seq}\nevent: message\ndata: ${text}\n\n`;
     if (keep) {
-      stream.events.push({ seq: stream.seq, text: event });
+      stream.events.push({ seq: stream.seq, text: event, notification });
       stream.bytes += event.length;
     }
     stream.live?.raw(event, notification);
@@ -163,6 +164,9 @@ export function createStreamLog(options: StreamLogOptions): StreamLog {
           }
           if (message) record(stream, message);
           end();
+          // Written to an open connection, the notifications are most likely read; a finished
+          // stream keeps only what a client must not miss (questions, the response).
+          if (stream.live?.open) keepOnlyRequired(stream);
           stream.live?.close();
           retire(stream);
         },
@@ -200,6 +204,11 @@ export function createStreamLog(options: StreamLogOptions): StreamLog {
       finished.delete(session);
     },
   };
+}
+
+function keepOnlyRequired(stream: ReplayStream): void {
+  stream.events = stream.events.filter((event) => !event.notification);
+  stream.bytes = stream.events.reduce((sum, event) => sum + event.text.length, 0);
 }
 
 function sseHeaders(headers: Headers): Headers {

@@ -115,6 +115,9 @@ describe("createMcpHandler: resumable 2025-11-25 streams", () => {
       id: 2,
       result: { content: [{ text: "done" }] },
     });
+    // It finished on an open connection: a resumption gets the response, not the progress again.
+    const replayed = messages(await readEvents(await server.resume(events[0]?.id)));
+    expect(replayed.map((m) => m.method ?? m.id)).toEqual([2]);
   });
 
   it("closes a running request's connection after ssePollMs and replays the rest on a GET with Last-Event-ID", async () => {
