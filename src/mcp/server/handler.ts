@@ -8,7 +8,7 @@
 import { ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import { Toolset } from "../../toolset/toolset.ts";
-import { handleDelete, handlePost, methodNotAllowed } from "./codec-2025.ts";
+import { handleDelete, handleGet, handlePost, methodNotAllowed } from "./codec-2025.ts";
 import { claimsModern, createModernCodec, type ModernCodec } from "./codec-2026.ts";
 import {
   type Core,
@@ -222,6 +222,8 @@ async function route(state: Server, request: IncomingRequest): Promise<Answer> {
     case "DELETE":
       if (state.router) return state.router(request, null, headers);
       return handleDelete(state.core, request, headers, caller.identity);
+    case "GET":
+      return handleGet(state.core, request, headers, caller.identity);
     default:
       return methodNotAllowed(
         headers,

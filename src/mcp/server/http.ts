@@ -483,6 +483,11 @@ export interface SseWriter {
    * while the client lags more than the buffer limit behind. Returns whether it was queued.
    */
   write(message: JsonRpcMessage): boolean;
+  /**
+   * Writes one event already in SSE form (a resumable stream's, with its id); `droppable` ones
+   * are dropped as notifications are. Returns whether it was queued.
+   */
+  raw(text: string, droppable: boolean): boolean;
   /** Writes an SSE comment line (a keep-alive that clients ignore); a no-op once closed. */
   comment(text: string): void;
   /** Ends the stream; idempotent. */
@@ -529,6 +534,12 @@ export function createSseWriter(bufferBytes = 1024 * 1024, onCancel?: () => void
       if (text === undefined) return false;
       // JSON.stringify never emits raw newlines, so one `data:` line is always enough.
       controller.enqueue(encoder.encode(`event: message\ndata: ${text}\n\n`));
+      return true;
+    },
+    raw(text, droppable) {
+      if (!open || !controller) return false;
+      if (droppable && (controller.desiredSize ?? 0) <= 0) return false;
+      controller.enqueue(encoder.encode(text));
       return true;
     },
     comment(text) {

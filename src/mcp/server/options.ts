@@ -189,6 +189,20 @@ export interface McpHandlerOptions {
   interactionPolicy?: "reject" | "elicit";
   /** How long a 2025 question may wait for its answer, in ms; default 5 minutes. */
   interactionTimeoutMs?: number;
+  /**
+   * With `memory` sessions, a 2025-11-25 request's SSE answer is resumable: it opens with a
+   * priming event, every event has an id, and a client whose connection closed or dropped gets
+   * what it missed with a GET carrying `Last-Event-ID`. This is the `retry:` it is told to wait
+   * before reconnecting, in ms; default 1000.
+   */
+  sseRetryMs?: number;
+  /**
+   * With `memory` sessions, closes the connection of a 2025-11-25 request still running this
+   * long after the connection opened, in ms (SSE polling): the client reconnects after
+   * `sseRetryMs` with `Last-Event-ID` and the call goes on. A request not yet streaming is
+   * switched to a stream first. Default: connections stay open until the answer.
+   */
+  ssePollMs?: number;
   /** Tools per `tools/list` page; default 64. */
   pageSize?: number;
   /**
@@ -241,7 +255,8 @@ type OptionalOption =
   | "cacheHints"
   | "questionKey"
   | "resourceMetadata"
-  | "durableSessions";
+  | "durableSessions"
+  | "ssePollMs";
 
 /** Returns the options with defaults filled in, or throws `invalid_configuration`. */
 export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
@@ -280,10 +295,12 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     sessionIdleTimeoutMs: positive("sessionIdleTimeoutMs", 1_800_000),
     interactionPolicy: options.interactionPolicy ?? "reject",
     interactionTimeoutMs: positive("interactionTimeoutMs", 300_000),
+    sseRetryMs: positive("sseRetryMs", 1000),
     pageSize: positive("pageSize", 64),
     requestStateTtlMs: positive("requestStateTtlMs", 600_000),
     maxJournalBytes: positive("maxJournalBytes", 256 * 1024),
   };
+  if (options.ssePollMs !== undefined) positive("ssePollMs", 0);
   if (
     options.stateSecret !== undefined &&
     (typeof options.stateSecret !== "string" || options.stateSecret.length < 32)
