@@ -14,7 +14,7 @@ import type { ToolInteractionRequest } from "../interaction/interaction-request.
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ToolResultBlock } from "../models/message.ts";
 import type { CallOptions, Toolset } from "../toolset/toolset.ts";
-import type { AgentEvent, EmitEvent, ToolCallOutcome } from "./events.ts";
+import type { AgentEvent, EmitEvent } from "./events.ts";
 import {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -29,7 +29,12 @@ import {
   turnTaint,
 } from "./gates.ts";
 import type { DurableTurn, ResumeDecisions, SnapshotCall } from "./snapshot.ts";
-import { CANCELLED_PREFIX, INTERRUPTED_PREFIX, type ModelToolCall } from "./transcript.ts";
+import {
+  CANCELLED_PREFIX,
+  INTERRUPTED_PREFIX,
+  type ModelToolCall,
+  type ToolCallOutcome,
+} from "./transcript.ts";
 
 /**
  * Answers a running tool's question (`ctx.requestText` / `requestForm` / `requestSampling`),

@@ -21,7 +21,8 @@ import {
   type InterlockPolicy,
   judgedInfo,
 } from "./gates.ts";
-import { addUsage, type RunResult, type StopCause } from "./run.ts";
+import { addUsage } from "./run.ts";
+import type { RunResult, StopCause } from "./run-result.ts";
 import {
   type ResumeDecisions,
   type RunDurability,

@@ -11,9 +11,8 @@ import type { ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, ToolError } from "../errors.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolResultBlock } from "../models/message.ts";
-import type { ToolCallOutcome } from "./events.ts";
 import type { ApprovalDecision } from "./gates.ts";
-import type { ModelToolCall } from "./transcript.ts";
+import type { ModelToolCall, ToolCallOutcome } from "./transcript.ts";
 
 /** The snapshot format this version writes and reads. */
 export const SNAPSHOT_FORMAT = "toolwire/run-snapshot/1";

@@ -19,6 +19,14 @@ export const CANCELLED_PREFIX = "Cancelled:";
 /** The prefix of the result of a call a resumed run found running when its run stopped. */
 export const INTERRUPTED_PREFIX = "Interrupted:";
 
+/**
+ * How a tool call ended: `executed` (it ran; `isError` tells whether it failed), `refused`
+ * (an approver or the interlock said no), `unknown` (no such tool), `cancelled` (the run was
+ * cancelled before or while it ran), `interrupted` (a resumed run found it running when its run
+ * stopped, and its tool is not idempotent: it was not run again).
+ */
+export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled" | "interrupted";
+
 /** One call the model made in a turn. */
 export interface ModelToolCall {
   /** The call id, unique within the turn. */
