@@ -63,6 +63,7 @@ export type {
   Message,
   TextBlock,
   ToolResultBlock,
+  ToolResultMark,
   ToolUseBlock,
 } from "../models/message.ts";
 export {

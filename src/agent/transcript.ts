@@ -4,12 +4,13 @@
 
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
-import type {
-  Block,
-  Message,
-  ReasoningBlock,
-  ServerToolBlock,
-  ToolUseBlock,
+import {
+  type Block,
+  type Message,
+  type ReasoningBlock,
+  type ServerToolBlock,
+  TOOL_RESULT_MARKS,
+  type ToolUseBlock,
 } from "../models/message.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 
@@ -128,6 +129,7 @@ function closeOpenCalls(messages: Message[]): void {
             toolUseId: block.id,
             content: [{ type: "text" as const, text: `${CANCELLED_PREFIX} this call never ran.` }],
             isError: true,
+            mark: "cancelled" as const,
           },
         ]
       : [],
@@ -217,6 +219,7 @@ function checkBlock(block: unknown, at: string): void {
         return (
           typeof b.toolUseId === "string" &&
           typeof b.isError === "boolean" &&
+          (b.mark === undefined || (TOOL_RESULT_MARKS as readonly unknown[]).includes(b.mark)) &&
           Array.isArray(b.content) &&
           b.content.every((item) => typeof (item as { type?: unknown })?.type === "string")
         );
