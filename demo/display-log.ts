@@ -1,5 +1,6 @@
 import type { AgentEvent, RunResult, ToolCallOutcome } from "../src/agent/index.ts";
 import type { ToolContent, ToolProgress } from "../src/index.ts";
+import { isModelError } from "../src/models/index.ts";
 import { unreachable } from "./unreachable.ts";
 
 /** How a tool call card stands, as an `as const` list. */
@@ -196,7 +197,7 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
         case "model_retry":
           return notice(
             "info",
-            `The model is busy; retry ${event.attempt} in ${event.delayMs} ms.`,
+            `${retryReason(event.error)}; retry ${event.attempt} in ${event.delayMs} ms.`,
           );
         case "error":
           return notice("error", `The model failed: ${event.message}`);
@@ -207,6 +208,23 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
       }
     },
   };
+}
+
+// Why a model request is retried, as the user reads it: a 429 means wait your turn, a 5xx
+// that the provider failed; the demo said "busy" for both.
+function retryReason(error: unknown): string {
+  if (!isModelError(error)) return "The model request failed";
+  const { status, code } = error;
+  if (error.type === "rate_limit") return `The model is busy (rate limited, HTTP ${status})`;
+  if (code === "overloaded_error" || code === "overloaded") {
+    return `The model is busy (the provider is overloaded${status ? `, HTTP ${status}` : ""})`;
+  }
+  if (error.type === "http" && status !== undefined && status >= 500) {
+    return `The model provider failed (HTTP ${status})`;
+  }
+  if (error.type === "http" && status === undefined)
+    return "The model provider could not be reached";
+  return "The model's answer broke off";
 }
 
 /**

@@ -160,7 +160,8 @@ export function settleKeptRun(
 
 function settledCall(call: SnapshotCall): SettledCall {
   const { id, name } = call;
-  const settled = (outcome: ToolCallOutcome, text: string): SettledCall => ({
+  // Marked as the agent marks the results it writes itself (`ToolResultBlock.mark`).
+  const settled = (outcome: "interrupted" | "cancelled", text: string): SettledCall => ({
     id,
     name,
     arguments: call.arguments,
@@ -170,6 +171,7 @@ function settledCall(call: SnapshotCall): SettledCall {
       toolUseId: id,
       content: [{ type: "text", text }],
       isError: true,
+      mark: outcome,
     },
   });
   switch (call.state) {

@@ -1,9 +1,5 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from "../../src/models/index.ts";
 
-const DENIED = "Denied by the user:";
-const BLOCKED = "Blocked by policy:";
-const CANCELLED = "Cancelled:";
-
 /**
  * Returns the offline model's answer after a tool turn: one short line per result, in call
  * order, read from the last assistant message's calls and the results that follow it.
@@ -30,14 +26,18 @@ export function answerResults(messages: readonly Message[]): string {
 function answerOne(name: string, result: ToolResultBlock): string {
   const text = resultText(result);
   if (result.isError) {
-    if (text.startsWith(DENIED)) {
-      const reason = text.slice(DENIED.length).trim();
-      return `OK, I did not run \`${name}\`: you denied it${reason ? ` (“${reason}”)` : ""}.`;
+    // The agent marks the results it writes itself; its text is "<Kind>: <reason>".
+    const reason = text.slice(text.indexOf(":") + 1).trim();
+    switch (result.mark) {
+      case "denied":
+        return `OK, I did not run \`${name}\`: you denied it${reason ? ` (“${reason}”)` : ""}.`;
+      case "blocked":
+        return `\`${name}\` was blocked by policy: ${reason}`;
+      case "cancelled":
+        return `\`${name}\` was cancelled before it finished.`;
+      default:
+        return `\`${name}\` failed: ${text}`;
     }
-    if (text.startsWith(BLOCKED))
-      return `\`${name}\` was blocked by policy: ${text.slice(BLOCKED.length).trim()}`;
-    if (text.startsWith(CANCELLED)) return `\`${name}\` was cancelled before it finished.`;
-    return `\`${name}\` failed: ${text}`;
   }
   switch (name) {
     case "calculator":

@@ -18,11 +18,7 @@ const add = defineTool({
 const handler = createMcpHandler(Toolset.local([add]), { name: "calc", version: "1.0.0" });
 
 // Port 0 picks a free port; the handler answers loopback hosts only until `allowedHosts` says.
-// For `deno check`, pass the request alone (`handler.fetch`'s second parameter is a
-// RequestInit, Deno's is connection info).
-const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) =>
-  handler.fetch(request),
-);
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler.fetch);
 
 const calc = await connectMcp({ url: `http://127.0.0.1:${server.addr.port}/mcp` });
 console.log((await calc.listTools()).map((tool) => tool.name)); // ["add"]

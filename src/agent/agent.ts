@@ -11,7 +11,8 @@ import { type CompactionSettings, createCompactionStep } from "./compaction-step
 import type { AgentEvent, AgentEventMap, EmitEvent } from "./events.ts";
 import { type Approver, INTERLOCK_POLICIES, type InterlockPolicy, modeApprover } from "./gates.ts";
 import { type LoopSettings, runLoop } from "./loop.ts";
-import { type AgentRun, createAgentRun, type RunResult } from "./run.ts";
+import { type AgentRun, createAgentRun } from "./run.ts";
+import type { RunResult } from "./run-result.ts";
 // Types only: snapshot.ts is imported on the first run of an agent with `snapshots`, so an
 // agent without them never loads it (about 3 KB gzip off every agent bundle).
 import type {

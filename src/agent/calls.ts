@@ -12,9 +12,9 @@ import { errorText, isToolError, unreachable } from "../errors.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
-import type { ToolResultBlock } from "../models/message.ts";
+import type { ToolResultBlock, ToolResultMark } from "../models/message.ts";
 import type { CallOptions, Toolset } from "../toolset/toolset.ts";
-import type { AgentEvent, EmitEvent, ToolCallOutcome } from "./events.ts";
+import type { AgentEvent, EmitEvent } from "./events.ts";
 import {
   type ApprovalDecision,
   type ApprovalRequest,
@@ -29,7 +29,12 @@ import {
   turnTaint,
 } from "./gates.ts";
 import type { DurableTurn, ResumeDecisions, SnapshotCall } from "./snapshot.ts";
-import { CANCELLED_PREFIX, INTERRUPTED_PREFIX, type ModelToolCall } from "./transcript.ts";
+import {
+  CANCELLED_PREFIX,
+  INTERRUPTED_PREFIX,
+  type ModelToolCall,
+  type ToolCallOutcome,
+} from "./transcript.ts";
 
 /**
  * Answers a running tool's question (`ctx.requestText` / `requestForm` / `requestSampling`),
@@ -159,13 +164,13 @@ export async function handleCalls(
       continue;
     }
     if (!route) {
-      settle(index, failed(call, unknownToolText(call.name, context.infos), "unknown"));
+      settle(index, written(call, unknownToolText(call.name, context.infos), "unknown"));
       continue;
     }
     const verdict = interlockVerdict(route.info, taint, context.interlock);
     if (verdict === "refuse") {
       blockedSends += 1;
-      settle(index, failed(call, interlockRefusal(call.name, context.infos), "refused"));
+      settle(index, written(call, interlockRefusal(call.name, context.infos), "blocked"));
       continue;
     }
     if (verdict === "pass" && isReadOnly(route.info)) {
@@ -182,7 +187,10 @@ export async function handleCalls(
     if (decision.type === "allow") {
       approved.push({ index, call, route });
       durable?.update(index, { ...call, state: "approved" }).catch(() => {});
-    } else settle(index, failed(call, refusalText(decision), "refused"));
+    } else {
+      const mark = decision.type === "deny" ? "denied" : "blocked";
+      settle(index, written(call, refusalText(decision), mark));
+    }
   }
 
   const finished = await runConcurrently(
@@ -319,7 +327,7 @@ export async function executeCall(
     return { block, outcome: "executed", started: true };
   } catch (error) {
     if (signal.aborted) return started(cancelled(call, "while this call ran"), true);
-    const outcome = failed(call, failureText(call.name, error), "executed");
+    const outcome = failed(call, failureText(call.name, error));
     // A failure's text can come from the same third party as the output (a remote server's
     // error message), so it is wrapped the same way.
     if (untrusted) outcome.block.content = markUntrusted(call.name, outcome.block.content);
@@ -332,10 +340,39 @@ function started(outcome: Outcome, ran: boolean): Outcome & { started: boolean }
   return { block: outcome.block, outcome: outcome.outcome, started: ran };
 }
 
-function failed(call: ModelToolCall, text: string, outcome: ToolCallOutcome): Outcome {
+// A tool that ran and failed.
+function failed(call: ModelToolCall, text: string): Outcome {
   const content: ToolContent[] = [{ type: "text", text }];
-  return { block: { type: "tool_result", toolUseId: call.id, content, isError: true }, outcome };
+  const block: ToolResultBlock = {
+    type: "tool_result",
+    toolUseId: call.id,
+    content,
+    isError: true,
+  };
+  return { block, outcome: "executed" };
 }
+
+// A result the loop writes in place of the tool: marked, so passes over the transcript
+// (compaction keeping refusals) never have to recognise its wording.
+function written(call: ModelToolCall, text: string, mark: ToolResultMark): Outcome {
+  const content: ToolContent[] = [{ type: "text", text }];
+  const block: ToolResultBlock = {
+    type: "tool_result",
+    toolUseId: call.id,
+    content,
+    isError: true,
+    mark,
+  };
+  return { block, outcome: OUTCOME_OF[mark] };
+}
+
+const OUTCOME_OF: Record<ToolResultMark, ToolCallOutcome> = {
+  denied: "refused",
+  blocked: "refused",
+  unknown: "unknown",
+  cancelled: "cancelled",
+  interrupted: "interrupted",
+};
 
 // Where a call recorded by a snapshot stands when its run resumes: its recorded result, or
 // `run` for one that was approved and never started, or that started and may be re-run
@@ -350,14 +387,14 @@ function resumeCall(
     case "approved":
       return route
         ? "run"
-        : started(failed(prior, unknownToolText(prior.name, []), "unknown"), false);
+        : started(written(prior, unknownToolText(prior.name, []), "unknown"), false);
     case "running":
       // Running it again changes nothing more than running it once did.
       if (route && (route.info.annotations.idempotentHint === true || isReadOnly(route.info))) {
         return "run";
       }
       return started(
-        failed(prior, `${INTERRUPTED_PREFIX} ${interruptedText(prior)}`, "interrupted"),
+        written(prior, `${INTERRUPTED_PREFIX} ${interruptedText(prior)}`, "interrupted"),
         true,
       );
     default:
@@ -375,7 +412,7 @@ function done(call: ModelToolCall, outcome: Outcome, ran: boolean): SnapshotCall
 }
 
 function cancelled(call: ModelToolCall, when: string): Outcome {
-  return failed(call, `${CANCELLED_PREFIX} the run was cancelled ${when}.`, "cancelled");
+  return written(call, `${CANCELLED_PREFIX} the run was cancelled ${when}.`, "cancelled");
 }
 
 function unknownToolText(name: string, infos: readonly ToolInfo[]): string {

@@ -6,15 +6,8 @@ import type { ToolInteractionRequest } from "../interaction/interaction-request.
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ModelUsage } from "../models/model.ts";
 import type { ApprovalDecision } from "./gates.ts";
-import type { RunResult } from "./run.ts";
-
-/**
- * How a tool call ended: `executed` (it ran; `isError` tells whether it failed), `refused`
- * (an approver or the interlock said no), `unknown` (no such tool), `cancelled` (the run was
- * cancelled before or while it ran), `interrupted` (a resumed run found it running when its run
- * stopped, and its tool is not idempotent: it was not run again).
- */
-export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled" | "interrupted";
+import type { RunResult } from "./run-result.ts";
+import type { ToolCallOutcome } from "./transcript.ts";
 
 /**
  * One step of a run, discriminated by `type`; the same objects go to `run.events` and to the

@@ -8,7 +8,7 @@ import type { Capabilities } from "../declaration/capabilities.ts";
 import { capabilitiesAssumed, isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
 import { unreachable } from "../errors.ts";
 
-/** The prefix of a refusal a person made; transcript passes match on it. */
+/** The prefix of a refusal a person made, as the model reads it (passes read the result's `mark`). */
 export const DENIED_PREFIX = "Denied by the user:";
 
 /** The prefix of a refusal machine policy made, with nobody asked; never mined as a correction. */

@@ -63,6 +63,7 @@ export type {
   Message,
   TextBlock,
   ToolResultBlock,
+  ToolResultMark,
   ToolUseBlock,
 } from "../models/message.ts";
 export {
@@ -73,7 +74,7 @@ export {
 } from "./agent.ts";
 export type { Concurrency, InteractionAnswerer } from "./calls.ts";
 export type { CompactionSettings } from "./compaction-step.ts";
-export type { AgentEvent, AgentEventMap, AgentEventType, ToolCallOutcome } from "./events.ts";
+export type { AgentEvent, AgentEventMap, AgentEventType } from "./events.ts";
 export {
   type ApprovalDecision,
   type ApprovalMode,
@@ -82,7 +83,8 @@ export {
   type InterlockPolicy,
   modeApprover,
 } from "./gates.ts";
-export type { AgentRun, RunResult, StopCause } from "./run.ts";
+export type { AgentRun } from "./run.ts";
+export type { RunResult, StopCause } from "./run-result.ts";
 export type {
   ResumeDecisions,
   RunSnapshot,
@@ -90,3 +92,4 @@ export type {
   SnapshotCall,
   SnapshotSettings,
 } from "./snapshot.ts";
+export type { ToolCallOutcome } from "./transcript.ts";

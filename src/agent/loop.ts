@@ -15,7 +15,8 @@ import { type CallContext, handleCalls, type InteractionAnswerer, type Route } f
 import type { CompactionStep } from "./compaction-step.ts";
 import type { EmitEvent } from "./events.ts";
 import { type Approver, armImageTaint, type InterlockPolicy, judgedInfo } from "./gates.ts";
-import { addUsage, type RunResult, type StopCause } from "./run.ts";
+import { addUsage } from "./run.ts";
+import type { RunResult, StopCause } from "./run-result.ts";
 // Types only: the agent loads snapshot.ts on first use, for an agent with `snapshots`.
 import type { RunDurability, SnapshotCall } from "./snapshot.ts";
 import {

@@ -14,9 +14,8 @@ import { errorText, ToolError } from "../errors.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolResultBlock } from "../models/message.ts";
 import type { Store } from "../store/store.ts";
-import type { ToolCallOutcome } from "./events.ts";
 import { type ApprovalDecision, checkDecision } from "./gates.ts";
-import type { ModelToolCall } from "./transcript.ts";
+import type { ModelToolCall, ToolCallOutcome } from "./transcript.ts";
 
 /** The snapshot format this version writes and reads. */
 export const SNAPSHOT_FORMAT = "toolwire/run-snapshot/1";

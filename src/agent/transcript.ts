@@ -4,12 +4,13 @@
 
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
-import type {
-  Block,
-  Message,
-  ReasoningBlock,
-  ServerToolBlock,
-  ToolUseBlock,
+import {
+  type Block,
+  type Message,
+  type ReasoningBlock,
+  type ServerToolBlock,
+  TOOL_RESULT_MARKS,
+  type ToolUseBlock,
 } from "../models/message.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 
@@ -18,6 +19,14 @@ export const CANCELLED_PREFIX = "Cancelled:";
 
 /** The prefix of the result of a call a resumed run found running when its run stopped. */
 export const INTERRUPTED_PREFIX = "Interrupted:";
+
+/**
+ * How a tool call ended: `executed` (it ran; `isError` tells whether it failed), `refused`
+ * (an approver or the interlock said no), `unknown` (no such tool), `cancelled` (the run was
+ * cancelled before or while it ran), `interrupted` (a resumed run found it running when its run
+ * stopped, and its tool is not idempotent: it was not run again).
+ */
+export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled" | "interrupted";
 
 /** One call the model made in a turn. */
 export interface ModelToolCall {
@@ -120,6 +129,7 @@ function closeOpenCalls(messages: Message[]): void {
             toolUseId: block.id,
             content: [{ type: "text" as const, text: `${CANCELLED_PREFIX} this call never ran.` }],
             isError: true,
+            mark: "cancelled" as const,
           },
         ]
       : [],
@@ -209,6 +219,7 @@ function checkBlock(block: unknown, at: string): void {
         return (
           typeof b.toolUseId === "string" &&
           typeof b.isError === "boolean" &&
+          (b.mark === undefined || (TOOL_RESULT_MARKS as readonly unknown[]).includes(b.mark)) &&
           Array.isArray(b.content) &&
           b.content.every((item) => typeof (item as { type?: unknown })?.type === "string")
         );

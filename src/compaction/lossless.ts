@@ -67,16 +67,6 @@ export function resultText(result: ToolResultBlock): string {
   return result.content.map(toolContentText).join("\n");
 }
 
-/**
- * The prefixes of refusal results. They are human or policy evidence, so compaction never
- * collapses them.
- */
-export const REFUSAL_PREFIXES = [
-  "Denied by the user:",
-  "Blocked by policy:",
-  "Blocked by a hook:",
-] as const;
-
 /** How many characters a thinned result keeps. */
 export const THIN_CHARS = 240;
 
@@ -132,14 +122,15 @@ export function isCompactionMarker(text: string): boolean {
 }
 
 /**
- * Checks whether a result text is a refusal (denied by the user, blocked by policy or a hook).
+ * Checks whether a result is a refusal: the agent loop marked it `denied` (a person said no)
+ * or `blocked` (policy said no). Read from the mark, never from the text, so a tool's error
+ * worded like a refusal is still an error.
  *
- * @param text The result text.
+ * @param result The tool result block.
  * @returns Whether it is.
  */
-export function isRefusal(text: string): boolean {
-  const start = text.trimStart();
-  return REFUSAL_PREFIXES.some((prefix) => start.startsWith(prefix));
+export function isRefusal(result: ToolResultBlock): boolean {
+  return result.mark === "denied" || result.mark === "blocked";
 }
 
 /** Decides a result's new text, or `undefined` to leave it as it is. */
@@ -256,7 +247,7 @@ export function collapseFailures(
   const newest = new Map<string, number>();
   const keys: (string | undefined)[] = [];
   rewriteResults(messages, (result) => {
-    const key = failureKey(result.isError, resultText(result), uses.get(result.toolUseId));
+    const key = failureKey(result, uses.get(result.toolUseId));
     if (key !== undefined) newest.set(key, keys.length);
     keys.push(key);
     return undefined;
@@ -270,14 +261,12 @@ export function collapseFailures(
   });
 }
 
-function failureKey(
-  isError: boolean,
-  text: string,
-  use: ToolUseBlock | undefined,
-): string | undefined {
+function failureKey(result: ToolResultBlock, use: ToolUseBlock | undefined): string | undefined {
+  if (!result.isError || !use || isRefusal(result)) return undefined;
+  const text = resultText(result);
   // Markers (including thinned texts) are skipped, so a second run sees exactly the keys
   // the first one left, one result each: that is what makes the pass idempotent.
-  if (!isError || !use || isRefusal(text) || isCompactionMarker(text)) return undefined;
+  if (isCompactionMarker(text)) return undefined;
   return `${toolTarget(use.name, use.input)}\u0000${text.trim()}`;
 }
 

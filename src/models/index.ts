@@ -20,15 +20,17 @@
  */
 
 export { type AnthropicOptions, anthropic } from "./anthropic.ts";
-export type {
-  Block,
-  ImageBlock,
-  Message,
-  ReasoningBlock,
-  ServerToolBlock,
-  TextBlock,
-  ToolResultBlock,
-  ToolUseBlock,
+export {
+  type Block,
+  type ImageBlock,
+  type Message,
+  type ReasoningBlock,
+  type ServerToolBlock,
+  type TextBlock,
+  TOOL_RESULT_MARKS,
+  type ToolResultBlock,
+  type ToolResultMark,
+  type ToolUseBlock,
 } from "./message.ts";
 export {
   FINISH_REASONS,

@@ -32,7 +32,31 @@ export interface ToolResultBlock {
   content: ToolContent[];
   /** Whether the tool failed (the model sees the failure and can react). */
   isError: boolean;
+  /**
+   * Set by the agent loop on a result it wrote in place of the tool (see `ToolResultMark`);
+   * absent on what a tool returned. Provider adapters never send it.
+   */
+  mark?: ToolResultMark;
 }
+
+/**
+ * Why the agent loop wrote a result itself: `denied` (a person refused the call), `blocked`
+ * (policy or the interlock refused it, nobody asked), `unknown` (no tool has that name),
+ * `cancelled` (the run's cancellation stopped the call, or it never ran), `interrupted` (a
+ * resumed run found the call running and did not run it again). Passes over a transcript read
+ * this, not the result's wording, which a tool's own error text could imitate: compaction
+ * keeps every `denied` and `blocked` result as human or policy evidence.
+ */
+export type ToolResultMark = (typeof TOOL_RESULT_MARKS)[number];
+
+/** Every `ToolResultMark`, for checking a transcript read from storage. */
+export const TOOL_RESULT_MARKS = [
+  "denied",
+  "blocked",
+  "unknown",
+  "cancelled",
+  "interrupted",
+] as const;
 
 /** A base64 image the user attached. */
 export interface ImageBlock {

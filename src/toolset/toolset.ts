@@ -218,7 +218,10 @@ export class Toolset implements ToolsetBackend {
   }
 
   // An unknown name gets the nearest existing one as a suggestion (`ad` → `add`); any other
-  // failure, or one the listing itself fails, passes as it was.
+  // failure, or one the listing itself fails, passes as it was. Made here rather than where a
+  // backend throws: only this toolset knows the names its caller sees (`math__add` in a
+  // namespaced merge), and a user's own backend gets it for free. The listing is the cached
+  // one for local and MCP backends, and is paid only on this failure path.
   async #unknown(error: unknown): Promise<never> {
     if (!isToolError(error, "unknown_tool") || error.data.suggestion !== undefined) throw error;
     const name = error.data.name;

@@ -3,9 +3,10 @@
 // and keeps the rest, so a UI compares by identity (React's memo, Svelte's and Vue's change
 // checks) and re-renders only what moved.
 
-import type { AgentEvent, ToolCallOutcome } from "../agent/events.ts";
-import type { StopCause } from "../agent/run.ts";
+import type { AgentEvent } from "../agent/events.ts";
+import type { StopCause } from "../agent/run-result.ts";
 import type { RunSnapshot } from "../agent/snapshot.ts";
+import type { ToolCallOutcome } from "../agent/transcript.ts";
 import type { CompactedEvent, CompactionReason, Conversation } from "../compaction/conversation.ts";
 import type { Capabilities } from "../declaration/capabilities.ts";
 import type { ToolProgress } from "../execution/handler-io.ts";

@@ -12,6 +12,7 @@ import { ToolResult } from "../execution/tool-result.ts";
 import { resultFromMcp } from "../mcp/client/remote-tool.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 import { JsonSchema } from "../schema/json-schema.ts";
+import { measureJson } from "../schema/measure-json.ts";
 import type { JsonSchemaCheck, JsonSchemaValidator } from "../schema/schema-input.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import {
@@ -41,6 +42,19 @@ export interface ConnectWebMcpOptions {
   /** Longest result accepted, in UTF-16 code units; default 4 MiB. A longer one fails the call. */
   maxResultLength?: number;
   /**
+   * Deepest nesting of objects and arrays in a listed tool (its schema and annotations
+   * included) and in a result (its `structuredContent` included); default 128 levels, as
+   * `connectMcp`'s. A deeper tool is left out; a deeper result fails the call with
+   * `invalid_output`. Either would overflow the stack of `JSON.stringify` in every later model
+   * request that carried it.
+   */
+  maxSchemaDepth?: number;
+  /**
+   * Most bytes of JSON one listed tool may hold (default 256 KiB, as `connectMcp`'s); a larger
+   * tool is left out, since its schema would travel with every model request.
+   */
+  maxToolBytes?: number;
+  /**
    * Checks arguments against each tool's input schema before anything reaches the page (a
    * mismatch is `invalid_arguments`): pass `jsonSchemaValidator` from `toolwire/json-schema`.
    * Absent (the default), the page's tool sees the arguments unchecked, as it does from any
@@ -50,6 +64,15 @@ export interface ConnectWebMcpOptions {
 }
 
 const DEFAULT_MAX_RESULT_LENGTH = 4 * 1024 * 1024;
+const DEFAULT_MAX_SCHEMA_DEPTH = 128;
+const DEFAULT_MAX_TOOL_BYTES = 256 * 1024;
+
+/** How deep and how large what a page hands over may be. */
+interface Limits {
+  maxLength: number;
+  maxSchemaDepth: number;
+  maxToolBytes: number;
+}
 
 interface PageTool {
   info: ToolInfo;
@@ -85,13 +108,11 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
   const { namespace, trustAnnotations } = options;
   if (namespace !== undefined) toolName(namespace);
   const fromOrigins = originsOf(options.fromOrigins);
-  const maxLength = options.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH;
-  if (!Number.isInteger(maxLength) || maxLength < 1) {
-    throw new ToolError({
-      type: "invalid_configuration",
-      message: "maxResultLength must be a positive integer",
-    });
-  }
+  const limits: Limits = {
+    maxLength: positive("maxResultLength", options.maxResultLength, DEFAULT_MAX_RESULT_LENGTH, 1),
+    maxSchemaDepth: positive("maxSchemaDepth", options.maxSchemaDepth, DEFAULT_MAX_SCHEMA_DEPTH, 4),
+    maxToolBytes: positive("maxToolBytes", options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 1024),
+  };
   const validator = options.jsonSchemaValidator;
   if (validator !== undefined && typeof validator !== "function") {
     throw new ToolError({
@@ -115,7 +136,7 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
       }
       const tools = new Map<string, PageTool>();
       for (const native of Array.isArray(listed) ? (listed as WebMcpRegisteredTool[]) : []) {
-        const info = infoOf(native, { namespace, trustAnnotations, here });
+        const info = infoOf(native, { namespace, trustAnnotations, here }, limits);
         if (info && !tools.has(info.name)) tools.set(info.name, { info, native });
       }
       return tools;
@@ -143,12 +164,23 @@ export async function connectWebMcp(options: ConnectWebMcpOptions = {}): Promise
         tool = (await load()).get(name);
       }
       if (!tool) throw new ToolError({ type: "unknown_tool", name });
-      return pageHandler(context, tool, maxLength, validator);
+      return pageHandler(context, tool, limits, validator);
     },
     async shutdown() {
       context.removeEventListener?.("toolchange", onChange);
     },
   });
+}
+
+function positive(name: string, value: unknown, fallback: number, least: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || (chosen as number) < least) {
+    throw new ToolError({
+      type: "invalid_configuration",
+      message: `${name} must be a whole number, at least ${least}`,
+    });
+  }
+  return chosen as number;
 }
 
 function originsOf(value: readonly string[] | undefined): string[] | undefined {
@@ -180,8 +212,13 @@ function infoOf(
     trustAnnotations: boolean | undefined;
     here: string | undefined;
   },
+  limits: Limits,
 ): ToolInfo | undefined {
   if (!isJsonObject(native) || typeof native.name !== "string") return undefined;
+  // Measured as kept; `execute` and the page's other members are not.
+  const { name: listed, title, description, inputSchema, annotations: given } = native;
+  const size = measureJson({ listed, title, description, inputSchema, given });
+  if (size.depth > limits.maxSchemaDepth || size.bytes > limits.maxToolBytes) return undefined;
   let name: ToolName;
   try {
     name =
@@ -224,7 +261,7 @@ function infoOf(
 function pageHandler(
   context: WebMcpModelContext,
   tool: PageTool,
-  maxLength: number,
+  limits: Limits,
   validator: JsonSchemaValidator | undefined,
 ): ToolHandlerBackend {
   const stop = new AbortController();
@@ -285,7 +322,7 @@ function pageHandler(
           result: ToolResult.error(`${name} failed: ${errorText(error)}`),
         };
       }
-      return { type: "completed", result: resultOf(answer, name, maxLength) };
+      return { type: "completed", result: resultOf(answer, name, limits) };
     },
   };
 }
@@ -304,8 +341,11 @@ function inputCheck(
   }
 }
 
-function resultOf(answer: unknown, name: string, maxLength: number): ToolResult {
+function resultOf(answer: unknown, name: string, limits: Limits): ToolResult {
+  const { maxLength, maxSchemaDepth } = limits;
   if (answer === undefined || answer === null) return ToolResult.text("");
+  // Measured before `JSON.stringify`, which a deep enough value overflows.
+  if (typeof answer === "object") tooDeep(answer, name, maxSchemaDepth);
   const text = typeof answer === "string" ? answer : JSON.stringify(answer);
   if (typeof text !== "string") return ToolResult.text(String(answer));
   if (text.length > maxLength) {
@@ -321,6 +361,7 @@ function resultOf(answer: unknown, name: string, maxLength: number): ToolResult 
   } catch {
     return ToolResult.text(text);
   }
+  if (typeof answer === "string") tooDeep(value, name, maxSchemaDepth);
   if (isJsonObject(value) && Array.isArray(value.content)) {
     try {
       return resultFromMcp(value, name);
@@ -329,4 +370,15 @@ function resultOf(answer: unknown, name: string, maxLength: number): ToolResult 
     }
   }
   return ToolResult.json(value);
+}
+
+// A result nested past the limit fails the call: a model request carrying it would overflow.
+function tooDeep(value: unknown, name: string, maxSchemaDepth: number): void {
+  const { depth } = measureJson(value);
+  if (depth <= maxSchemaDepth) return;
+  throw new ToolError({
+    type: "invalid_output",
+    message: `${name} returned a result nested ${depth} levels deep, more than maxSchemaDepth (${maxSchemaDepth})`,
+    issues: [],
+  });
 }

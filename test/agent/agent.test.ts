@@ -261,6 +261,7 @@ describe("a run", () => {
             type: "tool_result",
             toolUseId: "h",
             isError: true,
+            mark: "cancelled",
             content: [
               {
                 type: "text",

@@ -137,12 +137,14 @@ describe("approval", () => {
           type: "tool_result",
           toolUseId: "call_1",
           isError: true,
+          mark: "denied",
           content: [{ type: "text", text: `${DENIED_PREFIX} not today` }],
         },
         {
           type: "tool_result",
           toolUseId: "call_2",
           isError: true,
+          mark: "blocked",
           content: [{ type: "text", text: `${BLOCKED_PREFIX} writes are off` }],
         },
       ]);

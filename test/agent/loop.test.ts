@@ -116,6 +116,7 @@ describe("the turn loop", () => {
         type: "tool_result",
         toolUseId: "x",
         isError: true,
+        mark: "unknown",
         content: [
           { type: "text", text: "Unknown tool `nope`. Available tools: `echo`, `explode`." },
         ],

@@ -174,6 +174,7 @@ describe("pausing at a question", () => {
       {
         toolUseId: "c2",
         isError: true,
+        mark: "interrupted",
         content: [{ text: expect.stringMatching(/^Interrupted:/) }],
       },
     ]);

@@ -58,6 +58,7 @@ describe("appending input", () => {
             type: "tool_result",
             toolUseId: "u1",
             isError: true,
+            mark: "cancelled",
             content: [{ type: "text", text: `${CANCELLED_PREFIX} this call never ran.` }],
           },
           { type: "text", text: "go on" },
@@ -146,6 +147,20 @@ describe("checking and copying input", () => {
         },
         "conversation.messages[0].content[0] must be",
       ],
+      [
+        {
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "tool_result", toolUseId: "a", isError: true, content: [], mark: "nope" },
+              ],
+            },
+          ],
+          taint: { private: false, untrusted: false },
+        },
+        "conversation.messages[0].content[0] must be",
+      ],
     ])("refuses a malformed conversation %#", (value, message) => {
       expect(failure(() => copyConversation(value as unknown as Conversation))).toContain(message);
     });
@@ -166,6 +181,7 @@ describe("checking and copying input", () => {
               isError: false,
               content: [{ type: "text", text: "x" }],
             },
+            { type: "tool_result", toolUseId: "b", isError: true, content: [], mark: "denied" },
           ],
         },
       ];

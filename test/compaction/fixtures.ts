@@ -2,7 +2,13 @@
  * Transcript builders and a fast-check generator of valid transcripts, for the compaction tests.
  */
 import fc from "fast-check";
-import type { Block, Message, ToolResultBlock, ToolUseBlock } from "../../src/models/message.ts";
+import type {
+  Block,
+  Message,
+  ToolResultBlock,
+  ToolResultMark,
+  ToolUseBlock,
+} from "../../src/models/message.ts";
 
 /** A user message with one text block. */
 export function user(text: string): Message {
@@ -55,13 +61,14 @@ export function allResults(messages: readonly Message[]): ToolResultBlock[] {
 
 const TOOLS = ["read_file", "write_file", "search", "todo", "fetch"] as const;
 const PATHS = ["a.ts", "b.ts", "src/c.ts", "docs/d.md"] as const;
-const ERRORS = [
-  "ENOENT: no such file",
-  "Denied by the user: not now",
-  "Blocked by policy: external send",
-  "Blocked by a hook: lint failed",
-  "timeout",
-] as const;
+// Failures as a tool reports them, and refusals as the agent loop writes them (marked).
+const ERRORS: readonly { text: string; mark?: ToolResultMark }[] = [
+  { text: "ENOENT: no such file" },
+  { text: "Denied by the user: not now", mark: "denied" },
+  { text: "Blocked by policy: external send", mark: "blocked" },
+  { text: "Denied by the user: lint failed" },
+  { text: "timeout" },
+];
 
 const callSpec = fc.record({
   name: fc.constantFrom(...TOOLS),
@@ -101,7 +108,10 @@ export const validTranscript = fc
       const blocks: (ToolResultBlock | string)[] = uses.map((use, i) => {
         const spec = turn.calls[i];
         const body = `${use.name}:${"x".repeat(spec?.size ?? 5)}`;
-        return spec?.error === undefined ? ok(use.id, body) : err(use.id, spec.error);
+        if (spec?.error === undefined) return ok(use.id, body);
+        const failure = err(use.id, spec.error.text);
+        if (spec.error.mark) failure.mark = spec.error.mark;
+        return failure;
       });
       if (blocks.length === 0 || turn.steer !== undefined) blocks.push(turn.steer ?? "go on");
       messages.push(results(...blocks));

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   canonicalJson,
@@ -5,8 +6,6 @@ import {
   evictSuperseded,
   fitUnread,
   isCompactionMarker,
-  isRefusal,
-  REFUSAL_PREFIXES,
   repeatMarker,
   resultText,
   rewriteResults,
@@ -20,7 +19,17 @@ import {
 } from "../../src/compaction/lossless.ts";
 import { estimateTokens } from "../../src/compaction/pressure.ts";
 import type { Message } from "../../src/models/message.ts";
-import { allResults, assistant, call, err, ok, results, textOf, user } from "./fixtures.ts";
+import {
+  allResults,
+  assistant,
+  call,
+  err,
+  ok,
+  results,
+  textOf,
+  user,
+  validTranscript,
+} from "./fixtures.ts";
 
 describe("canonicalJson", () => {
   test("sorts keys at every depth and keeps array order", () => {
@@ -85,13 +94,6 @@ describe("result markers", () => {
     expect(thinText("a".repeat(300))).toBe(
       `${"a".repeat(240)}\n[thinned: 60 more characters omitted]`,
     );
-  });
-
-  test("recognises the three refusal prefixes, ignoring leading space", () => {
-    expect(isRefusal("Denied by the user: no")).toBe(true);
-    expect(isRefusal("  Blocked by policy: x")).toBe(true);
-    expect(isRefusal("Blocked by a hook: y")).toBe(true);
-    expect(isRefusal("Error: Denied by the user: no")).toBe(false);
   });
 });
 
@@ -244,9 +246,28 @@ describe("collapseFailures", () => {
     expect(collapse(messages)).toBeUndefined();
   });
 
-  test.each(REFUSAL_PREFIXES)("never collapses refusals starting %s", (prefix) => {
-    const text = `${prefix} no`;
-    expect(collapse(failing([text, text, text]))).toBeUndefined();
+  test.each(["denied", "blocked"] as const)(
+    "never collapses identical results the agent marked %s",
+    (mark) => {
+      const messages = failing(["Denied by the user: no", "Denied by the user: no"]);
+      for (const result of allResults(messages)) result.mark = mark;
+      expect(collapse(messages)).toBeUndefined();
+    },
+  );
+
+  test("collapses a tool's failure worded like a refusal: only the agent's mark counts", () => {
+    const text = "Denied by the user: no";
+    const texts = allResults(collapse(failing([text, text])) ?? []).map(textOf);
+    expect(texts).toEqual(["[repeated failure: the same error recurs in a later result]", text]);
+  });
+
+  test("collapses repeated cancellations: only refusals are evidence", () => {
+    const messages = failing([
+      "Cancelled: the run was cancelled.",
+      "Cancelled: the run was cancelled.",
+    ]);
+    for (const result of allResults(messages)) result.mark = "cancelled";
+    expect(allResults(collapse(messages) ?? []).map(textOf)[0]).toMatch(/^\[repeated failure/);
   });
 
   test("leaves successful results alone", () => {
@@ -258,6 +279,19 @@ describe("collapseFailures", () => {
       results(ok("2", "same")),
     ];
     expect(collapse(messages)).toBeUndefined();
+  });
+
+  test("keeps every refusal of any transcript word for word (design.md C8)", () => {
+    fc.assert(
+      fc.property(validTranscript, (messages) => {
+        const out = allResults(collapse(messages) ?? messages);
+        allResults(messages).forEach((result, i) => {
+          if (result.mark === "denied" || result.mark === "blocked") {
+            expect(out[i]).toEqual(result);
+          }
+        });
+      }),
+    );
   });
 
   test("changes nothing on a second run", () => {

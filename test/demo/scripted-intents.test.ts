@@ -47,12 +47,14 @@ describe("scriptedIntents", () => {
             type: "tool_result",
             toolUseId: "b",
             isError: true,
+            mark: "denied",
             content: [{ type: "text", text: "Denied by the user: not now" }],
           },
           {
             type: "tool_result",
             toolUseId: "c",
             isError: true,
+            mark: "cancelled",
             content: [
               { type: "text", text: "Cancelled: the run was cancelled while this call ran." },
             ],

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, test } from "vitest";
+import { ToolError } from "../../src/errors.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
@@ -34,6 +35,29 @@ describe("unknown tool", () => {
     const merged = Toolset.merge([Toolset.local([tool("files_read")]), local]);
     const error = await caught(merged.call("file_read", {}));
     expect(error.data).toMatchObject({ suggestion: "files_read" });
+  });
+
+  // Why the suggestion is made by `Toolset` and not where a backend throws: only the toolset the
+  // caller holds knows the names the caller sees (namespaced ones here), and a backend of the
+  // user's own gets it without doing anything.
+  test("suggests the name as the caller sees it, namespace included", async () => {
+    const merged = Toolset.merge([local, Toolset.local([tool("add")])], {
+      namespaces: ["math", "other"],
+    });
+    const error = await caught(merged.call("math__ad", {}));
+    expect(error.data).toEqual({ type: "unknown_tool", name: "math__ad", suggestion: "math__add" });
+  });
+
+  test("suggests for a backend of the user's own that only says the name is unknown", async () => {
+    const own = Toolset.fromBackend({
+      listTools: () => local.listTools(),
+      toolHandler: async (name) => {
+        throw new ToolError({ type: "unknown_tool", name });
+      },
+      shutdown: async () => {},
+    });
+    const error = await caught(own.call("substract", {}));
+    expect(error.data).toMatchObject({ suggestion: "subtract" });
   });
 
   test("suggests for a remote server's tools", async () => {

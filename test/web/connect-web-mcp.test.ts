@@ -181,6 +181,55 @@ describe("connectWebMcp", () => {
     expect((await caught(page.call("big", {}))).type).toBe("invalid_output");
   });
 
+  test("leaves out a tool too deep or too large to carry in model requests (maxSchemaDepth, maxToolBytes)", async () => {
+    const context = new FakeModelContext(PAGE);
+    let schema: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 100_000; i++) schema = { type: "array", items: schema };
+    const execute = async () => "ok";
+    await context.registerTool({ name: "deep", description: "Deep", inputSchema: schema, execute });
+    await context.registerTool({ name: "big", description: "b".repeat(300 * 1024), execute });
+    await context.registerTool({ name: "plain", description: "fine", execute });
+    const page = await connectWebMcp({ modelContext: context });
+    const listed = await page.listTools();
+    expect(listed.map((t) => t.name)).toEqual(["plain"]);
+    expect(() => JSON.stringify(listed)).not.toThrow();
+    const roomy = await connectWebMcp({ modelContext: context, maxToolBytes: 1024 * 1024 });
+    expect((await roomy.listTools()).map((t) => t.name)).toEqual(["big", "plain"]);
+  });
+
+  // The page's answer comes as JSON text, as Chromium hands it over.
+  test("fails a call whose result nests past maxSchemaDepth with invalid_output", async () => {
+    const context = new FakeModelContext(PAGE);
+    const nested = (levels: number) => {
+      let value: unknown = 1;
+      for (let i = 0; i < levels; i++) value = { v: value };
+      return value;
+    };
+    const content = [{ type: "text", text: "deep" }];
+    await context.registerTool({
+      name: "deep",
+      description: "Deep",
+      execute: async () => ({ content, structuredContent: nested(1000) }),
+    });
+    await context.registerTool({
+      name: "deep_text",
+      description: "Deep text",
+      execute: async () => `${"[".repeat(200)}${"]".repeat(200)}`,
+    });
+    await context.registerTool({
+      name: "fine",
+      description: "Fine",
+      execute: async () => ({ content, structuredContent: nested(100) }),
+    });
+    const page = await connectWebMcp({ modelContext: context });
+    for (const name of ["deep", "deep_text"]) {
+      const error = await caught(page.call(name, {}));
+      expect(error.type).toBe("invalid_output");
+      expect(error.message).toContain("maxSchemaDepth (128)");
+    }
+    expect((await page.call("fine", {})).structuredContent).toEqual(nested(100));
+  });
+
   test("round trip: a toolset registered on the page is callable through connectWebMcp", async () => {
     const context = new FakeModelContext(PAGE);
     const add = defineTool({
@@ -280,5 +329,10 @@ describe("connectWebMcp", () => {
     expect((await caught(connectWebMcp({ modelContext, maxResultLength: 0 }))).type).toBe(
       "invalid_configuration",
     );
+    for (const bad of [{ maxSchemaDepth: 1.5 }, { maxToolBytes: 10 }, { maxSchemaDepth: "9" }]) {
+      expect((await caught(connectWebMcp({ modelContext, ...(bad as object) }))).type).toBe(
+        "invalid_configuration",
+      );
+    }
   });
 });

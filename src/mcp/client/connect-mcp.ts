@@ -470,7 +470,7 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
       if (bytes > settings.maxListBytes) {
         throw overCap(`${settings.maxListBytes} bytes of tool entries (maxListBytes)`);
       }
-      const oversize = oversized(raw, size, settings, session);
+      const oversize = oversized(raw, size, settings, session.secrets);
       if (oversize !== undefined) {
         skipped(settings, session, oversize, raw);
         continue;
@@ -501,17 +501,19 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
 function oversized(
   entry: unknown,
   size: JsonMeasure,
-  settings: Settings,
-  session: McpSession,
+  limits: Pick<Settings, "maxSchemaDepth" | "maxToolBytes">,
+  secrets: readonly string[],
 ): string | undefined {
+  const { maxSchemaDepth, maxToolBytes } = limits;
   const name = isJsonObject(entry) && typeof entry.name === "string" ? entry.name : "";
-  // Scrubbed, then cut, like every text from the server.
-  const shown = JSON.stringify(excerpt(name, session.secrets, 140));
-  if (size.depth > settings.maxSchemaDepth) {
-    return `tool ${shown} is nested ${size.depth} levels deep, more than maxSchemaDepth (${settings.maxSchemaDepth})`;
+  // Scrubbed, then cut, like every text from the server: a cut first would leave most of a
+  // credential unrecognised by the scrub of the whole log line.
+  const shown = JSON.stringify(excerpt(name, secrets, 140));
+  if (size.depth > maxSchemaDepth) {
+    return `tool ${shown} is nested ${size.depth} levels deep, more than maxSchemaDepth (${maxSchemaDepth})`;
   }
-  if (size.bytes > settings.maxToolBytes) {
-    return `tool ${shown} takes about ${size.bytes} bytes of JSON, more than maxToolBytes (${settings.maxToolBytes})`;
+  if (size.bytes > maxToolBytes) {
+    return `tool ${shown} takes about ${size.bytes} bytes of JSON, more than maxToolBytes (${maxToolBytes})`;
   }
   return undefined;
 }

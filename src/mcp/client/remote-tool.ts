@@ -331,17 +331,15 @@ function lenient(
   };
 }
 
-// The issues of a remote `invalid_arguments`, when they have the shape `ToolError` gives them.
-function refusedIssues(value: unknown): [ValidationIssue, ...ValidationIssue[]] | undefined {
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  const issues: ValidationIssue[] = [];
-  for (const item of value) {
-    if (!isJsonObject(item) || typeof item.path !== "string" || typeof item.message !== "string") {
-      return undefined;
-    }
-    issues.push({ path: item.path, message: item.message });
+// The issues of a remote `invalid_arguments`, read as any tool error's JSON is
+// (`ToolError.fromJSON`); a report of another shape leaves the answer a result.
+function reportedIssues(reported: unknown): ValidationIssue[] | undefined {
+  try {
+    const { issues } = ToolError.fromJSON(reported);
+    return issues !== undefined && issues.length > 0 ? issues : undefined;
+  } catch {
+    return undefined;
   }
-  return issues as [ValidationIssue, ...ValidationIssue[]];
 }
 
 function invalidArguments(tool: string, issues: ValidationIssue[]): ToolError {
@@ -373,7 +371,7 @@ export function resultFromMcp(value: Record<string, unknown>, tool: string): Too
   // reading as a result the tool produced.
   const reported = isError === true && isJsonObject(_meta) ? _meta[TOOL_ERROR_META_KEY] : undefined;
   if (isJsonObject(reported) && reported.type === "invalid_arguments") {
-    const issues = refusedIssues(reported.issues);
+    const issues = reportedIssues(reported);
     if (issues) throw invalidArguments(tool, issues);
   }
   if (!Array.isArray(content)) throw protocolError(`\`${tool}\` returned no \`content\` array`);

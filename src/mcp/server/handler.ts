@@ -65,10 +65,11 @@ export interface McpHandler {
    * Answers one HTTP request; never rejects. `fetch` is unbound-safe and has the shape of the
    * global `fetch`, so it also serves as a client's in-process transport
    * (`connectMcp({ url, fetch: handler.fetch })`). Given a `Request`, further arguments (a
-   * Worker's `env` and `ctx`, Deno's connection info) are ignored; given a URL, `init`
+   * Worker's `env` and `ctx`, Deno's connection info: hence `| object`, so `Deno.serve(options,
+   * handler.fetch)` type-checks) are ignored; given a URL, `init`
    * describes the request as for the global `fetch`.
    */
-  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+  fetch(input: Request | string | URL, init?: RequestInit | object): Promise<Response>;
   /**
    * Tells 2026-07-28 clients that the tool list changed: every open `subscriptions/listen`
    * stream that asked for `toolsListChanged` gets `notifications/tools/list_changed`. Call it

@@ -171,11 +171,12 @@ export function createStreamLog(options: StreamLogOptions): StreamLog {
           retire(stream);
         },
         fail(error) {
-          if (stream.finished) return;
+          if (stream.finished) return false;
           end();
           // Nothing more will come: a GET for it gets 404, not an empty stream to poll.
           forget(stream);
           if (!started) reject(error);
+          return !started;
         },
       };
     },

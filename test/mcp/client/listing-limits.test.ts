@@ -206,6 +206,26 @@ describe("a foreign tool's depth and size (maxSchemaDepth, maxToolBytes)", () =>
     );
   });
 
+  it("names a skipped tool without the connection's credential, even in a long name", async () => {
+    const logs: ToolLog[] = [];
+    const token = "tok-0123456789abcdef0123456789abcdef";
+    const name = `${"n".repeat(120)}${token}`;
+    const big = "b".repeat(300 * 1024);
+    const server = listingServer(() => [`{"name":"${name}","description":"${big}"}`], 1);
+    const toolset = await connectMcp({
+      url: URL_,
+      fetch: server.fetch,
+      headers: { authorization: `Bearer ${token}` },
+      onLog: (log) => logs.push(log),
+    });
+    expect(await toolset.listTools()).toEqual([]);
+    const line = JSON.stringify(logs);
+    expect(line).toContain("maxToolBytes");
+    expect(line).toContain("n".repeat(120));
+    // Scrubbed before the name was cut to 140 characters: no piece of the token is left.
+    expect(line).not.toContain(token.slice(0, 12));
+  });
+
   it("holds for any depth: a tool within maxSchemaDepth is listed, a deeper one skipped", async () => {
     await fc.assert(
       fc.asyncProperty(

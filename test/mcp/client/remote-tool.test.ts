@@ -245,6 +245,22 @@ describe("createRemoteCallPlan", () => {
 });
 
 describe("resultFromMcp", () => {
+  it("turns a toolwire server's invalid_arguments report into that error, issues as sent", async () => {
+    const issues = [
+      { path: "/a", message: "Invalid type", keyword: "type" },
+      { path: "/b", message: "Required" },
+    ];
+    const report = { type: "invalid_arguments", tool: "add", message: "bad", issues };
+    const answer = { content: [{ type: "text", text: "bad" }], isError: true };
+    const error = await caught(() =>
+      resultFromMcp({ ...answer, _meta: { "toolwire/error": report } }, "calc__add"),
+    );
+    expect(error.toJSON()).toMatchObject({ type: "invalid_arguments", tool: "calc__add", issues });
+    // A report that is no tool error's JSON (here, an issue without a path) is the tool's result.
+    const odd = { ...report, issues: [{ message: "Required" }] };
+    expect(resultFromMcp({ ...answer, _meta: { "toolwire/error": odd } }, "t").isError).toBe(true);
+  });
+
   it("maps every content block kind, keeping block and result metadata", () => {
     const content = [
       { type: "text", text: "t", _meta: { k: 1 } },

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { createDisplayLog } from "../../demo/display-log.ts";
+import { ModelError } from "../../src/models/index.ts";
+
+// What the chat shows while the model adapter retries a request (design.md, "Models"): a 429
+// is the provider asking to wait, a 5xx the provider failing; the two read differently.
+describe("the demo's retry notice", () => {
+  const notice = (error: unknown) => {
+    const log = createDisplayLog();
+    const [item] = log.apply({
+      type: "model_retry",
+      turn: 1,
+      attempt: 2,
+      delayMs: 1500,
+      error,
+      message: String(error),
+    });
+    return item?.type === "notice" ? item.text : undefined;
+  };
+
+  it("says busy for a 429 and for an overloaded provider", () => {
+    const limited = new ModelError({
+      type: "rate_limit",
+      provider: "openai",
+      status: 429,
+      message: "slow down",
+    });
+    expect(notice(limited)).toBe("The model is busy (rate limited, HTTP 429); retry 2 in 1500 ms.");
+    const overloaded = new ModelError({
+      type: "http",
+      provider: "anthropic",
+      status: 529,
+      code: "overloaded_error",
+      message: "Overloaded",
+    });
+    expect(notice(overloaded)).toContain(
+      "The model is busy (the provider is overloaded, HTTP 529)",
+    );
+  });
+
+  it("says the provider failed for a 5xx, and never calls that busy", () => {
+    const failed = new ModelError({
+      type: "http",
+      provider: "openai",
+      status: 502,
+      message: "Bad gateway",
+    });
+    expect(notice(failed)).toBe("The model provider failed (HTTP 502); retry 2 in 1500 ms.");
+    expect(notice(failed)).not.toContain("busy");
+  });
+
+  it("says the provider could not be reached when no answer came", () => {
+    const offline = new ModelError({ type: "http", provider: "openai", message: "fetch failed" });
+    expect(notice(offline)).toMatch(/^The model provider could not be reached; retry 2/);
+  });
+});
