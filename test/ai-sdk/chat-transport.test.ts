@@ -241,6 +241,38 @@ describe.each(majors)("the agent chat transport under %s's Chat", (_, newChat) =
     );
   });
 
+  test("two calls of one turn are put to the chat one after the other, each answer resuming the run", async () => {
+    const log: string[] = [];
+    const { transport } = setup(
+      [
+        {
+          toolCalls: [
+            { name: "write", arguments: { path: "a", text: "1" } },
+            { name: "write", arguments: { path: "b", text: "2" } },
+          ],
+        },
+        { text: "Both written." },
+      ],
+      [write(log)],
+    );
+    const chat = newChat(transport);
+    await chat.sendMessage({ text: "Write a and b" });
+    const approvalOf = (index: number) => {
+      const part = parts(chat)[index];
+      expect(part).toMatchObject({ state: "approval-requested" });
+      return (part?.approval as { id: string } | undefined)?.id ?? "none";
+    };
+    await chat.addToolApprovalResponse({ id: approvalOf(0), approved: true });
+    await vi.waitFor(() => expect(parts(chat)[1]).toMatchObject({ state: "approval-requested" }));
+    await settled(chat);
+    expect(log).toEqual([]);
+    await chat.addToolApprovalResponse({ id: approvalOf(1), approved: true });
+    await vi.waitFor(() => expect(parts(chat).at(-1)).toMatchObject({ text: "Both written." }));
+    await settled(chat);
+    expect(log).toEqual(["a", "b"]);
+    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
   test("a new message instead of an answer cancels the waiting call and is answered", async () => {
     const log: string[] = [];
     const { transport } = setup(
