@@ -78,6 +78,14 @@ export interface AgentStore {
   send(input: string | readonly Message[]): Promise<RunResult>;
   /** Cancels the run in progress; its pending approvals and questions go away. */
   cancel(): void;
+  /**
+   * Pauses the run in progress at an approval or a question (an agent with `snapshots`): it
+   * ends `paused`, and `state.checkpoint` holds the snapshot to `restore` from later.
+   *
+   * @throws ToolError `unsupported` when nothing can pause (no run, no snapshots, no call in
+   *   progress).
+   */
+  pause(): void;
   /** Allows a pending call. */
   approve(callId: string): void;
   /** Refuses a pending call: the model reads `Denied by the user: {reason}`. */
@@ -123,12 +131,25 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
   const decide = new Map<string, (decision: ApprovalDecision) => void>();
   const reply = new Map<string, (response: ToolInteractionResponse) => void>();
   let controller: AbortController | undefined;
+  let current: AgentRun | undefined;
   let sequence = 0;
   const nextId = () => `a${++sequence}`;
 
+  // Each listener on its own, as the agent calls its own (A7): one that throws is reported and
+  // neither stops the others nor the run.
+  const notify = () => {
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        console.error(error);
+      }
+    }
+  };
+
   const set = (patch: Partial<AgentStoreState>) => {
     state = { ...state, ...patch };
-    for (const listener of [...listeners]) listener();
+    notify();
   };
 
   const approver: Approver = (request, signal) =>
@@ -142,12 +163,14 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
       };
       if (request.interlock !== undefined) pending.interlock = request.interlock;
       const settle = (decision?: ApprovalDecision) => {
+        signal.removeEventListener("abort", drop);
         decide.delete(callId);
         set({ approvals: state.approvals.filter((item) => item !== pending) });
         if (decision) resolve(decision);
       };
       // A cancelled run stops waiting by itself (its call ends `cancelled`); the card goes.
-      signal.addEventListener("abort", () => settle(), { once: true });
+      const drop = () => settle();
+      signal.addEventListener("abort", drop, { once: true });
       decide.set(callId, settle);
       set({ approvals: [...state.approvals, pending] });
     });
@@ -157,11 +180,13 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
       const key = request.callId ?? request.id;
       const pending: PendingQuestion = { callId: key, toolName: request.toolName, request };
       const settle = (response?: ToolInteractionResponse) => {
+        signal.removeEventListener("abort", drop);
         reply.delete(key);
         set({ questions: state.questions.filter((item) => item !== pending) });
         if (response) resolve(response);
       };
-      signal.addEventListener("abort", () => settle(), { once: true });
+      const drop = () => settle();
+      signal.addEventListener("abort", drop, { once: true });
       reply.set(key, settle);
       set({ questions: [...state.questions, pending] });
     });
@@ -189,6 +214,7 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
 
   const end = (result: RunResult) => {
     controller = undefined;
+    current = undefined;
     const ended: Partial<AgentStoreState> = {
       status: "idle",
       stop: result.stop,
@@ -200,7 +226,7 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     if (result.snapshot) next.checkpoint = result.snapshot;
     else delete next.checkpoint;
     state = next;
-    for (const listener of [...listeners]) listener();
+    notify();
   };
 
   // The agent's listeners, not a run's stream: they hear each event as it is emitted, so the
@@ -230,7 +256,9 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
       signal: controller.signal,
       onCheckpoint: (snapshot) => set({ checkpoint: snapshot }),
     });
-    for (const listener of [...listeners]) listener();
+    // A run that ended at once (a refused input) is already over; only one still going counts.
+    if (controller) current = run;
+    notify();
     return run.result;
   };
 
@@ -267,6 +295,12 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     },
     cancel() {
       controller?.abort();
+    },
+    pause() {
+      if (!current) {
+        throw new ToolError({ type: "unsupported", operation: "pause with no run in progress" });
+      }
+      current.pause();
     },
     approve(callId) {
       pending(decide, callId, { type: "allow" });

@@ -232,6 +232,68 @@ describe("createAgentStore", () => {
     expect(card(later.getSnapshot(), "w1")).toMatchObject({ status: "done", isError: false });
   });
 
+  test("a run paused at its approval leaves its checkpoint; a store restored from it finishes the run", async () => {
+    const { written, tools } = files();
+    const snapshots = { secret: "a-secret-of-at-least-32-characters!" };
+    const make = () =>
+      createAgentStore(
+        (gates) =>
+          new Agent({
+            model: scriptedModel((request) =>
+              request.messages.some((m) => m.role === "assistant")
+                ? { text: "Saved." }
+                : {
+                    toolCalls: [
+                      { id: "w1", name: "write_file", arguments: { path: "p.md", content: "P" } },
+                    ],
+                  },
+            ),
+            tools,
+            snapshots,
+            ...gates,
+          }),
+      );
+    const first = make();
+    expect(thrown(() => first.pause()).type).toBe("unsupported");
+    const finished = first.send("Save p.md");
+    await when(first, (s) => s.approvals.length === 1);
+    first.pause();
+    const paused = await finished;
+    expect(paused.stop).toBe("paused");
+    const state = first.getSnapshot();
+    expect(state).toMatchObject({ status: "idle", stop: "paused", approvals: [] });
+    expect(state.checkpoint).toEqual(paused.snapshot);
+
+    const second = make();
+    const resumed = second.restore({ checkpoint: JSON.parse(JSON.stringify(state.checkpoint)) });
+    await when(second, (s) => s.approvals.length === 1);
+    second.approve("w1");
+    expect((await resumed)?.stop).toBe("done");
+    expect(written).toEqual(["p.md"]);
+  });
+
+  test("a listener that throws neither stops the other listeners nor the run", async () => {
+    const model = scriptedModel([{ text: "fine" }]);
+    const store = createAgentStore((gates) => new Agent({ model, ...gates }));
+    const reported: unknown[] = [];
+    const original = console.error;
+    console.error = (error: unknown) => reported.push(error);
+    try {
+      store.subscribe(() => {
+        throw new Error("render failed");
+      });
+      let heard = 0;
+      store.subscribe(() => heard++);
+      const result = await store.send("hi");
+      expect(result.stop).toBe("done");
+      expect(heard).toBeGreaterThan(0);
+      expect(reported.length).toBe(heard);
+      expect(store.getSnapshot().messages.at(-1)?.parts).toEqual([{ type: "text", text: "fine" }]);
+    } finally {
+      console.error = original;
+    }
+  });
+
   test("a failed model turn is an error in the state until the next run", async () => {
     const model = scriptedModel([
       {
