@@ -291,6 +291,24 @@ const add = defineTool({ name: "add", description: "Adds", readOnly: true,
   input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
 export const bridge = async (languageModel) => [aiSdkModel(languageModel), await aiSdkTools(Toolset.local([add]))];`,
   },
+  {
+    // The "core + agent + scriptedModel" case driven through the AI SDK's useChat: what the
+    // transport adds to an app's agent bundle (the AI SDK's own UI code is the app's, not ours):
+    // about 1.5 KB gzip over that case. The single file carries the lazy summarizer, as there.
+    name: "ai-sdk chat transport: agentChatTransport + core + agent + scriptedModel",
+    budget: 29.5 * KB,
+    singleFileBudget: 33.2 * KB,
+    source: `import * as v from "valibot";
+import { defineTool } from "./src/index.ts";
+import { Agent } from "./src/agent/index.ts";
+import { agentChatTransport, approvalAnswered } from "./src/ai-sdk/index.ts";
+import { scriptedModel } from "./src/models/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
+export const chat = { transport: agentChatTransport({ agent: (approver) => new Agent({ model, tools: [add], approver }) }),
+  sendAutomaticallyWhen: approvalAnswered };`,
+  },
 ];
 
 /** The peers' comparable entries, measured the same way in the same run. */

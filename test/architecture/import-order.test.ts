@@ -28,10 +28,10 @@ const ORDER = [
   "oauth",
   "web",
   "models",
-  "ai-sdk",
   "in-browser",
   "compaction",
   "agent",
+  "ai-sdk",
   "ui",
   "node",
 ];
