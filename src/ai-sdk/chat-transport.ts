@@ -6,7 +6,7 @@
 import type { Agent } from "../agent/agent.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import type { ApprovalDecision, Approver } from "../agent/gates.ts";
-import type { RunResult, StopCause } from "../agent/run.ts";
+import type { RunResult, StopCause } from "../agent/run-result.ts";
 import type { Conversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
 import { newInteractionId } from "../interaction/interaction-request.ts";
