@@ -30,8 +30,9 @@ import {
   isInsufficientScope,
   type ResourceMetadataOptions,
 } from "./protected-resource.ts";
-import { handleDelete, handlePost, methodNotAllowed, readPost } from "./rpc-2025.ts";
+import { handleDelete, handleGet, handlePost, methodNotAllowed, readPost } from "./rpc-2025.ts";
 import { claimsModern, handleModernPost } from "./rpc-2026.ts";
+import { type McpSources, serveSources } from "./sources.ts";
 import {
   createDeclarations,
   createInFlightCalls,
@@ -83,8 +84,12 @@ export interface McpErrorContext {
   request: Request;
 }
 
-/** How `createMcpHandler` serves a toolset. */
-export interface McpHandlerOptions {
+/**
+ * How `createMcpHandler` serves a toolset, and the resources and prompts it serves beside it
+ * (`resources`, `resourceTemplates`, `prompts`; see `McpSources`). A server given none of them
+ * serves tools only and declares no `resources`, `prompts` or `completions` capability.
+ */
+export interface McpHandlerOptions extends McpSources {
   /** `serverInfo.name`. */
   name: string;
   /** `serverInfo.version`. */
@@ -266,7 +271,10 @@ type OptionalOption =
   | "stateSecret"
   | "cacheHints"
   | "questionKey"
-  | "resourceMetadata";
+  | "resourceMetadata"
+  | "resources"
+  | "resourceTemplates"
+  | "prompts";
 
 /** A web-standard request handler for one MCP endpoint. */
 export interface McpHandler {
@@ -284,6 +292,23 @@ export interface McpHandler {
    * after changing what the served toolset lists.
    */
   toolsChanged(): void;
+  /**
+   * Tells clients that the list of resources or resource templates changed: 2026-07-28
+   * `subscriptions/listen` streams that asked for `resourcesListChanged` get
+   * `notifications/resources/list_changed`.
+   */
+  resourcesChanged(): void;
+  /**
+   * Tells clients that the resource at `uri` changed: `notifications/resources/updated` goes to
+   * every 2025 session that subscribed to it (`resources/subscribe`) on its standalone stream
+   * (GET), and to every 2026 listen stream that names it in `resourceSubscriptions`.
+   */
+  resourceUpdated(uri: string): void;
+  /**
+   * Tells 2026-07-28 clients that the list of prompts changed: listen streams that asked for
+   * `promptsListChanged` get `notifications/prompts/list_changed`.
+   */
+  promptsChanged(): void;
   /**
    * Ends every open `subscriptions/listen` stream gracefully (its final result, then close), as
    * before a shutdown. Requests keep being served.
@@ -329,6 +354,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     stateCodec: createStateCodec(resolved.stateSecret, resolved.requestStateTtlMs),
     listens: new Set(),
     declarations: createDeclarations(served),
+    sources: serveSources(resolved),
     protectedResource:
       resolved.resourceMetadata &&
       createProtectedResource(resolved.resourceMetadata, resolved.endpoint),
@@ -371,7 +397,17 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     [ANSWER_DIRECTLY]: answer,
     toolsChanged() {
       state.declarations.forget();
-      for (const listen of [...state.listens]) listen.toolsChanged();
+      for (const listen of [...state.listens]) listen.notify("tools");
+    },
+    resourcesChanged() {
+      for (const listen of [...state.listens]) listen.notify("resources");
+    },
+    resourceUpdated(uri) {
+      for (const listen of [...state.listens]) listen.notify("resource", uri);
+      state.sessions?.notifySubscribers(uri);
+    },
+    promptsChanged() {
+      for (const listen of [...state.listens]) listen.notify("prompts");
     },
     close() {
       for (const listen of [...state.listens]) listen.close();
@@ -415,8 +451,13 @@ async function route(state: ServerState, request: IncomingRequest): Promise<Answ
     }
     case "DELETE":
       return handleDelete(state, request, headers, caller.identity);
+    case "GET":
+      return handleGet(state, request, headers, caller.identity);
     default:
-      return methodNotAllowed(headers, state.sessions ? "POST, DELETE, OPTIONS" : "POST, OPTIONS");
+      return methodNotAllowed(
+        headers,
+        state.sessions ? "POST, GET, DELETE, OPTIONS" : "POST, OPTIONS",
+      );
   }
 }
 

@@ -11,6 +11,7 @@ import {
   type JsonRpcFailure,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcResponse,
   jsonRpcError,
   jsonRpcResult,
   nestsDeeperThan,
@@ -28,19 +29,24 @@ import {
 import {
   type Answer,
   accepts,
+  createResponseChannel,
+  createSseWriter,
   httpError,
   type IncomingRequest,
   JsonAnswer,
   jsonAnswer,
   readBody,
 } from "./http.ts";
+import type { MethodOutcome } from "./method-scope.ts";
+import { type SourceMethod, sourceMethod } from "./source-methods.ts";
 import {
+  MAX_SUBSCRIPTIONS,
   type RequestScope,
   readClientCapabilities,
   type ServerState,
   type Session,
 } from "./state.ts";
-import { serveToolCall } from "./tool-call.ts";
+import { ask, serveToolCall } from "./tool-call.ts";
 
 /** Who `authorize` let in: the tool's `ctx.auth` and the identity key it is compared by. */
 export interface Caller {
@@ -204,6 +210,45 @@ export function handleDelete(
   return new Response(null, { status: 204, headers });
 }
 
+/** How often an idle standalone stream gets a keep-alive comment, in ms. */
+const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * Answers GET in `memory` mode: the session's standalone SSE stream, where
+ * `notifications/resources/updated` of its subscriptions go (a new GET replaces the session's
+ * earlier stream, which ends). 406 without `text/event-stream` in `Accept`, 400/404 for a
+ * missing/unknown session as for POST; 405 in stateless mode.
+ */
+export function handleGet(
+  state: ServerState,
+  request: IncomingRequest,
+  headers: Headers,
+  identity: string | undefined,
+): Answer {
+  if (!state.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
+  if (!accepts(request.headers.get("accept"), "text/event-stream")) {
+    return httpError(406, "Not Acceptable: Accept must list text/event-stream", headers);
+  }
+  const found = findSession(state, request, headers, { auth: undefined, identity });
+  if (found instanceof JsonAnswer) return found;
+  found.stream?.close();
+  // The timer ends at the first tick after the stream closed, whoever closed it.
+  const timer = setInterval(() => {
+    if (writer.open) writer.comment("keep-alive");
+    else clearInterval(timer);
+  }, KEEP_ALIVE_MS);
+  (timer as { unref?: () => void }).unref?.();
+  const writer = createSseWriter(undefined, () => {
+    clearInterval(timer);
+    if (found.stream === writer) found.stream = undefined;
+  });
+  found.stream = writer;
+  const sseHeaders = new Headers(headers);
+  sseHeaders.set("content-type", "text/event-stream");
+  sseHeaders.set("cache-control", "no-cache, no-transform");
+  return new Response(writer.body, { status: 200, headers: sseHeaders });
+}
+
 /** A 405 answer whose `Allow` header lists the methods the endpoint does accept. */
 export function methodNotAllowed(headers: Headers, allow: string): JsonAnswer {
   const merged = new Headers(headers);
@@ -265,6 +310,10 @@ function handleRequest(
       );
     case "tools/call":
       return serveToolCall(state, scope, message, ownerOf(scope));
+    case "resources/subscribe":
+    case "resources/unsubscribe":
+      if (!state.sources.resources) break;
+      return subscribe(scope, message);
     case "logging/setLevel": {
       const level = params.level;
       if (!(LOGGING_LEVELS as readonly unknown[]).includes(level)) {
@@ -278,9 +327,109 @@ function handleRequest(
       if (scope.session) scope.session.logLevel = level as McpLoggingLevel;
       return answer({});
     }
-    default:
-      return fail(JSON_RPC_ERROR.methodNotFound, `Method not found: ${message.method}`);
   }
+  const method = sourceMethod(message.method, state.sources);
+  if (method) return serveMethod(state, scope, message, method);
+  return fail(JSON_RPC_ERROR.methodNotFound, `Method not found: ${message.method}`);
+}
+
+/**
+ * Answers a resources, prompts or completion request of the 2025 revisions: the method's
+ * outcome as is, a missing resource as `-32002` with `data.uri` (the code of these revisions).
+ * A prompt or read that asks a question sends it on the request's stream as a tool does
+ * (`ask`), so the answer turns into an SSE stream then. A request without an owner (an
+ * anonymous caller without a session) is cancelled when its client goes away.
+ */
+function serveMethod(
+  state: ServerState,
+  scope: RequestScope,
+  message: JsonRpcRequest,
+  method: SourceMethod,
+): Promise<Answer> {
+  const owner = ownerOf(scope);
+  const controller = new AbortController();
+  const disconnect =
+    owner === undefined ? () => controller.abort("the client closed the request") : undefined;
+  const channel = createResponseChannel(scope.headers, disconnect);
+  const stopListening = disconnect ? scope.onAbort(disconnect) : undefined;
+  const run = async () => {
+    try {
+      const outcome = await method(
+        {
+          sources: state.sources,
+          auth: scope.auth,
+          signal: controller.signal,
+          pageSize: state.options.pageSize,
+          ask: (request, signal) => ask(state, scope, owner, channel, signal, request),
+          report: (error) => state.report(error, "tool", scope.request),
+        },
+        message.params ?? {},
+      );
+      const response = responseOf(message, outcome);
+      channel.finish(response, response);
+    } finally {
+      stopListening?.();
+    }
+  };
+  run().catch((error: unknown) => {
+    state.report(error, "request", scope.request);
+    const failure = jsonRpcError(message.id, JSON_RPC_ERROR.internalError, "Internal error");
+    channel.finish(failure, failure);
+  });
+  return channel.response;
+}
+
+/** The 2025 error code of a resource no resource has ("Resource not found"). */
+const RESOURCE_NOT_FOUND = -32002;
+
+function responseOf(message: JsonRpcRequest, outcome: MethodOutcome): JsonRpcResponse {
+  switch (outcome.type) {
+    case "result":
+      return jsonRpcResult(message.id, outcome.result);
+    case "error":
+      return jsonRpcError(message.id, outcome.code, outcome.message, outcome.data);
+    case "resource_not_found":
+      return jsonRpcError(message.id, RESOURCE_NOT_FOUND, "Resource not found", {
+        uri: outcome.uri,
+      });
+    default:
+      return unreachable(outcome);
+  }
+}
+
+/**
+ * Answers `resources/subscribe` and `resources/unsubscribe`: the session remembers the URIs it
+ * subscribed to (at most `MAX_SUBSCRIPTIONS`), and `McpHandler.resourceUpdated` sends
+ * `notifications/resources/updated` on its standalone stream. Without a session (stateless
+ * mode, whose `initialize` declares `subscribe: false`) there is no stream to send on: the
+ * request is acknowledged and nothing is kept.
+ */
+function subscribe(scope: RequestScope, message: JsonRpcRequest): JsonAnswer {
+  const uri = message.params?.uri;
+  const reply = (response: JsonRpcResponse) => jsonAnswer(response, 200, scope.headers);
+  if (typeof uri !== "string") {
+    return reply(
+      jsonRpcError(
+        message.id,
+        JSON_RPC_ERROR.invalidParams,
+        `${message.method} needs a string \`uri\``,
+      ),
+    );
+  }
+  const subscriptions = scope.session?.subscriptions;
+  if (subscriptions && message.method === "resources/subscribe") {
+    if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      return reply(
+        jsonRpcError(
+          message.id,
+          JSON_RPC_ERROR.invalidParams,
+          `Too many subscriptions (the limit is ${MAX_SUBSCRIPTIONS} per session)`,
+        ),
+      );
+    }
+    subscriptions.add(uri);
+  } else subscriptions?.delete(uri);
+  return reply(jsonRpcResult(message.id, {}));
 }
 
 // `notifications/cancelled` stops the sender's in-flight call; every other notification
@@ -317,11 +466,16 @@ function initialize(state: ServerState, scope: RequestScope, message: JsonRpcReq
   const { name, version, title, instructions } = state.options;
   const serverInfo: Record<string, unknown> = { name, version };
   if (title !== undefined) serverInfo.title = title;
-  const result: Record<string, unknown> = {
-    protocolVersion,
-    capabilities: { tools: { listChanged: false }, logging: {} },
-    serverInfo,
-  };
+  const capabilities: Record<string, unknown> = { tools: { listChanged: false }, logging: {} };
+  const { sources } = state;
+  // Subscriptions need a session's standalone stream to be told of a change; list changes are
+  // not announced on 2025.
+  if (sources.resources) {
+    capabilities.resources = { subscribe: state.sessions !== undefined, listChanged: false };
+  }
+  if (sources.prompts) capabilities.prompts = { listChanged: false };
+  if (sources.completions) capabilities.completions = {};
+  const result: Record<string, unknown> = { protocolVersion, capabilities, serverInfo };
   if (instructions !== undefined) result.instructions = instructions;
   return jsonAnswer(jsonRpcResult(message.id, result), 200, headers);
 }

@@ -4,7 +4,7 @@
 // `handler.ts` picks this exchange per POST (`claimsModern`); `mrtr.ts` turns a tool's questions
 // into `input_required`. See `docs/design.md`, "Serving MCP", "2026-07-28".
 
-import { errorText } from "../../errors.ts";
+import { errorText, unreachable } from "../../errors.ts";
 import { createCallJournal } from "../../execution/call-journal.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
@@ -36,6 +36,7 @@ import {
   jsonAnswer,
   type ResponseChannel,
 } from "./http.ts";
+import type { MethodScope } from "./method-scope.ts";
 import {
   canonicalJson,
   inputResponsesProblem,
@@ -45,7 +46,8 @@ import {
   type Stop,
 } from "./mrtr.ts";
 import { type Caller, listToolsPage } from "./rpc-2025.ts";
-import { readClientCapabilities, type ServerState } from "./state.ts";
+import { type SourceMethod, sourceMethod } from "./source-methods.ts";
+import { MAX_SUBSCRIPTIONS, readClientCapabilities, type ServerState } from "./state.ts";
 import {
   cancelled,
   failureAnswer,
@@ -165,9 +167,10 @@ export function handleModernPost(
       return callTool(scope);
     case "subscriptions/listen":
       return listen(scope);
-    default:
-      return fail(404, JSON_RPC_ERROR.methodNotFound, `Method not found: ${rpc.method}`);
   }
+  const method = sourceMethod(rpc.method, state.sources);
+  if (method) return serveMethod(scope, method);
+  return fail(404, JSON_RPC_ERROR.methodNotFound, `Method not found: ${rpc.method}`);
 }
 
 function envelopeProblem(meta: unknown): string | undefined {
@@ -242,9 +245,14 @@ function cacheHints(state: ServerState): { ttlMs: number; cacheScope: "public" |
 }
 
 function discover(state: ServerState): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = { tools: { listChanged: true }, logging: {} };
+  const { sources } = state;
+  if (sources.resources) capabilities.resources = { subscribe: true, listChanged: true };
+  if (sources.prompts) capabilities.prompts = { listChanged: true };
+  if (sources.completions) capabilities.completions = {};
   const result: Record<string, unknown> = {
     supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    capabilities,
     ...cacheHints(state),
   };
   if (state.options.instructions !== undefined) result.instructions = state.options.instructions;
@@ -452,6 +460,112 @@ async function callTool(scope: Scope): Promise<Answer> {
   return channel.response;
 }
 
+/**
+ * What a question of a `prompts/get` or `resources/read` is bound to in the signed state (the
+ * method and the prompt's name or the URI, never a tool's name: those cannot hold a space),
+ * and the arguments; `undefined` for the methods that never ask.
+ */
+function askingTarget(
+  method: string,
+  params: Record<string, unknown>,
+): { target: string; args: unknown } | undefined {
+  if (method === "prompts/get" && typeof params.name === "string") {
+    return { target: `prompts/get ${params.name}`, args: params.arguments ?? {} };
+  }
+  if (method === "resources/read" && typeof params.uri === "string") {
+    return { target: `resources/read ${params.uri}`, args: {} };
+  }
+  return undefined;
+}
+
+/**
+ * Answers a 2026 resources, prompts or completion request: the method's outcome with
+ * `resultType`, the server's identity and, for the cacheable ones, the caching hints; a missing
+ * resource as `-32602` with `data.uri`. A prompt or read that asks a question ends the round
+ * with `input_required`, as a tool does (`mrtr.ts`), and runs again from the start on the
+ * retry. Closing the request aborts the context's signal.
+ */
+async function serveMethod(scope: Scope, method: SourceMethod): Promise<Answer> {
+  const { state, message, headers, caller, request, meta } = scope;
+  const params = message.params ?? {};
+  const fail = (code: number, why: string, data?: unknown) =>
+    jsonAnswer(jsonRpcError(message.id, code, why, data), 200, headers);
+  const asking = askingTarget(message.method, params);
+  let round: Round = { answers: new Map(), pending: new Map(), steps: new Map() };
+  let stopped: Stop | undefined;
+  let binding: (() => StateBinding) | undefined;
+  let ask: MethodScope["ask"];
+  if (asking) {
+    const inputProblem = inputResponsesProblem(params.inputResponses);
+    if (inputProblem !== undefined) {
+      return fail(JSON_RPC_ERROR.invalidParams, `Invalid params: ${inputProblem}`);
+    }
+    const sent = JSON.stringify(asking.args) ?? "null";
+    binding = () => ({
+      identity: caller.identity,
+      tool: asking.target,
+      args: JSON.parse(canonicalJson(JSON.parse(sent))),
+    });
+    if (params.requestState !== undefined) {
+      const verified =
+        typeof params.requestState === "string"
+          ? await state.stateCodec.verify(params.requestState, binding())
+          : undefined;
+      if (!verified) {
+        return fail(
+          JSON_RPC_ERROR.invalidParams,
+          "Invalid params: `requestState` is not valid for this request (tampered, expired, or issued for another caller, prompt, resource or arguments)",
+        );
+      }
+      round = verified;
+    }
+    ask = roundAsker({
+      round,
+      inputResponses: params.inputResponses as Record<string, unknown> | undefined,
+      capabilities: readClientCapabilities(meta[META.clientCapabilities]),
+      questionKey: state.options.questionKey ?? defaultQuestionKey,
+      stop: (stop) => {
+        stopped ??= stop;
+      },
+    });
+  }
+  const controller = new AbortController();
+  const stopListening = request.onAbort(() => controller.abort("the client closed the request"));
+  try {
+    const outcome = await method(
+      {
+        sources: state.sources,
+        auth: caller.auth,
+        signal: controller.signal,
+        pageSize: state.options.pageSize,
+        ask,
+        report: (error) => state.report(error, "tool", () => request.toRequest()),
+      },
+      params,
+    );
+    if (stopped && binding) {
+      const { response, status } = await stoppedAnswer(scope, stopped, round, binding);
+      return jsonAnswer(response, status, headers);
+    }
+    switch (outcome.type) {
+      case "result": {
+        const result = outcome.cacheable
+          ? { ...outcome.result, ...cacheHints(state) }
+          : outcome.result;
+        return jsonAnswer(jsonRpcResult(message.id, complete(state, result)), 200, headers);
+      }
+      case "error":
+        return fail(outcome.code, outcome.message, outcome.data);
+      case "resource_not_found":
+        return fail(JSON_RPC_ERROR.invalidParams, "Resource not found", { uri: outcome.uri });
+      default:
+        return unreachable(outcome);
+    }
+  } finally {
+    stopListening();
+  }
+}
+
 function defaultQuestionKey(_question: ToolInteractionRequest, index: number): string {
   return `q${index}`;
 }
@@ -463,13 +577,28 @@ async function finishStopped(
   round: Round,
   binding: () => StateBinding,
 ): Promise<void> {
+  const { response, status } = await stoppedAnswer(scope, stop, round, binding);
+  channel.finish(response, response, status);
+}
+
+/**
+ * The answer to a round that stopped for input (a tool's, a prompt's or a read's question):
+ * `input_required` with the question and the signed state, `-32021` for a capability the
+ * request did not declare, `-32602` for a malformed answer.
+ */
+async function stoppedAnswer(
+  scope: Scope,
+  stop: Stop,
+  round: Round,
+  binding: () => StateBinding,
+): Promise<{ response: JsonRpcResponse; status: number }> {
   const { state, message } = scope;
   switch (stop.type) {
     case "missing_capability": {
       const error = jsonRpcError(message.id, MCP_ERROR.missingClientCapability, stop.why, {
         requiredCapabilities: stop.required,
       });
-      return channel.finish(error, error, 400);
+      return { response: error, status: 400 };
     }
     case "invalid_answer": {
       const error = jsonRpcError(
@@ -477,7 +606,7 @@ async function finishStopped(
         JSON_RPC_ERROR.invalidParams,
         `Invalid params: ${stop.why}`,
       );
-      return channel.finish(error, error);
+      return { response: error, status: 200 };
     }
     case "input_required": {
       try {
@@ -490,8 +619,7 @@ async function finishStopped(
           inputRequests: stop.inputRequests,
           requestState,
         });
-        const response = jsonRpcResult(message.id, result);
-        return channel.finish(response, response);
+        return { response: jsonRpcResult(message.id, result), status: 200 };
       } catch (error) {
         state.report(error, "request", () => scope.request.toRequest());
         const failure = jsonRpcError(
@@ -499,7 +627,7 @@ async function finishStopped(
           JSON_RPC_ERROR.internalError,
           `Internal error: ${errorText(error)}`,
         );
-        return channel.finish(failure, failure);
+        return { response: failure, status: 200 };
       }
     }
   }
@@ -535,18 +663,24 @@ const KEEP_ALIVE_MS = 15_000;
 export interface Listen {
   /** The identity of the caller that opened it (`undefined` for an anonymous one). */
   readonly identity: string | undefined;
-  /** Sends `notifications/tools/list_changed` if this stream asked for it. */
-  toolsChanged(): void;
+  /**
+   * Sends `notifications/<change>/list_changed`, or for `resource` the
+   * `notifications/resources/updated` of `uri`, if this stream asked for it.
+   */
+  notify(change: "tools" | "resources" | "prompts" | "resource", uri?: string): void;
   /** Ends the stream gracefully: the listen request's result, then close. */
   close(): void;
 }
 
 /**
  * Answers `subscriptions/listen`: an SSE stream whose first event acknowledges the subscription
- * (`notifications` is what this server honours: `toolsListChanged` only), then carries
- * `notifications/tools/list_changed` whenever `McpHandler.toolsChanged` is called, each tagged
- * with the subscription id (the request's id), keep-alive comments in between, and at
- * `McpHandler.close` the request's result. The client ends it by closing the stream.
+ * (`notifications` is what this server honours: `toolsListChanged`, and with resources or
+ * prompts served their list changes and `resourceSubscriptions`), then carries
+ * `notifications/<list>/list_changed` whenever `McpHandler.toolsChanged`, `resourcesChanged` or
+ * `promptsChanged` is called and `notifications/resources/updated` for `resourceUpdated` of a
+ * watched URI, each tagged with the subscription id (the request's id), keep-alive comments in
+ * between, and at `McpHandler.close` the request's result. The client ends it by closing the
+ * stream.
  */
 function listen({ state, message, headers, caller }: Scope): Answer {
   const asked = message.params?.notifications;
@@ -569,14 +703,21 @@ function listen({ state, message, headers, caller }: Scope): Answer {
       headers,
     );
   }
-  const tools = asked?.toolsListChanged === true;
+  const honoured = honouredSubscriptions(state, asked);
   const tag = { [META.subscriptionId]: message.id as JsonRpcId };
+  const watched = new Set(honoured.resourceSubscriptions ?? []);
   let timer: ReturnType<typeof setInterval> | undefined;
   const entry: Listen = {
     identity: caller.identity,
-    toolsChanged() {
-      if (tools) {
-        writer.write(jsonRpcNotification("notifications/tools/list_changed", { _meta: tag }));
+    notify(change, uri) {
+      if (change === "resource") {
+        if (uri !== undefined && watched.has(uri)) {
+          writer.write(jsonRpcNotification("notifications/resources/updated", { uri, _meta: tag }));
+        }
+        return;
+      }
+      if (honoured[LISTEN_FLAGS[change]] === true) {
+        writer.write(jsonRpcNotification(`notifications/${change}/list_changed`, { _meta: tag }));
       }
     },
     close() {
@@ -593,7 +734,7 @@ function listen({ state, message, headers, caller }: Scope): Answer {
   state.listens.add(entry);
   writer.write(
     jsonRpcNotification("notifications/subscriptions/acknowledged", {
-      notifications: tools ? { toolsListChanged: true } : {},
+      notifications: honoured,
       _meta: tag,
     }),
   );
@@ -604,6 +745,38 @@ function listen({ state, message, headers, caller }: Scope): Answer {
   sseHeaders.set("cache-control", "no-cache, no-transform");
   sseHeaders.set("x-accel-buffering", "no");
   return new Response(writer.body, { status: 200, headers: sseHeaders });
+}
+
+/** The listen flag of each kind of list change. */
+const LISTEN_FLAGS = {
+  tools: "toolsListChanged",
+  resources: "resourcesListChanged",
+  prompts: "promptsListChanged",
+} as const;
+
+/**
+ * What of a listen request this server honours: `toolsListChanged`, and with resources
+ * `resourcesListChanged` and `resourceSubscriptions` (the strings, at most
+ * `MAX_SUBSCRIPTIONS`), with prompts `promptsListChanged`.
+ */
+function honouredSubscriptions(
+  state: ServerState,
+  asked: Record<string, unknown> | undefined,
+): { [flag: string]: boolean | string[] | undefined; resourceSubscriptions?: string[] } {
+  const honoured: { [flag: string]: boolean | string[] } = {};
+  if (asked?.toolsListChanged === true) honoured.toolsListChanged = true;
+  if (state.sources.prompts && asked?.promptsListChanged === true) {
+    honoured.promptsListChanged = true;
+  }
+  if (state.sources.resources) {
+    if (asked?.resourcesListChanged === true) honoured.resourcesListChanged = true;
+    const uris = asked?.resourceSubscriptions;
+    if (Array.isArray(uris)) {
+      const kept = uris.filter((uri): uri is string => typeof uri === "string");
+      if (kept.length > 0) honoured.resourceSubscriptions = kept.slice(0, MAX_SUBSCRIPTIONS);
+    }
+  }
+  return honoured;
 }
 
 // Which listen limit one more stream would pass, named for the error; `undefined` when none.

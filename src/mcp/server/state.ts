@@ -5,12 +5,14 @@
 
 import type { ToolInfo } from "../../declaration/tool-info.ts";
 import type { Toolset } from "../../toolset/toolset.ts";
-import type { JsonRpcId, JsonRpcResponse } from "../json-rpc.ts";
+import { type JsonRpcId, type JsonRpcResponse, jsonRpcNotification } from "../json-rpc.ts";
 import type { McpLoggingLevel } from "../protocol.ts";
 import type { OriginPolicy, ResolvedOptions } from "./handler.ts";
+import type { SseWriter } from "./http.ts";
 import type { StateCodec } from "./mrtr.ts";
 import type { ProtectedResource } from "./protected-resource.ts";
 import type { Listen } from "./rpc-2026.ts";
+import type { ServedSources } from "./sources.ts";
 
 /** What one handler keeps between requests. */
 export interface ServerState {
@@ -31,6 +33,8 @@ export interface ServerState {
   readonly listens: Set<Listen>;
   /** The served tools' declarations as last listed. */
   readonly declarations: Declarations;
+  /** The resources, templates and prompts served beside the tools. */
+  readonly sources: ServedSources;
   /** The protected-resource metadata and challenges, with `resourceMetadata`. */
   readonly protectedResource: ProtectedResource | undefined;
   /** Reports a failure the client only sees as a generic answer; never throws. */
@@ -115,7 +119,14 @@ export interface Session {
   readonly capabilities: ClientCapabilities;
   /** The level set by `logging/setLevel` on this session. */
   logLevel: McpLoggingLevel | undefined;
+  /** The resource URIs it subscribed to (`resources/subscribe`), at most `MAX_SUBSCRIPTIONS`. */
+  readonly subscriptions: Set<string>;
+  /** Its standalone stream (GET), where notifications unrelated to a request go. */
+  stream: SseWriter | undefined;
 }
+
+/** The most resource URIs one session may subscribe to. */
+export const MAX_SUBSCRIPTIONS = 1024;
 
 /** Sessions by id. */
 export interface SessionStore {
@@ -133,6 +144,11 @@ export interface SessionStore {
   get(id: string): Session | undefined;
   /** Ends a session; returns whether it existed. */
   delete(id: string): boolean;
+  /**
+   * Sends `notifications/resources/updated` for `uri` on the standalone stream of every live
+   * session that subscribed to it.
+   */
+  notifySubscribers(uri: string): void;
 }
 
 /** How many sessions a store holds and how long an idle one lives. */
@@ -171,6 +187,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     const entry = sessions.get(id);
     if (!entry) return false;
     sessions.delete(id);
+    entry.session.stream?.close();
     const identity = entry.session.identity;
     if (identity !== undefined) {
       const left = (held.get(identity) ?? 1) - 1;
@@ -198,6 +215,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         protocolVersion,
         capabilities,
         logLevel: undefined,
+        subscriptions: new Set(),
+        stream: undefined,
       };
       sessions.set(session.id, { session, seen: at });
       if (identity !== undefined) held.set(identity, (held.get(identity) ?? 0) + 1);
@@ -215,6 +234,19 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return entry.session;
     },
     delete: remove,
+    notifySubscribers(uri) {
+      const at = now();
+      for (const [id, entry] of sessions) {
+        if (expired(id, entry.seen, at)) {
+          end(id);
+          continue;
+        }
+        const { session } = entry;
+        if (session.stream && session.subscriptions.has(uri)) {
+          session.stream.write(jsonRpcNotification("notifications/resources/updated", { uri }));
+        }
+      }
+    },
   };
 }
 

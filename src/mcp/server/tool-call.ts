@@ -149,7 +149,13 @@ function logSender(scope: RequestScope, channel: ResponseChannel): (log: ToolLog
   };
 }
 
-async function ask(
+/**
+ * Asks the client a question during a 2025 request (a tool's, a prompt's, a read's): refused
+ * (`unsupported`) under `interactionPolicy: "reject"` or when the session's client did not
+ * declare the capability; else sent on the request's stream and answered by the client's
+ * POSTed response, or cancelled after `interactionTimeoutMs`.
+ */
+export async function ask(
   state: ServerState,
   scope: RequestScope,
   owner: string | undefined,
