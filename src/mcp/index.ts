@@ -38,3 +38,18 @@ export {
   insufficientScope,
   type ResourceMetadataOptions,
 } from "./server/protected-resource.ts";
+export type {
+  McpCompleter,
+  McpCompletionContext,
+  McpPrompt,
+  McpPromptArgument,
+  McpPromptMessage,
+  McpPromptResult,
+  McpReadResult,
+  McpRequestContext,
+  McpResource,
+  McpResourceContents,
+  McpResourceTemplate,
+  McpSourceList,
+  McpSources,
+} from "./server/sources.ts";
