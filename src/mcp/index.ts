@@ -22,8 +22,20 @@
  * @module
  */
 
-export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
+export { type ConnectMcpOptions, connectMcp, type McpToolset } from "./client/connect-mcp.ts";
 export type { McpAuth, McpAuthChallenge } from "./client/mcp-session.ts";
+export type {
+  McpCompletion,
+  McpCompletionRef,
+  McpPromptInfo,
+  McpPromptMessages,
+  McpRemoteSources,
+  McpRequestOptions,
+  McpResourceContent,
+  McpResourceInfo,
+  McpResourceRead,
+  McpResourceTemplateInfo,
+} from "./client/remote-sources.ts";
 export {
   type AuthInfo,
   type AuthorizeContext,
