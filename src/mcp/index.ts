@@ -36,15 +36,14 @@ export type {
   McpResourceRead,
   McpResourceTemplateInfo,
 } from "./client/remote-sources.ts";
-export {
-  type AuthInfo,
-  type AuthorizeContext,
-  type AuthorizeOutcome,
-  createMcpHandler,
-  type McpErrorContext,
-  type McpHandler,
-  type McpHandlerOptions,
-} from "./server/handler.ts";
+export { createMcpHandler, type McpHandler } from "./server/handler.ts";
+export type {
+  AuthInfo,
+  AuthorizeContext,
+  AuthorizeOutcome,
+  McpErrorContext,
+  McpHandlerOptions,
+} from "./server/options.ts";
 export {
   type InsufficientScope,
   insufficientScope,

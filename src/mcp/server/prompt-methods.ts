@@ -1,48 +1,40 @@
-// `prompts/list` and `prompts/get`, written once for both protocol eras against `MethodScope`:
-// the prompts in the order the source lists them, and one prompt filled in with its arguments
+// `prompts/list` and `prompts/get`, written once for both protocol eras as `Method`s of the core (`core.ts`):
+// the prompts by name, and one prompt filled in with its arguments
 // (required ones checked), its messages in MCP's content blocks. See `docs/design.md`,
 // "Serving MCP", "Resources, prompts and completion".
 
 import { isJsonObject } from "../../schema/is-json-object.ts";
+import type { JsonRpcParams } from "../json-rpc.ts";
 import { toMcpContentBlock } from "../protocol.ts";
-import {
-  failureOutcome,
-  invalidParams,
-  type MethodOutcome,
-  type MethodScope,
-  pageOf,
-  requestContext,
-} from "./method-scope.ts";
+import { failure, type Outcome, pageOf, result, type Scope } from "./core.ts";
+import { failureOutcome, invalidParams, requestContext, sortedBy } from "./request-context.ts";
 import type { McpPrompt, McpPromptMessage, McpPromptResult } from "./sources.ts";
 
 /** Answers `prompts/list`: the prompts and their arguments, a page at a time. */
-export async function listPrompts(
-  scope: MethodScope,
-  params: Record<string, unknown>,
-): Promise<MethodOutcome> {
-  const all = await scope.sources.listPrompts(scope.auth);
-  const listed = pageOf(all, params.cursor, scope.pageSize);
+export async function listPrompts(params: JsonRpcParams, scope: Scope): Promise<Outcome> {
+  const all = await scope.core.sources.listPrompts(scope.caller.auth);
+  const byName = (prompt: McpPrompt) => prompt.name;
+  const listed = pageOf(sortedBy(all, byName), params.cursor, scope.core.options.pageSize, byName);
   if (!listed) return invalidParams("invalid cursor");
-  const result: Record<string, unknown> = { prompts: listed.page.map(describePrompt) };
-  if (listed.nextCursor !== undefined) result.nextCursor = listed.nextCursor;
-  return { type: "result", result, cacheable: true };
+  const body: Record<string, unknown> = { prompts: listed.page.map(describePrompt) };
+  if (listed.nextCursor !== undefined) body.nextCursor = listed.nextCursor;
+  return result(body);
 }
 
 /**
  * Answers `prompts/get`: `-32602` for an unknown prompt, arguments that are not strings, or a
  * required argument missing; else the prompt's messages.
  */
-export async function getPrompt(
-  scope: MethodScope,
-  params: Record<string, unknown>,
-): Promise<MethodOutcome> {
+export async function getPrompt(params: JsonRpcParams, scope: Scope): Promise<Outcome> {
   const { name, arguments: given = {} } = params;
   if (typeof name !== "string") return invalidParams("prompts/get needs a string `name`");
   if (!isJsonObject(given) || !Object.values(given).every((v) => typeof v === "string")) {
     return invalidParams("prompts/get `arguments` must be an object of strings");
   }
   const args = given as Record<string, string>;
-  const prompt = (await scope.sources.listPrompts(scope.auth)).find((p) => p.name === name);
+  const prompt = (await scope.core.sources.listPrompts(scope.caller.auth)).find(
+    (p) => p.name === name,
+  );
   if (!prompt) return invalidParams(`unknown prompt ${JSON.stringify(name)}`);
   const missing = (prompt.arguments ?? []).find((a) => a.required && args[a.name] === undefined);
   if (missing) {
@@ -54,12 +46,12 @@ export async function getPrompt(
   } catch (error) {
     return failureOutcome(scope, `Prompt ${name}`, error);
   }
-  const result = promptResultOf(filled);
-  if (typeof result === "string") {
-    scope.report(new TypeError(`prompt ${name}: ${result}`));
-    return { type: "error", code: -32603, message: `Prompt ${name} failed: internal error` };
+  const body = promptResultOf(filled);
+  if (typeof body === "string") {
+    scope.report(new TypeError(`prompt ${name}: ${body}`), "tool");
+    return failure(-32603, `Prompt ${name} failed: internal error`);
   }
-  return { type: "result", result, cacheable: false };
+  return result(body);
 }
 
 function describePrompt(prompt: McpPrompt): Record<string, unknown> {

@@ -1,35 +1,29 @@
 // `resources/list`, `resources/templates/list` and `resources/read`, written once for both
-// protocol eras against `MethodScope`: listing page by page in the order the source gives,
+// protocol eras as `Method`s of the core (`core.ts`): listing page by page in URI order,
 // reading a fixed resource by its URI or a templated one through the first template whose
 // pattern matches, and the contents' wire shape (text as is, binary as base64). A URI no
 // resource has is `resource_not_found`, which each era answers with its own code. See
 // `docs/design.md`, "Serving MCP", "Resources, prompts and completion".
 
 import { isJsonObject } from "../../schema/is-json-object.ts";
-import {
-  failureOutcome,
-  invalidParams,
-  type MethodOutcome,
-  type MethodScope,
-  pageOf,
-  requestContext,
-} from "./method-scope.ts";
+import type { JsonRpcParams } from "../json-rpc.ts";
+import { failure, type Outcome, pageOf, result, type Scope } from "./core.ts";
+import { failureOutcome, invalidParams, requestContext, sortedBy } from "./request-context.ts";
 import type {
   McpReadResult,
   McpResource,
   McpResourceContents,
   McpResourceTemplate,
+  ParsedTemplate,
 } from "./sources.ts";
 
 /** Answers `resources/list`: the fixed resources, a page at a time. */
-export async function listResources(
-  scope: MethodScope,
-  params: Record<string, unknown>,
-): Promise<MethodOutcome> {
-  const all = await scope.sources.listResources(scope.auth);
-  const listed = pageOf(all, params.cursor, scope.pageSize);
+export async function listResources(params: JsonRpcParams, scope: Scope): Promise<Outcome> {
+  const all = await scope.core.sources.listResources(scope.caller.auth);
+  const byUri = (entry: McpResource) => entry.uri;
+  const listed = pageOf(sortedBy(all, byUri), params.cursor, scope.core.options.pageSize, byUri);
   if (!listed) return invalidParams("invalid cursor");
-  const result: Record<string, unknown> = {
+  const body: Record<string, unknown> = {
     resources: listed.page.map((entry) => {
       const wire = describe(entry);
       wire.uri = entry.uri;
@@ -37,27 +31,30 @@ export async function listResources(
       return wire;
     }),
   };
-  if (listed.nextCursor !== undefined) result.nextCursor = listed.nextCursor;
-  return { type: "result", result, cacheable: true };
+  if (listed.nextCursor !== undefined) body.nextCursor = listed.nextCursor;
+  return result(body);
 }
 
 /** Answers `resources/templates/list`: the URI templates, a page at a time. */
-export async function listResourceTemplates(
-  scope: MethodScope,
-  params: Record<string, unknown>,
-): Promise<MethodOutcome> {
-  const all = await scope.sources.listTemplates(scope.auth);
-  const listed = pageOf(all, params.cursor, scope.pageSize);
+export async function listResourceTemplates(params: JsonRpcParams, scope: Scope): Promise<Outcome> {
+  const all = await scope.core.sources.listTemplates(scope.caller.auth);
+  const byTemplate = ({ entry }: ParsedTemplate) => entry.uriTemplate;
+  const listed = pageOf(
+    sortedBy(all, byTemplate),
+    params.cursor,
+    scope.core.options.pageSize,
+    byTemplate,
+  );
   if (!listed) return invalidParams("invalid cursor");
-  const result: Record<string, unknown> = {
+  const body: Record<string, unknown> = {
     resourceTemplates: listed.page.map(({ entry }) => {
       const wire = describe(entry);
       wire.uriTemplate = entry.uriTemplate;
       return wire;
     }),
   };
-  if (listed.nextCursor !== undefined) result.nextCursor = listed.nextCursor;
-  return { type: "result", result, cacheable: true };
+  if (listed.nextCursor !== undefined) body.nextCursor = listed.nextCursor;
+  return result(body);
 }
 
 /**
@@ -66,22 +63,21 @@ export async function listResourceTemplates(
  * `failureOutcome` says; one that returns no contents counts as not found, never as an empty
  * `contents` array.
  */
-export async function readResource(
-  scope: MethodScope,
-  params: Record<string, unknown>,
-): Promise<MethodOutcome> {
+export async function readResource(params: JsonRpcParams, scope: Scope): Promise<Outcome> {
   const uri = params.uri;
   if (typeof uri !== "string") return invalidParams("resources/read needs a string `uri`");
   const context = requestContext(scope, `resource ${uri}`);
   let read: McpReadResult;
   let mimeType: string | undefined;
   try {
-    const fixed = (await scope.sources.listResources(scope.auth)).find((r) => r.uri === uri);
+    const fixed = (await scope.core.sources.listResources(scope.caller.auth)).find(
+      (r) => r.uri === uri,
+    );
     if (fixed) {
       mimeType = fixed.mimeType;
       read = await fixed.read(context);
     } else {
-      const templates = await scope.sources.listTemplates(scope.auth);
+      const templates = await scope.core.sources.listTemplates(scope.caller.auth);
       let found: { entry: McpResourceTemplate; variables: Record<string, string> } | undefined;
       for (const { entry, template } of templates) {
         const variables = template.match(uri);
@@ -100,10 +96,10 @@ export async function readResource(
   const contents = contentsOf(read, uri, mimeType);
   if (contents === undefined) return { type: "resource_not_found", uri };
   if (typeof contents === "string") {
-    scope.report(new TypeError(`resource ${uri}: ${contents}`));
-    return { type: "error", code: -32603, message: `Reading ${uri} failed: internal error` };
+    scope.report(new TypeError(`resource ${uri}: ${contents}`), "tool");
+    return failure(-32603, `Reading ${uri} failed: internal error`);
   }
-  return { type: "result", result: { contents }, cacheable: true };
+  return result({ contents });
 }
 
 // The listing fields a resource and a template share.

@@ -76,9 +76,9 @@ for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
     it("lists and reads resources, text and binary, fixed and templated, marked untrusted", async () => {
       const mcp = await connect();
       expect(await mcp.listResources()).toEqual([
-        { uri: "docs://readme", name: "readme", mimeType: "text/markdown" },
-        { uri: "docs://logo", name: "logo", mimeType: "image/png" },
         { uri: "docs://echo", name: "echo" },
+        { uri: "docs://logo", name: "logo", mimeType: "image/png" },
+        { uri: "docs://readme", name: "readme", mimeType: "text/markdown" },
       ]);
       expect(await mcp.listResourceTemplates()).toEqual([
         { uriTemplate: "users://{id}", name: "user" },

@@ -47,7 +47,7 @@ describe("the official SDK client reads resources and prompts from createMcpHand
         completions: {},
       });
       const { resources } = await client.listResources();
-      expect(resources.map((resource) => resource.uri)).toEqual(["docs://readme", "docs://logo"]);
+      expect(resources.map((resource) => resource.uri)).toEqual(["docs://logo", "docs://readme"]);
       const { resourceTemplates } = await client.listResourceTemplates();
       expect(resourceTemplates).toEqual([
         { uriTemplate: "notes://{id}", name: "note", mimeType: "text/plain" },

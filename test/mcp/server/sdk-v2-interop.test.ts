@@ -48,7 +48,7 @@ describe("the SDK v2 client reads resources and prompts from createMcpHandler", 
     it(`lists and reads resources and gets prompts (${modern ? "2026-07-28" : "legacy"})`, async () => {
       const client = await connect(fixtureHandler(fixtureSources()).handler, mode);
       const { resources } = await client.listResources();
-      expect(resources.map((resource) => resource.uri)).toEqual(["docs://readme", "docs://logo"]);
+      expect(resources.map((resource) => resource.uri)).toEqual(["docs://logo", "docs://readme"]);
       const { resourceTemplates } = await client.listResourceTemplates();
       expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["notes://{id}"]);
       const read = await client.readResource({ uri: "notes://2" });

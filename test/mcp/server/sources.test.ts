@@ -139,9 +139,10 @@ describe("resources", () => {
   it("lists resources and templates, and reads text, binary and templated contents (2025)", async () => {
     const { handler } = handlerWith();
     const list = (await json(await handler.fetch(legacy(1, "resources/list")))).result;
+    // Listed in URI order, whatever order the source gives.
     expect(list.resources.map((r: { uri: string }) => r.uri)).toEqual([
-      "docs://readme",
       "docs://logo",
+      "docs://readme",
       "docs://secret",
     ]);
     expect(list.ttlMs).toBeUndefined();
@@ -276,7 +277,8 @@ describe("prompts", () => {
   it("lists prompts with their arguments and fills one in (2025 and 2026)", async () => {
     const { handler } = handlerWith();
     const list = (await json(await handler.fetch(legacy(1, "prompts/list")))).result;
-    expect(list.prompts[0]).toEqual({
+    expect(list.prompts.map((p: { name: string }) => p.name)).toEqual(["ask", "review"]);
+    expect(list.prompts[1]).toEqual({
       name: "review",
       description: "Review code",
       arguments: [{ name: "code", required: true }, { name: "style" }],
