@@ -6,8 +6,8 @@
 
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import type { JsonRpcParams } from "../json-rpc.ts";
-import { failure, type Outcome, pageOf, result, type Scope } from "./core.ts";
-import { failureOutcome, invalidParams, requestContext, sortedBy } from "./request-context.ts";
+import { failure, type Outcome, result, type Scope } from "./core.ts";
+import { failureOutcome, invalidParams } from "./request-context.ts";
 import type { McpCompleter } from "./sources.ts";
 
 /** The most values one completion answer carries (MCP's limit). */
