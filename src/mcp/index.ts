@@ -60,6 +60,7 @@ export type {
   McpRequestContext,
   McpResource,
   McpResourceContents,
+  McpResourceDescription,
   McpResourceTemplate,
   McpSourceList,
   McpSources,

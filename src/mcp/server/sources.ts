@@ -79,8 +79,8 @@ export type McpReadResult =
   | readonly McpResourceContents[]
   | undefined;
 
-/** What a resource or template says about itself in a listing. */
-interface McpResourceDescription {
+/** Resource description interface: what a resource or template says about itself in a listing. */
+export interface McpResourceDescription {
   /** The programmatic name. */
   name: string;
   /** A display name. */
