@@ -157,12 +157,14 @@ export const run = async (url, authorize) => {
     // Two protocol eras on one endpoint (issue 13): the 2026-07-28 exchange and its signed
     // questions add about 4 KB to the 2025 server. The JSON Schema interpreter was never in
     // it, so taking it out does not bring the server back to 20 KB (24.3 KB measured with the
-    // OAuth protected-resource metadata). Issue 24 part 3: resources, templates, prompts and
-    // completion (the contract's checks, the URI template reader, six methods, the 2025 GET
-    // stream and subscriptions, the listen stream's resource and prompt kinds, the questions of
-    // a prompt or read as `input_required`) took it from 27.55 to 31.16 KB. A tools-only server
-    // pays for them too, since `createMcpHandler` imports the methods: passing them in through
-    // an import of their own is the follow-up that gives those 3.6 KB back to it.
+    // OAuth protected-resource metadata). One core under two codecs (issue 24: the request's
+    // scope, the method table, the registry) measured 27.27 → 27.55 KB. Issue 24 part 3:
+    // resources, templates, prompts and completion (the contract's checks, the URI template
+    // reader, six methods, the 2025 GET stream and subscriptions, the listen stream's resource
+    // and prompt kinds, the questions of a prompt or read as `input_required`) took it from
+    // 27.55 to 31.16 KB. A tools-only server pays for them too, since `createMcpHandler` imports
+    // the methods: passing them in through an import of their own is the follow-up that gives
+    // those 3.6 KB back to it.
     budget: 31.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
