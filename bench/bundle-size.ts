@@ -143,7 +143,8 @@ export const run = async (url) => {
     // The MCP authorization flow (issue 17) is oauth4webapi plus discovery and storage: about
     // 10 KB on top of the MCP client, paid only by who imports toolwire/oauth. 32.7 KB measured
     // with the JSON Schema interpreter in the client, 28.5 KB without (issue 18), so 30 KB.
-    budget: 32.5 * KB,
+    // Issue 24 part 3: the connection's resources, prompts and completion calls, 32.08 → 33.37 KB.
+    budget: 33.75 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 import { oauth } from "./src/oauth/index.ts";
 export const run = async (url, authorize) => {
@@ -205,9 +206,11 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
   },
   {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
-    budget: 45.5 * KB,
+    // Issue 24 part 3: `connectMcp`'s resources, prompts and completion calls, 45.05 → 46.26 KB
+    // (48.72 → 49.95 KB in one file).
+    budget: 46.5 * KB,
     // As for the agent above: the lazy default summarizer, in the one file.
-    singleFileBudget: 49 * KB,
+    singleFileBudget: 50.25 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
