@@ -21,6 +21,11 @@ const resources: McpResource[] = [
   { uri: "docs://readme", name: "readme", mimeType: "text/markdown", read: () => "# Hello" },
   { uri: "docs://logo", name: "logo", mimeType: "image/png", read: () => PNG_BYTES },
   {
+    uri: "docs://private",
+    name: "private",
+    read: async (ctx) => `Hello ${await ctx.requestText("Your name?")}`,
+  },
+  {
     uri: "docs://secret",
     name: "secret",
     read: () => {
@@ -142,6 +147,7 @@ describe("resources", () => {
     // Listed in URI order, whatever order the source gives.
     expect(list.resources.map((r: { uri: string }) => r.uri)).toEqual([
       "docs://logo",
+      "docs://private",
       "docs://readme",
       "docs://secret",
     ]);
@@ -196,6 +202,29 @@ describe("resources", () => {
         cacheScope: "public",
       });
     }
+  });
+
+  it("asks a read's question as input_required on 2026, bound to the URI", async () => {
+    const { handler } = handlerWith();
+    const capabilities = { elicitation: {} };
+    const first = await json(
+      await handler.fetch(named(1, "resources/read", { uri: "docs://private" }, capabilities)),
+    );
+    expect(first.result).toMatchObject({ resultType: "input_required" });
+    expect(first.result.ttlMs).toBeUndefined();
+    const retry = {
+      uri: "docs://private",
+      inputResponses: { q0: { action: "accept", content: { text: "Ada" } } },
+      requestState: first.result.requestState,
+    };
+    const done = await json(await handler.fetch(named(2, "resources/read", retry, capabilities)));
+    expect(done.result.contents[0].text).toBe("Hello Ada");
+    const moved = await json(
+      await handler.fetch(
+        named(3, "resources/read", { ...retry, uri: "docs://readme" }, capabilities),
+      ),
+    );
+    expect(moved.error.code).toBe(-32602);
   });
 
   it("withholds what a failing read threw and tells onError", async () => {
