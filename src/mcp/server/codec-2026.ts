@@ -242,7 +242,7 @@ export function createModernCodec(core: Core): ModernCodec {
    * string name or object arguments goes to the method as it is, which refuses it.
    */
   async function callEnvelope(exchange: Exchange): Promise<Envelope | Answer> {
-    const { request, headers, caller, message } = exchange;
+    const { request, headers, message } = exchange;
     const params = message.params ?? {};
     const { name, arguments: args = {} } = params;
     if (typeof name !== "string" || !isJsonObject(args)) {
@@ -266,12 +266,33 @@ export function createModernCodec(core: Core): ModernCodec {
     if (inputProblem !== undefined) {
       return fail(200, JSON_RPC_ERROR.invalidParams, `Invalid params: ${inputProblem}`);
     }
-    // The arguments as sent, as text: the tool may change the object it is given. The binding
-    // itself is only needed for a `requestState` (sorting the keys cost about 1.5 µs per call).
-    const sent = JSON.stringify(args);
+    return roundEnvelope(
+      exchange,
+      name,
+      args,
+      "call (tampered, expired, or issued for another caller, tool or arguments)",
+    );
+  }
+
+  /**
+   * The envelope of a request whose questions end the round (a call, a prompt, a read): its
+   * state bound to the caller, `target` and the arguments as sent (the tool may change the
+   * object it is given; the binding itself, sorted-key JSON, is made only for a
+   * `requestState`, about 1.5 µs per call), its round read from a valid `requestState`
+   * (`-32602`, saying `why` not, otherwise).
+   */
+  async function roundEnvelope(
+    exchange: Exchange,
+    target: string,
+    args: unknown,
+    why: string,
+  ): Promise<Envelope | Answer> {
+    const { headers, caller, message } = exchange;
+    const params = message.params ?? {};
+    const sent = JSON.stringify(args) ?? "null";
     const binding = (): StateBinding => ({
       identity: caller.identity,
-      tool: name,
+      tool: target,
       args: JSON.parse(canonicalJson(JSON.parse(sent))),
     });
     if (params.requestState === undefined) return envelopeOf(exchange, emptyRound(), binding);
@@ -280,11 +301,12 @@ export function createModernCodec(core: Core): ModernCodec {
         ? await stateCodec.verify(params.requestState, binding())
         : undefined;
     if (!verified) {
-      return fail(
-        200,
+      const error = jsonRpcError(
+        message.id,
         JSON_RPC_ERROR.invalidParams,
-        "Invalid params: `requestState` is not valid for this call (tampered, expired, or issued for another caller, tool or arguments)",
+        `Invalid params: \`requestState\` is not valid for this ${why}`,
       );
+      return jsonAnswer(error, 200, headers);
     }
     return envelopeOf(exchange, verified, binding);
   }
@@ -299,7 +321,7 @@ export function createModernCodec(core: Core): ModernCodec {
     exchange: Exchange,
     asker: { target: string; args: unknown },
   ): Promise<Envelope | Answer> {
-    const { headers, caller, message } = exchange;
+    const { headers, message } = exchange;
     const params = message.params ?? {};
     const fail = (why: string) =>
       jsonAnswer(jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, why), 200, headers);
@@ -308,23 +330,12 @@ export function createModernCodec(core: Core): ModernCodec {
         ? undefined
         : inputResponsesProblem(params.inputResponses);
     if (inputProblem !== undefined) return fail(`Invalid params: ${inputProblem}`);
-    const sent = JSON.stringify(asker.args) ?? "null";
-    const binding = (): StateBinding => ({
-      identity: caller.identity,
-      tool: asker.target,
-      args: JSON.parse(canonicalJson(JSON.parse(sent))),
-    });
-    if (params.requestState === undefined) return envelopeOf(exchange, emptyRound(), binding);
-    const verified =
-      typeof params.requestState === "string"
-        ? await stateCodec.verify(params.requestState, binding())
-        : undefined;
-    if (!verified) {
-      return fail(
-        "Invalid params: `requestState` is not valid for this request (tampered, expired, or issued for another caller, prompt, resource or arguments)",
-      );
-    }
-    return envelopeOf(exchange, verified, binding);
+    return roundEnvelope(
+      exchange,
+      asker.target,
+      asker.args,
+      "request (tampered, expired, or issued for another caller, prompt, resource or arguments)",
+    );
   }
 
   // The answer to a round that stopped for a question: `input_required` with the signed state,
