@@ -205,6 +205,22 @@ const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 
 export const run = () => new Agent({ model, tools: [add], approver: modeApprover("allow") }).run("add").result;`,
   },
   {
+    // Issue 29: the store adds 1.7 KB gzip to the agent case above (28.4 → 30.1 KB split,
+    // 32.1 → 33.8 KB as one file); the agent case itself, which does not import it, is unchanged.
+    name: "agent + store: core + agent + scriptedModel + createAgentStore",
+    budget: 29.75 * KB,
+    singleFileBudget: 33.25 * KB,
+    source: `import * as v from "valibot";
+import { defineTool } from "./src/index.ts";
+import { Agent } from "./src/agent/index.ts";
+import { scriptedModel } from "./src/models/index.ts";
+import { createAgentStore } from "./src/ui/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
+export const store = () => createAgentStore((gates) => new Agent({ model, tools: [add], ...gates }));`,
+  },
+  {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
     // Issue 24 part 3: `connectMcp`'s resources, prompts and completion calls, 45.05 → 46.26 KB
     // (48.72 → 49.95 KB in one file).

@@ -191,6 +191,7 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
             }),
           ];
         case "reasoning_delta":
+        case "tool_input_delta":
           return [];
         case "model_retry":
           return notice(

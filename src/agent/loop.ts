@@ -385,6 +385,8 @@ export async function streamModelTurn(
     return result;
   }
   let reader: ReadableStreamDefaultReader | undefined;
+  // Model id → the run's id of each call whose arguments are streaming and not complete yet.
+  let streaming: Map<string, string> | undefined;
   const onAbort = () => {
     reader?.cancel(signal.reason).catch(() => {});
   };
@@ -422,13 +424,29 @@ export async function streamModelTurn(
           result.text += event.text;
           emit({ type: "text_delta", turn, text: event.text });
           break;
+        case "tool_input_delta": {
+          if (event.text === "") break;
+          // The call's id is settled at its first piece, so its pieces and its `tool_call` name
+          // the same call; the map exists only in turns whose model streams arguments.
+          streaming ??= new Map();
+          let id = streaming.get(event.id);
+          if (id === undefined) {
+            id = callId(event.id, result.toolCalls, streaming, turn);
+            streaming.set(event.id, id);
+          }
+          emit({
+            type: "tool_input_delta",
+            turn,
+            callId: id,
+            toolName: event.name,
+            text: event.text,
+          });
+          break;
+        }
         case "tool_call": {
-          // Every `tool_use` needs an id its result can echo, and one no other call of the turn
-          // has; some local servers send none, or the same one for every call. A made-up id is
-          // checked too: the model may itself have sent `call_1_2` already.
-          const taken = (id: string) => result.toolCalls.some((call) => call.id === id);
-          let id = event.id;
-          for (let n = result.toolCalls.length + 1; !id || taken(id); n++) id = `call_${turn}_${n}`;
+          const streamed = streaming?.get(event.id);
+          if (streamed !== undefined) streaming?.delete(event.id);
+          const id = streamed ?? callId(event.id, result.toolCalls, streaming, turn);
           const call: ModelToolCall = { id, name: event.name, arguments: event.arguments };
           if (event.signature !== undefined) call.signature = event.signature;
           if (event.providerMetadata) call.providerMetadata = event.providerMetadata;
@@ -485,6 +503,28 @@ export async function streamModelTurn(
   // A copy, so a listener that edits the event cannot change the run's totals.
   if (result.usage) emit({ type: "usage", turn, usage: { ...result.usage } });
   return result;
+}
+
+/**
+ * Returns the run's id for a call the model named `id`: every `tool_use` needs an id its
+ * result can echo, and one no other call of the turn has (completed or still streaming); some
+ * local servers send none, or the same one for every call. A made-up id is checked too: the
+ * model may itself have sent `call_1_2` already.
+ */
+function callId(
+  id: string,
+  calls: readonly ModelToolCall[],
+  streaming: ReadonlyMap<string, string> | undefined,
+  turn: number,
+): string {
+  const taken = (candidate: string) =>
+    calls.some((call) => call.id === candidate) ||
+    (streaming !== undefined && [...streaming.values()].includes(candidate));
+  let out = id;
+  for (let n = calls.length + (streaming?.size ?? 0) + 1; !out || taken(out); n++) {
+    out = `call_${turn}_${n}`;
+  }
+  return out;
 }
 
 /**

@@ -32,6 +32,7 @@ const ORDER = [
   "in-browser",
   "compaction",
   "agent",
+  "ui",
   "node",
 ];
 
