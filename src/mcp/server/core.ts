@@ -210,8 +210,8 @@ export interface Envelope {
  * Answers one request with a method: as plain JSON when the method just returns, as an SSE
  * stream from the first notification or question it sends. A request with an owner is
  * cancelled through the registry (`notifications/cancelled`, its session's end); one without is
- * cancelled when its client leaves. A method that throws rejects the answer (a 500 that
- * `onError` sees), as long as nothing was streamed yet.
+ * cancelled when its client leaves. A method that throws is a 500, or, once it has streamed, a
+ * stream that ends without a response; `onError` sees the failure either way.
  */
 export function serve(core: Core, envelope: Envelope, method: Method): Promise<Answer> {
   const { request, message, caller } = envelope;
@@ -260,7 +260,7 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
         outcome.type === "error" ? outcome.status : undefined,
       );
     } catch (error) {
-      channel.fail(error);
+      if (!channel.fail(error)) scope.report(error, "request");
     } finally {
       stopListening?.();
     }

@@ -417,10 +417,10 @@ export interface ResponseChannel {
    */
   finish(message: JsonRpcResponse | undefined, fallback: JsonRpcResponse, status?: number): void;
   /**
-   * Ends the exchange on an unexpected failure: the answer rejects (the handler makes it a 500),
-   * or a stream already started just ends.
+   * Ends the exchange on an unexpected failure: the answer rejects (the handler makes it a 500
+   * that `onError` sees), or a stream already started just ends; returns whether it rejected.
    */
-  fail(error: unknown): void;
+  fail(error: unknown): boolean;
 }
 
 /**
@@ -465,10 +465,11 @@ export function createResponseChannel(
       resolve(jsonAnswer(message ?? fallback, status, headers));
     },
     fail(error) {
-      if (done) return;
+      if (done) return false;
       done = true;
-      if (stream) stream.close();
-      else reject(error);
+      if (!stream) reject(error);
+      stream?.close();
+      return !stream;
     },
   };
 }
