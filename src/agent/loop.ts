@@ -14,23 +14,10 @@ import type { Toolset } from "../toolset/toolset.ts";
 import { type CallContext, handleCalls, type InteractionAnswerer, type Route } from "./calls.ts";
 import type { CompactionStep } from "./compaction-step.ts";
 import type { EmitEvent } from "./events.ts";
-import {
-  type Approver,
-  armImageTaint,
-  checkDecision,
-  type InterlockPolicy,
-  judgedInfo,
-} from "./gates.ts";
+import { type Approver, armImageTaint, type InterlockPolicy, judgedInfo } from "./gates.ts";
 import { addUsage, type RunResult, type StopCause } from "./run.ts";
-import {
-  type ResumeDecisions,
-  type RunDurability,
-  type RunSnapshotBody,
-  refusal,
-  type SnapshotCall,
-  toolsFingerprint,
-  waitingCalls,
-} from "./snapshot.ts";
+// Types only: the agent loads snapshot.ts on first use, for an agent with `snapshots`.
+import type { RunDurability, SnapshotCall } from "./snapshot.ts";
 import {
   appendAssistant,
   appendInput,
@@ -144,19 +131,18 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     markUntrustedOutput: settings.markUntrustedOutput,
   };
   const { durability } = run;
-  const tools = durability ? await toolsFingerprint(catalog.infos) : "";
   const position = () => ({ conversation, turns, blockedSends });
+  const problem = await durability?.prepare(catalog.infos);
+  if (problem) return fail(problem);
   const resumed = durability?.resume;
   if (durability && resumed) {
     // A paused turn: its recorded calls settle as recorded, the rest pass their gates (with
     // the app's decisions) and run, and the loop goes on from its results.
-    const problem = resumeProblem(resumed.body, resumed.decisions, tools);
-    if (problem) return fail(problem);
     turns = resumed.body.turns;
     blockedSends = resumed.body.blockedSends;
     context.turn = turns;
     context.decisions = resumed.decisions;
-    context.durable = durability.begin(structuredClone(resumed.body.calls), position, tools);
+    context.durable = durability.beginResumed(position);
     const outcome = await handleCalls(resumed.body.calls.map(toolCallOf), context);
     durability.end();
     context.durable = context.decisions = undefined;
@@ -258,8 +244,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       if (steering.length > 0 || turn.finish === "pause") continue;
       return finish("done");
     }
-    if (durability)
-      context.durable = durability.begin(waitingCalls(turn.toolCalls), position, tools);
+    if (durability) context.durable = durability.begin(turn.toolCalls, position);
     const outcome = await handleCalls(turn.toolCalls, context);
     durability?.end();
     context.durable = undefined;
@@ -267,28 +252,6 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     messages.push({ role: "user", content: outcome.results });
     step?.recordTurn(outcome.executed);
   }
-}
-
-// Why a verified snapshot cannot be resumed here: other tools, or a decision for a call that
-// is not waiting for one.
-function resumeProblem(
-  body: RunSnapshotBody,
-  decisions: ResumeDecisions,
-  tools: string,
-): ToolError | undefined {
-  if (body.tools !== tools) {
-    return refusal("the tools' declarations changed since the run paused");
-  }
-  for (const [id, decision] of Object.entries(decisions)) {
-    const call = body.calls.find((candidate) => candidate.id === id);
-    if (call?.state !== "waiting") return refusal(`no call \`${id}\` waits for a decision`);
-    try {
-      decisions[id] = checkDecision(decision);
-    } catch {
-      return refusal(`the decision for \`${id}\` is not an approval decision`);
-    }
-  }
-  return undefined;
 }
 
 function toolCallOf(call: SnapshotCall): ModelToolCall {

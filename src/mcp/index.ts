@@ -36,6 +36,7 @@ export type {
   McpResourceRead,
   McpResourceTemplateInfo,
 } from "./client/remote-sources.ts";
+export type { DurableSessionNamespace } from "./server/durable-sessions.ts";
 export { createMcpHandler, type McpHandler } from "./server/handler.ts";
 export type {
   AuthInfo,

@@ -19,6 +19,7 @@ import {
   type MethodTable,
   ping,
 } from "./core.ts";
+import { bufferBody, createSessionRouter, type SessionRouter } from "./durable-sessions.ts";
 import {
   ANSWER_DIRECTLY,
   type Answer,
@@ -167,6 +168,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       resolved.resourceMetadata &&
       createProtectedResource(resolved.resourceMetadata, resolved.endpoint),
     modern: createModernCodec(core),
+    router: resolved.durableSessions && createSessionRouter(resolved.durableSessions),
     report: core.report,
   };
   const answer = async (request: IncomingRequest): Promise<Answer> => {
@@ -228,6 +230,8 @@ interface Server {
   readonly protectedResource: ProtectedResource | undefined;
   /** The 2026-07-28 codec. */
   readonly modern: ModernCodec;
+  /** Sends 2025 requests to their session's Durable Object, with `durableSessions`. */
+  readonly router: SessionRouter | undefined;
   report: Core["report"];
 }
 
@@ -256,17 +260,24 @@ async function route(state: Server, request: IncomingRequest): Promise<Answer> {
   }
   switch (request.method) {
     case "POST": {
-      const parsed = await readPost(request, headers, state.options);
+      // With `durableSessions` a 2025 body is read once here and sent on as it came.
+      const buffered = state.router && (await bufferBody(request, state.options.maxBodyBytes));
+      const incoming = buffered?.request ?? request;
+      const parsed = await readPost(incoming, headers, state.options);
       if (parsed instanceof JsonAnswer) return parsed;
       const headerVersion = request.headers.get("mcp-protocol-version");
       if (parsed.type === "single" && claimsModern(parsed.message, headerVersion)) {
-        return state.modern(request, headers, caller, parsed.message);
+        return state.modern(incoming, headers, caller, parsed.message);
       }
+      if (state.router) return state.router(incoming, buffered?.text ?? null, headers);
       return handlePost(state.core, request, headers, caller, parsed);
     }
     case "DELETE":
+      if (state.router) return state.router(request, null, headers);
       return handleDelete(state.core, request, headers, caller.identity);
     case "GET":
+      // A session's standalone stream is opened where the session lives.
+      if (state.router) return state.router(request, null, headers);
       return handleGet(state.core, request, headers, caller.identity);
     default:
       return methodNotAllowed(

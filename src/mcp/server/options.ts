@@ -3,6 +3,7 @@
 
 import { ToolError } from "../../errors.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
+import type { DurableSessionNamespace } from "./durable-sessions.ts";
 import type { InsufficientScope, ResourceMetadataOptions } from "./protected-resource.ts";
 import type { McpSources } from "./sources.ts";
 
@@ -148,6 +149,15 @@ export interface McpHandlerOptions extends McpSources {
   maxInFlightCallsPerCaller?: number;
   /** `stateless` (default: any instance answers any request) or in-memory `Mcp-Session-Id` sessions. */
   sessions?: "stateless" | "memory";
+  /**
+   * On Cloudflare Workers: gives each 2025 session one home, a Durable Object of this namespace
+   * (`env.MCP_SESSIONS`), and sends every request of the session there, whichever isolate took
+   * it, so a client's answer to a tool's question reaches the running tool. The object serves
+   * them with its own `createMcpHandler(toolset, { ...sameOptions, sessions: "memory" })`
+   * (see the deploy guide); this handler authorizes, then only routes 2025 requests (and serves
+   * 2026-07-28 ones itself). The session ids clients see name the object. Default: none.
+   */
+  durableSessions?: DurableSessionNamespace;
   /** The most live sessions in `memory` mode; default 1024. One more `initialize` gets 503. */
   maxSessions?: number;
   /**
@@ -238,7 +248,8 @@ type OptionalOption =
   | "resourceMetadata"
   | "resources"
   | "resourceTemplates"
-  | "prompts";
+  | "prompts"
+  | "durableSessions";
 
 /** Returns the options with defaults filled in, or throws `invalid_configuration`. */
 export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
@@ -306,6 +317,18 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
   }
   if (resolved.sessions !== "stateless" && resolved.sessions !== "memory") {
     throw bad("`sessions` must be `stateless` or `memory`");
+  }
+  const homes = options.durableSessions as Partial<Record<string, unknown>> | undefined;
+  if (
+    homes !== undefined &&
+    (typeof homes?.idFromName !== "function" || typeof homes.get !== "function")
+  ) {
+    throw bad("`durableSessions` must be a Durable Object namespace binding (idFromName, get)");
+  }
+  if (homes !== undefined && resolved.sessions === "memory") {
+    throw bad(
+      '`durableSessions` routes sessions to their objects, so this handler holds none: leave `sessions` out here and give the object\'s handler `sessions: "memory"`',
+    );
   }
   if (resolved.interactionPolicy !== "reject" && resolved.interactionPolicy !== "elicit") {
     throw bad("`interactionPolicy` must be `reject` or `elicit`");
