@@ -1,12 +1,19 @@
 // The server the MCP conformance suite tests: a toolwire Toolset implementing the scenario
 // tools that @modelcontextprotocol/conformance calls (0.1.13 at 2025-11-25, 0.2.0-alpha.12 at
-// 2026-07-28; names and behaviour from the scenario descriptions), served by one
-// createMcpHandler for both revisions. toolwire serves tools only, so the resources, prompts and
-// completion scenarios have nothing here to call.
+// 2026-07-28; names and behaviour from the scenario descriptions), and beside it the resources,
+// resource templates and prompts the resources-*, prompts-*, completion-complete, caching and
+// input-required-result-non-tool-request scenarios read, served by one createMcpHandler for
+// both revisions.
 import * as v from "valibot";
 import { defineTool, isToolError, ToolResult, Toolset } from "../../src/index.ts";
 import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
-import { createMcpHandler, type McpHandler } from "../../src/mcp/index.ts";
+import {
+  createMcpHandler,
+  type McpHandler,
+  type McpPrompt,
+  type McpResource,
+  type McpResourceTemplate,
+} from "../../src/mcp/index.ts";
 
 // A 1×1 red PNG and a 44-byte silent WAV (8 kHz, 8-bit mono, no samples).
 const PNG =
@@ -100,6 +107,7 @@ const QUESTION_KEYS: Record<string, string> = {
   "Step 2: What is your favorite color?": "step2",
   "Please confirm": "confirm",
   "What is the capital of France?": "capital_question",
+  "What context should the prompt use?": "user_context",
 };
 
 const nameForm = (field: string) => ({
@@ -145,7 +153,10 @@ const SSE_POLL_MS = 1000;
  *
  * @returns The toolset.
  */
-export function conformanceToolset(onToolsChanged: () => void = () => {}): Toolset {
+export function conformanceToolset(
+  onToolsChanged: () => void = () => {},
+  onPromptsChanged: () => void = () => {},
+): Toolset {
   return Toolset.local([
     defineTool({
       name: "test_simple_text",
@@ -417,6 +428,15 @@ export function conformanceToolset(onToolsChanged: () => void = () => {}): Tools
       },
     }),
     defineTool({
+      name: "test_trigger_prompt_change",
+      description: "Tells subscribed clients that the prompt list changed",
+      input: none,
+      call: () => {
+        onPromptsChanged();
+        return "Prompt list change announced";
+      },
+    }),
+    defineTool({
       jsonSchemaValidator,
       name: "test_headers",
       description: "Echoes arguments that clients mirror into Mcp-Param headers",
@@ -458,6 +478,110 @@ export function conformanceToolset(onToolsChanged: () => void = () => {}): Tools
   ]);
 }
 
+/** The resources the resources-* and caching scenarios read. */
+export const conformanceResources: McpResource[] = [
+  {
+    uri: "test://static-text",
+    name: "static-text",
+    description: "A static text resource",
+    mimeType: "text/plain",
+    read: () => "This is the content of the static text resource.",
+  },
+  {
+    uri: "test://static-binary",
+    name: "static-binary",
+    description: "A static binary resource (a 1×1 PNG)",
+    mimeType: "image/png",
+    read: () => ({ blob: PNG }),
+  },
+  {
+    uri: "test://watched-resource",
+    name: "watched-resource",
+    description: "A resource clients subscribe to",
+    mimeType: "text/plain",
+    read: () => "Watched resource content.",
+  },
+];
+
+/** The template resources-templates-read reads through. */
+export const conformanceTemplates: McpResourceTemplate[] = [
+  {
+    uriTemplate: "test://template/{id}/data",
+    name: "template-data",
+    description: "Data for an id",
+    mimeType: "application/json",
+    read: (_uri, { id }) =>
+      JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }),
+    complete: { id: (value) => ["123", "456", "789"].filter((id) => id.startsWith(value)) },
+  },
+];
+
+const WORDS = ["paris", "park", "party", "test", "testing", "tested"];
+
+/** The prompts the prompts-*, completion-complete and non-tool MRTR scenarios get. */
+export const conformancePrompts: McpPrompt[] = [
+  {
+    name: "test_simple_prompt",
+    description: "A prompt without arguments",
+    get: () => "This is a simple prompt for testing.",
+  },
+  {
+    name: "test_prompt_with_arguments",
+    description: "A prompt with two required arguments",
+    arguments: [
+      { name: "arg1", description: "First test argument", required: true },
+      { name: "arg2", description: "Second test argument", required: true },
+    ],
+    get: ({ arg1, arg2 }) => `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`,
+    complete: {
+      arg1: (value) => WORDS.filter((word) => word.startsWith(value)),
+      arg2: (value) => WORDS.filter((word) => word.startsWith(value)),
+    },
+  },
+  {
+    name: "test_prompt_with_embedded_resource",
+    description: "A prompt embedding a resource",
+    arguments: [{ name: "resourceUri", description: "URI of the resource", required: true }],
+    get: ({ resourceUri }) => [
+      {
+        role: "user",
+        content: {
+          type: "embedded_resource",
+          resource: {
+            uri: resourceUri ?? "",
+            mimeType: "text/plain",
+            text: "Embedded resource content for testing.",
+          },
+        },
+      },
+      {
+        role: "user",
+        content: { type: "text", text: "Please process the embedded resource above." },
+      },
+    ],
+  },
+  {
+    name: "test_prompt_with_image",
+    description: "A prompt with an image",
+    get: () => [
+      { role: "user", content: { type: "image", data: PNG, mimeType: "image/png" } },
+      { role: "user", content: { type: "text", text: "Please analyze the image above." } },
+    ],
+  },
+  {
+    name: "test_input_required_result_prompt",
+    description: "A prompt that asks the user for context first",
+    get: async (_args, ctx) => {
+      const { context } = await ctx.requestForm("What context should the prompt use?", {
+        type: "object",
+        properties: { context: { type: "string" } },
+        required: ["context"],
+      });
+      return `Use this context: ${String(context)}`;
+    },
+  },
+];
+
 /**
  * Creates the conformance server: in-memory sessions (the suite's SSE scenarios want a session
  * id) and elicitation and sampling forwarded to the client, loopback hosts only.
@@ -466,8 +590,14 @@ export function conformanceToolset(onToolsChanged: () => void = () => {}): Tools
  */
 export function conformanceHandler(): McpHandler {
   const handler: McpHandler = createMcpHandler(
-    conformanceToolset(() => handler.toolsChanged()),
+    conformanceToolset(
+      () => handler.toolsChanged(),
+      () => handler.promptsChanged(),
+    ),
     {
+      resources: conformanceResources,
+      resourceTemplates: conformanceTemplates,
+      prompts: conformancePrompts,
       name: "toolwire-conformance",
       version: "1.0.0",
       sessions: "memory",

@@ -22,8 +22,20 @@
  * @module
  */
 
-export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
+export { type ConnectMcpOptions, connectMcp, type McpToolset } from "./client/connect-mcp.ts";
 export type { McpAuth, McpAuthChallenge } from "./client/mcp-session.ts";
+export type {
+  McpCompletion,
+  McpCompletionRef,
+  McpPromptInfo,
+  McpPromptMessages,
+  McpRemoteSources,
+  McpRequestOptions,
+  McpResourceContent,
+  McpResourceInfo,
+  McpResourceRead,
+  McpResourceTemplateInfo,
+} from "./client/remote-sources.ts";
 export type { DurableSessionNamespace } from "./server/durable-sessions.ts";
 export { createMcpHandler, type McpHandler } from "./server/handler.ts";
 export type {
@@ -38,3 +50,19 @@ export {
   insufficientScope,
   type ResourceMetadataOptions,
 } from "./server/protected-resource.ts";
+export type {
+  McpCompleter,
+  McpCompletionContext,
+  McpPrompt,
+  McpPromptArgument,
+  McpPromptMessage,
+  McpPromptResult,
+  McpReadResult,
+  McpRequestContext,
+  McpResource,
+  McpResourceContents,
+  McpResourceDescription,
+  McpResourceTemplate,
+  McpSourceList,
+  McpSources,
+} from "./server/sources.ts";

@@ -34,6 +34,7 @@ import {
   withDeadline,
 } from "./mcp-session.ts";
 import { RemoteHandler } from "./remote-handler.ts";
+import { createRemoteSources, type McpRemoteSources } from "./remote-sources.ts";
 import {
   createRemoteCallPlan,
   type RemoteCallPlan,
@@ -166,6 +167,12 @@ export interface ConnectMcpOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * MCP toolset type: what `connectMcp` returns, the server's tools as a `Toolset` and beside them
+ * its resources, resource templates, prompts and completion as plain calls.
+ */
+export type McpToolset = Toolset & McpRemoteSources;
+
 const MAX_TIMER_MS = 2_147_483_647;
 const DEFAULT_MAX_TOOLS = 10_000;
 const DEFAULT_MAX_LIST_BYTES = 32 * 1024 * 1024;
@@ -200,7 +207,7 @@ const CLIENT_INFO = { name: "toolwire", version: "0.1.0" } as const;
  * twice), or `build_cleanup` when closing the half-open session failed too.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
-export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
+export async function connectMcp(options: ConnectMcpOptions): Promise<McpToolset> {
   const signal = options?.signal;
   if (signal?.aborted) throw cancelledError("initialize", signal);
   const settings = checkOptions(options);
@@ -216,7 +223,23 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<Toolset> {
     let listing: Listing = { tools: [], ttlMs: Number.POSITIVE_INFINITY };
     if (await open(session, settings)) listing = await listTools(session, settings);
     else log(settings, session, "the server declares no `tools` capability, so no tool is listed");
-    return Toolset.fromBackend(remoteBackend(session, listing, settings));
+    let closed = false;
+    const backend = remoteBackend(session, listing, settings);
+    const shutdown = backend.shutdown;
+    backend.shutdown = () => {
+      closed = true;
+      return shutdown?.();
+    };
+    const sources = createRemoteSources({
+      session,
+      capabilities: capabilitiesOf.get(session) ?? {},
+      source: { type: "mcp", origin: session.origin, trusted: settings.trusted },
+      timeoutMs: settings.timeoutMs,
+      maxEntries: settings.maxTools,
+      maxListBytes: settings.maxListBytes,
+      closed: () => closed,
+    });
+    return Object.assign(Toolset.fromBackend(backend), sources);
   } catch (error) {
     // Every error it reports is scrubbed, its own ones included (a `duplicate_name` that a
     // server built from a token it echoes).
@@ -315,6 +338,9 @@ function envelopeOf(settings: Settings): ModernEnvelope {
   };
 }
 
+// The capabilities each connection's server declared (`server/discover` or `initialize`).
+const capabilitiesOf = new WeakMap<McpSession, Record<string, unknown>>();
+
 // Failures of a `server/discover` answer that is no discover result: with `auto` that is a
 // server of the session era answering every method (a common shape answers `{}`).
 const notDiscovered = new WeakSet<ToolError>();
@@ -332,6 +358,7 @@ async function discover(session: McpSession, settings: Settings): Promise<boolea
     throw error;
   }
   const capabilities = result.capabilities as Record<string, unknown>;
+  capabilitiesOf.set(session, capabilities);
   const tools = capabilities.tools;
   if (isJsonObject(tools) && tools.listChanged === true) session.announcesToolChanges = true;
   return isJsonObject(tools);
@@ -417,6 +444,7 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
   );
   session.openStandaloneStream();
   const capabilities = isJsonObject(result.capabilities) ? result.capabilities : {};
+  capabilitiesOf.set(session, capabilities);
   return isJsonObject(capabilities.tools);
 }
 

@@ -392,7 +392,12 @@ export function resultFromMcp(value: Record<string, unknown>, tool: string): Too
   return result;
 }
 
-function contentFromMcp(block: unknown, where: string): ToolContent {
+/**
+ * Returns the tool content of an MCP content block (a tool result's, a prompt message's).
+ *
+ * @throws ToolError `protocol` for a block that is not one.
+ */
+export function contentFromMcp(block: unknown, where: string): ToolContent {
   if (!isJsonObject(block) || typeof block.type !== "string") {
     throw protocolError(`${where} is not a content block`);
   }

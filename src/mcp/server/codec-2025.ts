@@ -14,6 +14,7 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcResponse,
   jsonRpcError,
   jsonRpcResult,
   type ParsedJsonRpc,
@@ -24,10 +25,19 @@ import {
   type McpLoggingLevel,
   negotiateProtocolVersion,
 } from "../protocol.ts";
-import { type Caller, type Core, readClientCapabilities, type Session, serve } from "./core.ts";
+import {
+  type Caller,
+  type Core,
+  MAX_SUBSCRIPTIONS,
+  readClientCapabilities,
+  type Session,
+  serve,
+} from "./core.ts";
 import {
   type Answer,
+  accepts,
   badMessage,
+  createSseWriter,
   httpError,
   type IncomingRequest,
   JsonAnswer,
@@ -104,6 +114,9 @@ function handleRequest(
       return initialize(core, caller, headers, message);
     case "logging/setLevel":
       return setLevel(session, headers, message);
+    case "resources/subscribe":
+    case "resources/unsubscribe":
+      if (core.sources.resources) return subscribe(session, headers, message);
   }
   const method = core.methods[message.method];
   if (!method) {
@@ -116,7 +129,7 @@ function handleRequest(
   }
   // The revision in use: the `MCP-Protocol-Version` header, else the session's.
   const version = request.headers.get("mcp-protocol-version") ?? session?.protocolVersion;
-  // 2025-11-25 streams are resumable in a session (S23); an older client would take the
+  // 2025-11-25 streams are resumable in a session (S29); an older client would take the
   // priming event's empty data for a message.
   const streams = core.registry.streams;
   const resumable = streams && session && version === "2025-11-25" ? streams : undefined;
@@ -240,11 +253,16 @@ function initialize(
   const { name, version, title, instructions } = core.options;
   const serverInfo: Record<string, unknown> = { name, version };
   if (title !== undefined) serverInfo.title = title;
-  const result: Record<string, unknown> = {
-    protocolVersion,
-    capabilities: { tools: { listChanged: false }, logging: {} },
-    serverInfo,
-  };
+  const capabilities: Record<string, unknown> = { tools: { listChanged: false }, logging: {} };
+  const { sources } = core;
+  // Subscriptions need a session's standalone stream to be told of a change; list changes are
+  // not announced on 2025.
+  if (sources.resources) {
+    capabilities.resources = { subscribe: sessions !== undefined, listChanged: false };
+  }
+  if (sources.prompts) capabilities.prompts = { listChanged: false };
+  if (sources.completions) capabilities.completions = {};
+  const result: Record<string, unknown> = { protocolVersion, capabilities, serverInfo };
   if (instructions !== undefined) result.instructions = instructions;
   return jsonAnswer(jsonRpcResult(message.id, result), 200, answerHeaders);
 }
@@ -267,9 +285,44 @@ export function handleDelete(
 }
 
 /**
- * Answers GET: with `Last-Event-ID`, resumes one of the caller's session's response streams
- * (S23); 404 for an id that names none of them. Without it there is no stream to open (405):
- * the server sends nothing outside a request's own stream.
+ * Answers `resources/subscribe` and `resources/unsubscribe`: the session remembers the URIs it
+ * subscribed to (at most `MAX_SUBSCRIPTIONS`), and `McpHandler.resourceUpdated` sends
+ * `notifications/resources/updated` on its standalone stream. Without a session (stateless
+ * mode, whose `initialize` declares `subscribe: false`) there is no stream to send on: the
+ * request is acknowledged and nothing is kept.
+ */
+function subscribe(
+  session: Session | undefined,
+  headers: Headers,
+  message: JsonRpcRequest,
+): JsonAnswer {
+  const uri = message.params?.uri;
+  const reply = (response: JsonRpcResponse) => jsonAnswer(response, 200, headers);
+  if (typeof uri !== "string") {
+    const why = `${message.method} needs a string \`uri\``;
+    return reply(jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, why));
+  }
+  const subscriptions = session?.subscriptions;
+  if (subscriptions && message.method === "resources/subscribe") {
+    if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      const why = `Too many subscriptions (the limit is ${MAX_SUBSCRIPTIONS} per session)`;
+      return reply(jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, why));
+    }
+    subscriptions.add(uri);
+  } else subscriptions?.delete(uri);
+  return reply(jsonRpcResult(message.id, {}));
+}
+
+/** How often an idle standalone stream gets a keep-alive comment, in ms. */
+const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * Answers GET in `memory` mode. With `Last-Event-ID` it resumes one of the caller's session's
+ * response streams (S29), 404 for an id that names none of them. Without it, the session's
+ * standalone SSE stream, where `notifications/resources/updated` of its subscriptions go (a new
+ * GET replaces the session's earlier stream, which ends; DELETE and expiry end it too). 406
+ * without `text/event-stream` in `Accept`, 400/404 for a missing/unknown session as for POST;
+ * 405 in stateless mode.
  */
 export function handleGet(
   core: Core,
@@ -277,17 +330,35 @@ export function handleGet(
   headers: Headers,
   identity: string | undefined,
 ): Answer {
-  const lastEventId = request.headers.get("last-event-id");
-  const streams = core.registry.streams;
-  if (!streams || lastEventId === null) {
-    return methodNotAllowed(headers, streams ? "POST, DELETE, OPTIONS" : "POST, OPTIONS");
+  if (!core.registry.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
+  if (!accepts(request.headers.get("accept"), "text/event-stream")) {
+    return httpError(406, "Not Acceptable: Accept must list text/event-stream", headers);
   }
   const found = findSession(core, request, headers, identity);
   if (found instanceof JsonAnswer) return found;
-  return (
-    streams.resume(lastEventId, found.id, headers) ??
-    httpError(404, "Not Found: no stream of this session has that Last-Event-ID", headers)
-  );
+  const lastEventId = request.headers.get("last-event-id");
+  if (lastEventId !== null) {
+    return (
+      core.registry.streams?.resume(lastEventId, found.id, headers) ??
+      httpError(404, "Not Found: no stream of this session has that Last-Event-ID", headers)
+    );
+  }
+  found.stream?.close();
+  // The timer ends at the first tick after the stream closed, whoever closed it.
+  const timer = setInterval(() => {
+    if (writer.open) writer.comment("keep-alive");
+    else clearInterval(timer);
+  }, KEEP_ALIVE_MS);
+  (timer as { unref?: () => void }).unref?.();
+  const writer = createSseWriter(undefined, () => {
+    clearInterval(timer);
+    if (found.stream === writer) found.stream = undefined;
+  });
+  found.stream = writer;
+  const sseHeaders = new Headers(headers);
+  sseHeaders.set("content-type", "text/event-stream");
+  sseHeaders.set("cache-control", "no-cache, no-transform");
+  return new Response(writer.body, { status: 200, headers: sseHeaders });
 }
 
 /** A 405 answer whose `Allow` header lists the methods the endpoint does accept. */

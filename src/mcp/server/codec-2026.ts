@@ -33,6 +33,7 @@ import {
   type Envelope,
   failure,
   type Listen,
+  MAX_SUBSCRIPTIONS,
   type Outcome,
   readClientCapabilities,
   result,
@@ -54,6 +55,7 @@ import {
   type StateBinding,
   type Stop,
 } from "./mrtr.ts";
+import type { ServedSources } from "./sources.ts";
 import { failureOutcome } from "./tools.ts";
 
 /**
@@ -78,6 +80,30 @@ const NAMED: Record<string, string> = {
 
 /** Methods of the table this revision removed: 404 like any unknown one. */
 const REMOVED = new Set(["ping"]);
+
+/** The results besides `tools/list` that carry the caching hints (`ttlMs`, `cacheScope`). */
+const CACHEABLE = new Set([
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+]);
+
+/**
+ * What the signed state of a `prompts/get` or `resources/read` that asks a question is bound
+ * to: the method with the prompt's name or the URI (a tool's name cannot hold a space, so
+ * neither can pass for a tool), and the prompt's arguments.
+ */
+function askerOf(message: JsonRpcRequest): { target: string; args: unknown } | undefined {
+  const params = message.params ?? {};
+  if (message.method === "prompts/get" && typeof params.name === "string") {
+    return { target: `prompts/get ${params.name}`, args: params.arguments ?? {} };
+  }
+  if (message.method === "resources/read" && typeof params.uri === "string") {
+    return { target: `resources/read ${params.uri}`, args: {} };
+  }
+  return undefined;
+}
 
 /** Answers one 2026-07-28 POST of a handler. */
 export type ModernCodec = (
@@ -113,9 +139,14 @@ export function createModernCodec(core: Core): ModernCodec {
     return { ...value, resultType: value.resultType ?? "complete", _meta: meta };
   };
   function discover(): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = { tools: { listChanged: true }, logging: {} };
+    const { sources } = core;
+    if (sources.resources) capabilities.resources = { subscribe: true, listChanged: true };
+    if (sources.prompts) capabilities.prompts = { listChanged: true };
+    if (sources.completions) capabilities.completions = {};
     const value: Record<string, unknown> = {
       supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-      capabilities: { tools: { listChanged: true }, logging: {} },
+      capabilities,
       ...hints,
     };
     if (core.options.instructions !== undefined) value.instructions = core.options.instructions;
@@ -182,8 +213,13 @@ export function createModernCodec(core: Core): ModernCodec {
             core.report(hidden, "tool", () => request.toRequest()),
           );
         }
+        if (outcome.type === "resource_not_found") {
+          // SEP-2164: the 2026 code, with the URI the client asked for.
+          return failure(JSON_RPC_ERROR.invalidParams, "Resource not found", { uri: outcome.uri });
+        }
         if (outcome.type !== "result") return outcome;
         if (message.method === "tools/list") return result(complete(listed(outcome.result)));
+        if (CACHEABLE.has(message.method)) return result(complete({ ...outcome.result, ...hints }));
         return result(complete(outcome.result));
       },
     };
@@ -206,7 +242,7 @@ export function createModernCodec(core: Core): ModernCodec {
    * string name or object arguments goes to the method as it is, which refuses it.
    */
   async function callEnvelope(exchange: Exchange): Promise<Envelope | Answer> {
-    const { request, headers, caller, message } = exchange;
+    const { request, headers, message } = exchange;
     const params = message.params ?? {};
     const { name, arguments: args = {} } = params;
     if (typeof name !== "string" || !isJsonObject(args)) {
@@ -230,12 +266,33 @@ export function createModernCodec(core: Core): ModernCodec {
     if (inputProblem !== undefined) {
       return fail(200, JSON_RPC_ERROR.invalidParams, `Invalid params: ${inputProblem}`);
     }
-    // The arguments as sent, as text: the tool may change the object it is given. The binding
-    // itself is only needed for a `requestState` (sorting the keys cost about 1.5 µs per call).
-    const sent = JSON.stringify(args);
+    return roundEnvelope(
+      exchange,
+      name,
+      args,
+      "call (tampered, expired, or issued for another caller, tool or arguments)",
+    );
+  }
+
+  /**
+   * The envelope of a request whose questions end the round (a call, a prompt, a read): its
+   * state bound to the caller, `target` and the arguments as sent (the tool may change the
+   * object it is given; the binding itself, sorted-key JSON, is made only for a
+   * `requestState`, about 1.5 µs per call), its round read from a valid `requestState`
+   * (`-32602`, saying `why` not, otherwise).
+   */
+  async function roundEnvelope(
+    exchange: Exchange,
+    target: string,
+    args: unknown,
+    why: string,
+  ): Promise<Envelope | Answer> {
+    const { headers, caller, message } = exchange;
+    const params = message.params ?? {};
+    const sent = JSON.stringify(args) ?? "null";
     const binding = (): StateBinding => ({
       identity: caller.identity,
-      tool: name,
+      tool: target,
       args: JSON.parse(canonicalJson(JSON.parse(sent))),
     });
     if (params.requestState === undefined) return envelopeOf(exchange, emptyRound(), binding);
@@ -244,13 +301,41 @@ export function createModernCodec(core: Core): ModernCodec {
         ? await stateCodec.verify(params.requestState, binding())
         : undefined;
     if (!verified) {
-      return fail(
-        200,
+      const error = jsonRpcError(
+        message.id,
         JSON_RPC_ERROR.invalidParams,
-        "Invalid params: `requestState` is not valid for this call (tampered, expired, or issued for another caller, tool or arguments)",
+        `Invalid params: \`requestState\` is not valid for this ${why}`,
       );
+      return jsonAnswer(error, 200, headers);
     }
     return envelopeOf(exchange, verified, binding);
+  }
+
+  /**
+   * Reads what a 2026 `prompts/get` or `resources/read` brings for its round, as a call's
+   * (`callEnvelope`): `inputResponses` (`-32602`) and the signed `requestState` (`-32602`
+   * unless valid for this caller, prompt or URI, and arguments). The prompt or read then runs
+   * again from the start, its questions answered from the rounds so far.
+   */
+  async function askingEnvelope(
+    exchange: Exchange,
+    asker: { target: string; args: unknown },
+  ): Promise<Envelope | Answer> {
+    const { headers, message } = exchange;
+    const params = message.params ?? {};
+    const fail = (why: string) =>
+      jsonAnswer(jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, why), 200, headers);
+    const inputProblem =
+      params.inputResponses === undefined
+        ? undefined
+        : inputResponsesProblem(params.inputResponses);
+    if (inputProblem !== undefined) return fail(`Invalid params: ${inputProblem}`);
+    return roundEnvelope(
+      exchange,
+      asker.target,
+      asker.args,
+      "request (tampered, expired, or issued for another caller, prompt, resource or arguments)",
+    );
   }
 
   // The answer to a round that stopped for a question: `input_required` with the signed state,
@@ -295,10 +380,13 @@ export function createModernCodec(core: Core): ModernCodec {
 
   /**
    * Answers `subscriptions/listen`: an SSE stream whose first event acknowledges the subscription
-   * (`notifications` is what this server honours: `toolsListChanged` only), then carries
-   * `notifications/tools/list_changed` whenever `McpHandler.toolsChanged` is called, each tagged
-   * with the subscription id (the request's id), keep-alive comments in between, and at
-   * `McpHandler.close` the request's result. The client ends it by closing the stream.
+   * (`notifications` is what this server honours: `toolsListChanged`, and with resources or
+   * prompts served their list changes and `resourceSubscriptions`), then carries
+   * `notifications/<list>/list_changed` whenever `McpHandler.toolsChanged`, `resourcesChanged`
+   * or `promptsChanged` is called and `notifications/resources/updated` at `resourceUpdated` of
+   * a watched URI, each tagged with the subscription id (the request's id), keep-alive comments
+   * in between, and at `McpHandler.close` the request's result. The client ends it by closing
+   * the stream.
    */
   function listen(message: JsonRpcRequest, headers: Headers, caller: Caller): Answer {
     const asked = message.params?.notifications;
@@ -309,15 +397,24 @@ export function createModernCodec(core: Core): ModernCodec {
         headers,
       );
     }
-    const tools = asked?.toolsListChanged === true;
+    const honoured = honouredSubscriptions(core.sources, asked);
     const tag = { [META.subscriptionId]: message.id as JsonRpcId };
+    const watched = new Set(honoured.resourceSubscriptions ?? []);
     let timer: ReturnType<typeof setInterval> | undefined;
     let release: (() => void) | undefined;
     const entry: Listen = {
       identity: caller.identity,
-      toolsChanged() {
-        if (tools) {
-          writer.write(jsonRpcNotification("notifications/tools/list_changed", { _meta: tag }));
+      notify(change, uri) {
+        if (change === "resource") {
+          if (uri !== undefined && watched.has(uri)) {
+            writer.write(
+              jsonRpcNotification("notifications/resources/updated", { uri, _meta: tag }),
+            );
+          }
+          return;
+        }
+        if (honoured[LISTEN_FLAGS[change]] === true) {
+          writer.write(jsonRpcNotification(`notifications/${change}/list_changed`, { _meta: tag }));
         }
       },
       close() {
@@ -346,7 +443,7 @@ export function createModernCodec(core: Core): ModernCodec {
     const writer = createSseWriter(undefined, end);
     writer.write(
       jsonRpcNotification("notifications/subscriptions/acknowledged", {
-        notifications: tools ? { toolsListChanged: true } : {},
+        notifications: honoured,
         _meta: tag,
       }),
     );
@@ -431,12 +528,45 @@ export function createModernCodec(core: Core): ModernCodec {
       return fail(404, JSON_RPC_ERROR.methodNotFound, `Method not found: ${rpc.method}`);
     }
     const exchange: Exchange = { request, headers, caller, message: rpc, meta: record };
-    return rpc.method === "tools/call"
-      ? callEnvelope(exchange).then((ready) =>
-          "request" in ready ? serve(core, ready, method) : ready,
-        )
-      : serve(core, envelopeOf(exchange, emptyRound(), undefined), method);
+    const asker = rpc.method === "tools/call" ? undefined : askerOf(rpc);
+    if (rpc.method !== "tools/call" && asker === undefined) {
+      return serve(core, envelopeOf(exchange, emptyRound(), undefined), method);
+    }
+    const ready = asker ? askingEnvelope(exchange, asker) : callEnvelope(exchange);
+    return ready.then((envelope) =>
+      "request" in envelope ? serve(core, envelope, method) : envelope,
+    );
   };
+}
+
+/** The listen flag of each kind of list change. */
+const LISTEN_FLAGS = {
+  tools: "toolsListChanged",
+  resources: "resourcesListChanged",
+  prompts: "promptsListChanged",
+} as const;
+
+/**
+ * What of a listen request this server honours: `toolsListChanged`, with resources
+ * `resourcesListChanged` and `resourceSubscriptions` (the strings, at most
+ * `MAX_SUBSCRIPTIONS`), with prompts `promptsListChanged`.
+ */
+function honouredSubscriptions(
+  sources: ServedSources,
+  asked: Record<string, unknown> | undefined,
+): { [flag: string]: boolean | string[] | undefined; resourceSubscriptions?: string[] } {
+  const honoured: { [flag: string]: boolean | string[] } = {};
+  if (asked?.toolsListChanged === true) honoured.toolsListChanged = true;
+  if (sources.prompts && asked?.promptsListChanged === true) honoured.promptsListChanged = true;
+  if (sources.resources) {
+    if (asked?.resourcesListChanged === true) honoured.resourcesListChanged = true;
+    const uris = asked?.resourceSubscriptions;
+    if (Array.isArray(uris)) {
+      const kept = uris.filter((uri): uri is string => typeof uri === "string");
+      if (kept.length > 0) honoured.resourceSubscriptions = kept.slice(0, MAX_SUBSCRIPTIONS);
+    }
+  }
+  return honoured;
 }
 
 /** One 2026 request, its envelope checked. */

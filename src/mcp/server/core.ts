@@ -28,9 +28,11 @@ import {
   createResponseChannel,
   type IncomingRequest,
   type ResponseChannel,
+  type SseWriter,
 } from "./http.ts";
 import type { ResolvedOptions } from "./options.ts";
 import { createStreamLog, type StreamLog } from "./resumable-streams.ts";
+import type { ServedSources } from "./sources.ts";
 
 /** Who `authorize` let in: the tool's `ctx.auth` and the identity key it is compared by. */
 export interface Caller {
@@ -84,14 +86,17 @@ export function readClientCapabilities(value: unknown): ClientCapabilities {
 }
 
 /**
- * How a method ended: a result, a JSON-RPC error, or `cancelled` (the client cancelled it: a
- * stream ends without a response, a plain answer is `-32800`). `status` is the HTTP status of
+ * How a method ended: a result, a JSON-RPC error, `cancelled` (the client cancelled it: a
+ * stream ends without a response, a plain answer is `-32800`), or `resource_not_found` (a
+ * `resources/read` of a URI no resource has: `-32002` with `data.uri` as 2025 has it, which the
+ * 2026 codec answers `-32602`, SEP-2164). `status` is the HTTP status of
  * an error answered as plain JSON (default 200); only a codec sets it.
  */
 export type Outcome =
   | { type: "result"; result: Record<string, unknown> }
   | { type: "error"; code: number; message: string; data?: unknown; status?: number }
-  | { type: "cancelled" };
+  | { type: "cancelled" }
+  | { type: "resource_not_found"; uri: string };
 
 /** Returns a result outcome. */
 export function result(value: Record<string, unknown>): Outcome {
@@ -105,6 +110,9 @@ export function failure(code: number, message: string, data?: unknown): Outcome 
 
 /** The error code answering a request the client cancelled (LSP's `RequestCancelled`). */
 export const REQUEST_CANCELLED = -32800;
+
+/** The 2025 error code of a `resources/read` of a URI no resource has. */
+export const RESOURCE_NOT_FOUND = -32002;
 
 /** The error code answering a `tools/call` beyond the in-flight caps. */
 export const TOO_MANY_CALLS = -32000;
@@ -127,6 +135,8 @@ export interface Core {
   readonly registry: Registry;
   /** The served tools' declarations as last listed. */
   readonly tools: ListCache<ToolInfo>;
+  /** The resources, templates and prompts served beside the tools (`sources.ts`). */
+  readonly sources: ServedSources;
   /** The methods both revisions serve. */
   readonly methods: MethodTable;
   /** Reports a failure the client only sees as a generic answer; never throws. */
@@ -270,6 +280,8 @@ function responseOf(id: JsonRpcId, outcome: Outcome): JsonRpcResponse | undefine
       return jsonRpcResult(id, outcome.result);
     case "error":
       return jsonRpcError(id, outcome.code, outcome.message, outcome.data);
+    case "resource_not_found":
+      return jsonRpcError(id, RESOURCE_NOT_FOUND, "Resource not found", { uri: outcome.uri });
     default:
       return undefined;
   }
@@ -286,14 +298,24 @@ export interface Session {
   readonly capabilities: ClientCapabilities;
   /** The level set by `logging/setLevel` on this session. */
   logLevel: McpLoggingLevel | undefined;
+  /** The resource URIs it subscribed to (`resources/subscribe`), at most `MAX_SUBSCRIPTIONS`. */
+  readonly subscriptions: Set<string>;
+  /** Its standalone stream (GET), where notifications unrelated to a request go. */
+  stream: SseWriter | undefined;
 }
+
+/** The most resource URIs one session (or one listen stream) may subscribe to. */
+export const MAX_SUBSCRIPTIONS = 1024;
 
 /** One open 2026 `subscriptions/listen` stream. */
 export interface Listen {
   /** The identity of the caller that opened it (`undefined` for an anonymous one). */
   readonly identity: string | undefined;
-  /** Sends `notifications/tools/list_changed` if this stream asked for it. */
-  toolsChanged(): void;
+  /**
+   * Sends `notifications/<change>/list_changed`, or for `resource` the
+   * `notifications/resources/updated` of `uri`, if this stream asked for it.
+   */
+  notify(change: "tools" | "resources" | "prompts" | "resource", uri?: string): void;
   /** Ends the stream gracefully: the listen request's result, then close. */
   close(): void;
 }
@@ -312,7 +334,7 @@ export interface Registry {
   readonly calls: InFlightCalls;
   /** Open `subscriptions/listen` streams. */
   readonly listens: ReadonlySet<Listen>;
-  /** The 2025-11-25 response streams kept for resumption, in `memory` mode (S23). */
+  /** The 2025-11-25 response streams kept for resumption, in `memory` mode (S29). */
   readonly streams: StreamLog | undefined;
   /**
    * Registers a running call under the caps (S6): per session when a session holds it, else
@@ -406,8 +428,13 @@ export interface SessionStore {
   ): Session | undefined;
   /** Returns the session with this id if it is live, and counts this as activity. */
   get(id: string): Session | undefined;
-  /** Ends a session; returns whether it existed. */
+  /** Ends a session (and its standalone stream); returns whether it existed. */
   delete(id: string): boolean;
+  /**
+   * Sends `notifications/resources/updated` for `uri` on the standalone stream of every live
+   * session that subscribed to it.
+   */
+  notifySubscribers(uri: string): void;
 }
 
 /** How many sessions a store holds and how long an idle one lives. */
@@ -446,6 +473,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     const entry = sessions.get(id);
     if (!entry) return false;
     sessions.delete(id);
+    entry.session.stream?.close();
     const identity = entry.session.identity;
     if (identity !== undefined) release(held, identity);
     return true;
@@ -469,6 +497,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         protocolVersion,
         capabilities,
         logLevel: undefined,
+        subscriptions: new Set(),
+        stream: undefined,
       };
       sessions.set(session.id, { session, seen: at });
       if (identity !== undefined) held.set(identity, (held.get(identity) ?? 0) + 1);
@@ -486,6 +516,19 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return entry.session;
     },
     delete: remove,
+    notifySubscribers(uri) {
+      const at = now();
+      for (const [id, entry] of sessions) {
+        if (expired(id, entry.seen, at)) {
+          end(id);
+          continue;
+        }
+        const { session } = entry;
+        if (session.stream && session.subscriptions.has(uri)) {
+          session.stream.write(jsonRpcNotification("notifications/resources/updated", { uri }));
+        }
+      }
+    },
   };
 }
 

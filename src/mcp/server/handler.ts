@@ -10,6 +10,7 @@ import type { ToolsetBackend } from "../../execution/backend.ts";
 import { Toolset } from "../../toolset/toolset.ts";
 import { handleDelete, handleGet, handlePost, methodNotAllowed } from "./codec-2025.ts";
 import { claimsModern, createModernCodec, type ModernCodec } from "./codec-2026.ts";
+import { complete } from "./completion.ts";
 import {
   type Core,
   createListCache,
@@ -33,6 +34,7 @@ import {
   toResponse,
 } from "./http.ts";
 import { type McpHandlerOptions, type ResolvedOptions, resolveOptions } from "./options.ts";
+import { getPrompt, listPrompts } from "./prompt-methods.ts";
 import {
   createProtectedResource,
   endpointUrl,
@@ -41,6 +43,8 @@ import {
   isInsufficientScope,
   type ProtectedResource,
 } from "./protected-resource.ts";
+import { listResources, listResourceTemplates, readResource } from "./resource-methods.ts";
+import { type ServedSources, serveSources } from "./sources.ts";
 import { callTool, listTools } from "./tools.ts";
 
 /**
@@ -59,6 +63,25 @@ const METHODS: MethodTable = {
   "tools/call": callTool,
 };
 
+/**
+ * The methods of the resources, prompts and completion a handler serves beside its tools
+ * (`sources.ts`): only those whose capability it declares, so the others stay "method not
+ * found" in both revisions.
+ */
+function sourceMethods(sources: ServedSources): MethodTable {
+  return {
+    ...(sources.resources
+      ? {
+          "resources/list": listResources,
+          "resources/templates/list": listResourceTemplates,
+          "resources/read": readResource,
+        }
+      : {}),
+    ...(sources.prompts ? { "prompts/list": listPrompts, "prompts/get": getPrompt } : {}),
+    ...(sources.completions ? { "completion/complete": complete } : {}),
+  };
+}
+
 /** A web-standard request handler for one MCP endpoint. */
 export interface McpHandler {
   /**
@@ -76,6 +99,23 @@ export interface McpHandler {
    * after changing what the served toolset lists.
    */
   toolsChanged(): void;
+  /**
+   * Tells clients that the list of resources or resource templates changed: 2026-07-28
+   * `subscriptions/listen` streams that asked for `resourcesListChanged` get
+   * `notifications/resources/list_changed`.
+   */
+  resourcesChanged(): void;
+  /**
+   * Tells clients that the resource at `uri` changed: `notifications/resources/updated` goes to
+   * every 2025 session that subscribed to it (`resources/subscribe`) on its standalone stream
+   * (GET), and to every 2026 listen stream that names it in `resourceSubscriptions`.
+   */
+  resourceUpdated(uri: string): void;
+  /**
+   * Tells 2026-07-28 clients that the list of prompts changed: listen streams that asked for
+   * `promptsListChanged` get `notifications/prompts/list_changed`.
+   */
+  promptsChanged(): void;
   /**
    * Ends every open `subscriptions/listen` stream gracefully (its final result, then close), as
    * before a shutdown. Requests keep being served.
@@ -100,6 +140,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
   const resolved = resolveOptions(options);
   const onError = resolved.onError;
   const served = Toolset.fromBackend(toolset);
+  const sources = serveSources(resolved);
   const core: Core = {
     toolset: served,
     options: resolved,
@@ -108,7 +149,9 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       () => served.listTools(),
       (tool) => tool.name,
     ),
-    methods: METHODS,
+    sources,
+    methods:
+      sources.resources || sources.prompts ? { ...METHODS, ...sourceMethods(sources) } : METHODS,
     report(error, phase, request) {
       if (!onError) return;
       try {
@@ -159,7 +202,17 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     [ANSWER_DIRECTLY]: answer,
     toolsChanged() {
       core.tools.forget();
-      for (const listen of [...core.registry.listens]) listen.toolsChanged();
+      for (const listen of [...core.registry.listens]) listen.notify("tools");
+    },
+    resourcesChanged() {
+      for (const listen of [...core.registry.listens]) listen.notify("resources");
+    },
+    resourceUpdated(uri) {
+      for (const listen of [...core.registry.listens]) listen.notify("resource", uri);
+      core.registry.sessions?.notifySubscribers(uri);
+    },
+    promptsChanged() {
+      for (const listen of [...core.registry.listens]) listen.notify("prompts");
     },
     close() {
       for (const listen of [...core.registry.listens]) listen.close();
@@ -224,11 +277,14 @@ async function route(state: Server, request: IncomingRequest): Promise<Answer> {
       if (state.router) return state.router(request, null, headers);
       return handleDelete(state.core, request, headers, caller.identity);
     case "GET":
+      // A session's standalone stream, or the resumption of one of its response streams, is
+      // served where the session lives.
+      if (state.router) return state.router(request, null, headers);
       return handleGet(state.core, request, headers, caller.identity);
     default:
       return methodNotAllowed(
         headers,
-        state.core.registry.sessions ? "POST, DELETE, OPTIONS" : "POST, OPTIONS",
+        state.core.registry.sessions ? "POST, GET, DELETE, OPTIONS" : "POST, OPTIONS",
       );
   }
 }

@@ -5,6 +5,7 @@ import { ToolError } from "../../errors.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { DurableSessionNamespace } from "./durable-sessions.ts";
 import type { InsufficientScope, ResourceMetadataOptions } from "./protected-resource.ts";
+import type { McpSources } from "./sources.ts";
 
 /**
  * What `authorize` may return besides `true`/`false` to admit a request. The tool sees the whole
@@ -48,8 +49,12 @@ export interface McpErrorContext {
   request: Request;
 }
 
-/** How `createMcpHandler` serves a toolset. */
-export interface McpHandlerOptions {
+/**
+ * How `createMcpHandler` serves a toolset, and the resources and prompts it serves beside it
+ * (`resources`, `resourceTemplates`, `prompts`; see `McpSources`). A server given none of them
+ * serves tools only and declares no `resources`, `prompts` or `completions` capability.
+ */
+export interface McpHandlerOptions extends McpSources {
   /** `serverInfo.name`. */
   name: string;
   /** `serverInfo.version`. */
@@ -255,6 +260,9 @@ type OptionalOption =
   | "cacheHints"
   | "questionKey"
   | "resourceMetadata"
+  | "resources"
+  | "resourceTemplates"
+  | "prompts"
   | "durableSessions"
   | "ssePollMs";
 

@@ -1,4 +1,4 @@
-// 2025-11-25 resumable response streams (design.md "Serving MCP", S23): with `memory` sessions,
+// 2025-11-25 resumable response streams (design.md "Serving MCP", S29): with `memory` sessions,
 // a request's SSE answer opens with a priming event (an id, `retry`, empty data), every event
 // carries an id, and what is sent is kept per stream, bounded, so that a client whose
 // connection closed (the server polls with `ssePollMs`) or dropped picks the stream up with a GET

@@ -15,6 +15,7 @@ import {
 } from "../../../src/mcp/server/core.ts";
 import { incomingRequest, type JsonAnswer } from "../../../src/mcp/server/http.ts";
 import { resolveOptions } from "../../../src/mcp/server/options.ts";
+import { serveSources } from "../../../src/mcp/server/sources.ts";
 import { CLIENT_HEADERS, fixtureHandler, post, rpc } from "./fixture.ts";
 
 // What a handler remembers between requests, and for whom (docs/design.md S4-S7).
@@ -362,6 +363,7 @@ describe("serve", () => {
         () => toolset.listTools(),
         (tool) => tool.name,
       ),
+      sources: serveSources({}),
       methods: {},
       report: (error, phase) => reported.push({ error, phase }),
     };

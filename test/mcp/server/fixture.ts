@@ -264,3 +264,53 @@ export async function* streamEvents(response: Response): AsyncGenerator<Record<s
     }
   }
 }
+
+/**
+ * Resources, a template and prompts to serve beside the fixture toolset (the interop suites
+ * read them through the official SDK clients).
+ */
+export function fixtureSources(): Pick<
+  McpHandlerOptions,
+  "resources" | "resourceTemplates" | "prompts"
+> {
+  return {
+    resources: [
+      { uri: "docs://readme", name: "readme", mimeType: "text/plain", read: () => "Read me" },
+      {
+        uri: "docs://logo",
+        name: "logo",
+        mimeType: "image/png",
+        read: () => new Uint8Array([137, 80, 78, 71]),
+      },
+    ],
+    resourceTemplates: [
+      {
+        uriTemplate: "notes://{id}",
+        name: "note",
+        mimeType: "text/plain",
+        read: (_uri, { id }) => `Note ${id}`,
+        complete: { id: (value) => ["1", "12", "2"].filter((id) => id.startsWith(value)) },
+      },
+    ],
+    prompts: [
+      {
+        name: "summarize",
+        description: "Summarize a text",
+        arguments: [{ name: "text", required: true }],
+        get: ({ text }) => ({
+          description: "A summary request",
+          messages: [
+            { role: "user", content: { type: "text", text: `Summarize: ${text}` } },
+            {
+              role: "user",
+              content: {
+                type: "embedded_resource",
+                resource: { uri: "docs://readme", mimeType: "text/plain", text: "Read me" },
+              },
+            },
+          ],
+        }),
+      },
+    ],
+  };
+}

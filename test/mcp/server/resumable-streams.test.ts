@@ -1,4 +1,4 @@
-// 2025-11-25 resumable streams on createMcpHandler (design.md "Serving MCP", S23): the priming
+// 2025-11-25 resumable streams on createMcpHandler (design.md "Serving MCP", S29): the priming
 // event, ids and `retry`, polling with `ssePollMs`, replay on a GET with `Last-Event-ID`, and
 // ids that only the session that opened the stream can use; then toolwire's client and server
 // together across a polled call.

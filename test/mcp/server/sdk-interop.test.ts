@@ -6,7 +6,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpHandler, McpHandlerOptions } from "../../../src/mcp/index.ts";
-import { fixtureHandler } from "./fixture.ts";
+import { fixtureHandler, fixtureSources } from "./fixture.ts";
 
 const URL_ = new URL("http://127.0.0.1:3000/mcp");
 const clients: Client[] = [];
@@ -37,6 +37,57 @@ function setup(options: Partial<McpHandlerOptions> = {}) {
   return fixtureHandler(options);
 }
 
+describe("the official SDK client reads resources and prompts from createMcpHandler", () => {
+  for (const sessions of ["stateless", "memory"] as const) {
+    it(`lists and reads resources, completes and gets prompts (${sessions})`, async () => {
+      const client = await connect(setup({ sessions, ...fixtureSources() }).handler);
+      expect(client.getServerCapabilities()).toMatchObject({
+        resources: { subscribe: sessions === "memory" },
+        prompts: {},
+        completions: {},
+      });
+      const { resources } = await client.listResources();
+      expect(resources.map((resource) => resource.uri)).toEqual(["docs://logo", "docs://readme"]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates).toEqual([
+        { uriTemplate: "notes://{id}", name: "note", mimeType: "text/plain" },
+      ]);
+      expect((await client.readResource({ uri: "docs://readme" })).contents).toEqual([
+        { uri: "docs://readme", mimeType: "text/plain", text: "Read me" },
+      ]);
+      expect((await client.readResource({ uri: "docs://logo" })).contents[0]).toMatchObject({
+        blob: btoa(String.fromCharCode(137, 80, 78, 71)),
+      });
+      expect((await client.readResource({ uri: "notes://12" })).contents[0]).toMatchObject({
+        text: "Note 12",
+      });
+      const completed = await client.complete({
+        ref: { type: "ref/resource", uri: "notes://{id}" },
+        argument: { name: "id", value: "1" },
+      });
+      expect(completed.completion.values).toEqual(["1", "12"]);
+      const { prompts } = await client.listPrompts();
+      expect(prompts[0]).toMatchObject({ name: "summarize", arguments: [{ name: "text" }] });
+      const prompt = await client.getPrompt({ name: "summarize", arguments: { text: "a b" } });
+      expect(prompt.messages).toEqual([
+        { role: "user", content: { type: "text", text: "Summarize: a b" } },
+        {
+          role: "user",
+          content: {
+            type: "resource",
+            resource: { uri: "docs://readme", mimeType: "text/plain", text: "Read me" },
+          },
+        },
+      ]);
+      if (sessions === "memory") {
+        expect(await client.subscribeResource({ uri: "docs://readme" })).toEqual({});
+      }
+      const missing = await client.readResource({ uri: "docs://none" }).catch((e: unknown) => e);
+      expect(missing).toMatchObject({ code: -32002 });
+    });
+  }
+});
+
 describe("the official SDK client against createMcpHandler", () => {
   for (const sessions of ["stateless", "memory"] as const) {
     it(`initializes, lists and calls (${sessions})`, async () => {
@@ -52,7 +103,7 @@ describe("the official SDK client against createMcpHandler", () => {
     });
   }
 
-  it("resumes a call whose connections the server closes (ssePollMs, S23), losing no progress", async () => {
+  it("resumes a call whose connections the server closes (ssePollMs, S29), losing no progress", async () => {
     const { handler } = setup({ sessions: "memory", ssePollMs: 20, sseRetryMs: 5 });
     const resumptions: string[] = [];
     const counting = {

@@ -5,7 +5,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpHandler } from "../../../src/mcp/index.ts";
-import { fixtureHandler } from "./fixture.ts";
+import { fixtureHandler, fixtureSources } from "./fixture.ts";
 
 const URL_ = new URL("http://127.0.0.1:3000/mcp");
 const clients: Client[] = [];
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 async function connect(
   handler: McpHandler,
-  mode: "auto" | { pin: string } = { pin: "2026-07-28" },
+  mode: "auto" | "legacy" | { pin: string } = { pin: "2026-07-28" },
 ): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(URL_, {
     fetch: (input, init) => handler.fetch(new Request(input, init)),
@@ -41,6 +41,34 @@ async function connect(
   await client.connect(transport);
   return client;
 }
+
+describe("the SDK v2 client reads resources and prompts from createMcpHandler", () => {
+  for (const mode of [{ pin: "2026-07-28" }, "legacy"] as const) {
+    const modern = mode !== "legacy";
+    it(`lists and reads resources and gets prompts (${modern ? "2026-07-28" : "legacy"})`, async () => {
+      const client = await connect(fixtureHandler(fixtureSources()).handler, mode);
+      const { resources } = await client.listResources();
+      expect(resources.map((resource) => resource.uri)).toEqual(["docs://logo", "docs://readme"]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["notes://{id}"]);
+      const read = await client.readResource({ uri: "notes://2" });
+      expect(read.contents).toEqual([{ uri: "notes://2", mimeType: "text/plain", text: "Note 2" }]);
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((prompt) => prompt.name)).toEqual(["summarize"]);
+      const prompt = await client.getPrompt({ name: "summarize", arguments: { text: "x" } });
+      expect(prompt.messages[0]).toEqual({
+        role: "user",
+        content: { type: "text", text: "Summarize: x" },
+      });
+      const missing = await client
+        .readResource({ uri: "docs://none" })
+        .catch((e: unknown) => e as Error);
+      // The v2 client reads 2025's -32002 as its ResourceNotFoundError too (code -32602).
+      expect(missing?.constructor.name).toBe("ResourceNotFoundError");
+      expect(missing).toMatchObject({ code: -32602, data: { uri: "docs://none" } });
+    });
+  }
+});
 
 describe("the SDK v2 client pinned to 2026-07-28 against createMcpHandler", () => {
   it("connects, lists the tools and calls one", async () => {
