@@ -15,6 +15,7 @@ import {
   type ToolErrorInput,
   unreachable,
 } from "../../errors.ts";
+import type { McpRequestOperation, Observation, Observer } from "../../observer.ts";
 import {
   credentialsOf,
   excerpt,
@@ -91,6 +92,8 @@ export interface SessionRequestOptions {
   deadline?: Deadline;
   /** 2026-07-28 capabilities this request declares on top of the connection's. */
   capabilities?: Record<string, unknown>;
+  /** The operation this request runs inside (a tool call's), for the `observer`. */
+  parent?: Observation | undefined;
 }
 
 /** A deadline that can stop while the user signs in, and starts over after. */
@@ -119,6 +122,12 @@ const rpcDetails = new WeakMap<ToolError, RpcErrorDetail>();
 /** Returns the HTTP status and JSON-RPC error (code, data) a failed exchange got. */
 export function rpcErrorOf(error: unknown): RpcErrorDetail | undefined {
   return error instanceof ToolError ? rpcDetails.get(error) : undefined;
+}
+
+// What a request's params already carry in `_meta`, or nothing.
+function metaOf(params: JsonRpcParams): Record<string, unknown> {
+  const own = params._meta;
+  return typeof own === "object" && own !== null ? (own as Record<string, unknown>) : {};
 }
 
 /** Default cap of one response body, SSE line or SSE event: 4 MiB. */
@@ -262,6 +271,9 @@ export class McpSession {
   /** Whether the 2026 server said it announces tool list changes (`tools.listChanged`). */
   announcesToolChanges = false;
 
+  /** Told of every request this session sends (`connectMcp`'s `observer`). */
+  observer: Observer | undefined;
+
   /** Whether requests use the 2026-07-28 envelope. */
   get modern(): boolean {
     return this.#modern !== undefined;
@@ -311,13 +323,16 @@ export class McpSession {
     let response: Response | undefined;
     const listener = options.onMessage;
     if (listener) this.#listening.add(listener);
+    const observed = this.observer && this.#observe(this.observer, id, method, params, options);
     try {
       signal?.throwIfAborted();
       const envelope = this.#modern && {
         ...this.#modern,
         capabilities: { ...options.capabilities, ...this.#modern.capabilities },
       };
-      const sent = envelope ? this.#enveloped(params, envelope) : params;
+      let sent = envelope ? this.#enveloped(params, envelope) : params;
+      // The trace context rides in `_meta` (SEP-414), beside the envelope and `progressToken`.
+      if (observed?.meta) sent = { ...sent, _meta: { ...metaOf(sent), ...observed.meta } };
       response = await this.#post(jsonRpcRequest(id, method, sent), { ...options, method, params });
       const result = await this.#awaitResponse(
         response,
@@ -325,9 +340,16 @@ export class McpSession {
         options,
       );
       if (this.#modern) checkResultType(method, result, this.#secrets);
+      observed?.end({ type: "done", result: this.scrubValue(result) });
       return result;
     } catch (error) {
-      throw this.#failure(error, options);
+      const failure = this.#failure(error, options);
+      observed?.end(
+        isToolError(failure, "cancelled")
+          ? { type: "cancelled", reason: failure }
+          : { type: "failed", error: failure, code: rpcDetails.get(failure)?.code },
+      );
+      throw failure;
     } finally {
       if (listener) this.#listening.delete(listener);
       // Cancelling a body already read fails with a costly TypeError; skip it then.
@@ -547,14 +569,33 @@ export class McpSession {
     ).catch(() => {});
   }
 
+  // Tells the observer of a request: what it is, where it goes, and the arguments of a call
+  // scrubbed of the client's credentials (a server may have been handed one to echo).
+  #observe(
+    observer: Observer,
+    id: number,
+    method: string,
+    params: JsonRpcParams,
+    options: SessionRequestOptions,
+  ): Observation {
+    const operation: McpRequestOperation = { type: "mcp_request", side: "client", method, id };
+    if (method === "tools/call" && typeof params.name === "string") {
+      operation.target = params.name;
+      operation.arguments = this.scrubValue(params.arguments);
+    }
+    if (this.#protocolVersion !== undefined) operation.protocolVersion = this.#protocolVersion;
+    if (this.#sessionId !== undefined) operation.sessionId = this.#sessionId;
+    operation.endpoint = this.origin;
+    return observer.start(operation, options.parent);
+  }
+
   // Params with the 2026-07-28 envelope in `_meta` (beside what the caller put there, such as
   // `progressToken`). Logs are asked for at `debug`, as a legacy server sends them unasked.
   #enveloped(params: JsonRpcParams, envelope: ModernEnvelope): JsonRpcParams {
-    const own = typeof params._meta === "object" && params._meta !== null ? params._meta : {};
     return {
       ...params,
       _meta: {
-        ...own,
+        ...metaOf(params),
         [META.protocolVersion]: envelope.version,
         [META.clientCapabilities]: envelope.capabilities,
         [META.clientInfo]: envelope.clientInfo,
