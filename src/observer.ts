@@ -32,30 +32,31 @@ export interface McpRequestOperation {
   side: "client" | "server";
   method: string;
   id: string | number;
-  /** The tool's name, for `tools/call`. */
-  target?: string;
-  /** The arguments of a `tools/call` (a client's scrubbed of its credentials). */
-  arguments?: unknown;
-  protocolVersion?: string;
-  sessionId?: string;
+  /**
+   * The request's params: a client's as it sends them (before the trace context is added),
+   * scrubbed of its credentials; a server's as they came, `_meta` (where a client's trace
+   * context rides) included.
+   */
+  params: Record<string, unknown>;
+  protocolVersion?: string | undefined;
+  sessionId?: string | undefined;
   /** Client: the endpoint, without user info, query or fragment; `stdio:` for a child. */
-  endpoint?: string;
-  /** Server: the request's `params._meta` as it came. */
-  meta?: Record<string, unknown>;
+  endpoint?: string | undefined;
   /** Server: the HTTP request it came in, when it came over HTTP. */
-  request?: Request;
+  request?: Request | undefined;
 }
 
 /**
- * How an operation ended, discriminated by `type`: `done` (with what it produced: a
- * `RunResult`, a model turn's `{ text, toolCalls, usage, finish }`, a `ToolResult`, an MCP
- * result object; a tool result with `isError` is `done` too), `failed` (with the error, and
- * the JSON-RPC error `code` when the peer answered with one), or `cancelled`.
+ * How an operation ended, discriminated by `type`: `done` with what it produced, or `failed`
+ * with the error (a cancelled call or request fails with a `ToolError` `cancelled`) and the
+ * JSON-RPC error `code` when the peer answered with one. A run always ends `done` with its
+ * `RunResult` and a model turn with `{ end, text, toolCalls, usage, finish, error }`: their
+ * `stop` and `end` say whether they were cancelled or failed. A tool result with `isError` is
+ * `done` too.
  */
 export type Outcome =
   | { type: "done"; result: unknown }
-  | { type: "failed"; error: unknown; code?: number | undefined }
-  | { type: "cancelled"; reason?: unknown };
+  | { type: "failed"; error: unknown; code?: number | undefined };
 
 /** One operation in progress, as the observer returned it. */
 export interface Observation {

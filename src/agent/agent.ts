@@ -354,8 +354,8 @@ function checkAgentOptions(options: unknown): void {
   optional(options, "approver", "a function", isFunction);
   optional(options, "onInteraction", "a function", isFunction);
   optional(options, "onError", "a function", isFunction);
-  optional(options, "observer", "an Observer (an object with a start() method)", (value) =>
-    isJsonObject(value) ? isFunction(value.start) : false,
+  optional(options, "observer", "an Observer", (value) =>
+    isFunction((value as Observer | null)?.start),
   );
   optional(options, "markUntrustedOutput", "a boolean", isBoolean);
   optional(options, "modelIdleTimeoutMs", "a positive number of milliseconds", isPositive);

@@ -329,7 +329,7 @@ export async function executeCall(
     };
     return { block, outcome: "executed", started: true };
   } catch (error) {
-    observed?.end(signal.aborted ? { type: "cancelled" } : { type: "failed", error });
+    observed?.end({ type: "failed", error });
     if (signal.aborted) return started(cancelled(call, "while this call ran"), true);
     const outcome = failed(call, failureText(call.name, error), "executed");
     // A failure's text can come from the same third party as the output (a remote server's

@@ -112,13 +112,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     const result: RunResult = { text, stop, turns, usage, conversation, blockedSends };
     if (failure !== undefined) result.error = failure;
     if (finishReason !== undefined) result.finishReason = finishReason;
-    observed?.end(
-      stop === "cancelled"
-        ? { type: "cancelled" }
-        : stop === "error"
-          ? { type: "failed", error: failure }
-          : { type: "done", result },
-    );
+    observed?.end({ type: "done", result });
     emit({ type: "done", result });
     return result;
   };
@@ -521,13 +515,7 @@ export async function streamModelTurn(
     result.error = timedOut;
   }
   if (signal.aborted && result.end === "complete") result.end = "cancelled";
-  observed?.end(
-    result.end === "complete"
-      ? { type: "done", result }
-      : result.end === "failed"
-        ? { type: "failed", error: result.error }
-        : { type: "cancelled" },
-  );
+  observed?.end({ type: "done", result });
   // A copy, so a listener that edits the event cannot change the run's totals.
   if (result.usage) emit({ type: "usage", turn, usage: { ...result.usage } });
   return result;

@@ -177,12 +177,15 @@ function mcpPlan(
   const metric: Attributes = { "mcp.method.name": operation.method };
   attributes["mcp.method.name"] = operation.method;
   attributes["jsonrpc.request.id"] = String(operation.id);
-  if (operation.target !== undefined) {
-    metric["gen_ai.tool.name"] = attributes["gen_ai.tool.name"] = operation.target;
+  const target = targetOf(operation);
+  if (target !== undefined && operation.method === "tools/call") {
+    metric["gen_ai.tool.name"] = attributes["gen_ai.tool.name"] = target;
     metric["gen_ai.operation.name"] = attributes["gen_ai.operation.name"] = "execute_tool";
-    if (settings.payloads && operation.arguments !== undefined) {
-      attributes["gen_ai.tool.call.arguments"] = json(operation.arguments);
+    if (settings.payloads && operation.params.arguments !== undefined) {
+      attributes["gen_ai.tool.call.arguments"] = json(operation.params.arguments);
     }
+  } else if (target !== undefined) {
+    metric["gen_ai.prompt.name"] = attributes["gen_ai.prompt.name"] = target;
   }
   if (operation.protocolVersion !== undefined) {
     metric["mcp.protocol.version"] = attributes["mcp.protocol.version"] = operation.protocolVersion;
@@ -201,8 +204,7 @@ function mcpPlan(
       metric["server.port"] = attributes["server.port"] = port;
     }
   }
-  const name =
-    operation.target === undefined ? operation.method : `${operation.method} ${operation.target}`;
+  const name = target === undefined ? operation.method : `${operation.method} ${target}`;
   if (operation.side === "client") {
     return {
       name,
@@ -221,9 +223,8 @@ function mcpPlan(
       return typeof value === "string" ? value : undefined;
     },
   };
-  const fromMeta = operation.meta
-    ? settings.propagator.extract(active, operation.meta, getter)
-    : active;
+  const meta = operation.params._meta;
+  const fromMeta = isRecord(meta) ? settings.propagator.extract(active, meta, getter) : active;
   const request = operation.request;
   const fromHttp = request
     ? settings.propagator.extract(active, request.headers, {
@@ -239,6 +240,16 @@ function mcpPlan(
     options.links = [{ context: httpSpan }];
   }
   return { name, options, parent: carried ? fromMeta : fromHttp, metricAttributes: metric };
+}
+
+// The low-cardinality target the conventions put in a span's name: the tool of `tools/call`,
+// the prompt of `prompts/get` (never a resource URI, which is high-cardinality).
+function targetOf(operation: McpRequestOperation): string | undefined {
+  const { method, params } = operation;
+  const name = params.name;
+  return (method === "tools/call" || method === "prompts/get") && typeof name === "string"
+    ? name
+    : undefined;
 }
 
 /** One span in progress, with the context its children (and `_meta`) carry. */
@@ -282,33 +293,15 @@ class OtelObservation implements Observation {
     this.#ended = true;
     const span = this.#span;
     const attributes: Attributes = {};
-    let errorType: string | undefined;
-    let description: string | undefined;
-    switch (outcome.type) {
-      case "done":
-        errorType = this.#done(outcome.result, attributes);
-        if (errorType !== undefined) description = "the tool reported an error (isError)";
-        break;
-      case "cancelled":
-        errorType = "cancelled";
-        description = "cancelled";
-        break;
-      case "failed":
-        if (outcome.code !== undefined) {
-          attributes["rpc.response.status_code"] = String(outcome.code);
-          errorType = String(outcome.code);
-        } else {
-          errorType = kindOf(outcome.error);
-        }
-        description = messageOf(outcome.error);
-        break;
-    }
-    if (errorType !== undefined) {
-      attributes["error.type"] = errorType;
+    const failure =
+      outcome.type === "done" ? this.#done(outcome.result, attributes) : failureOf(outcome);
+    if (failure) {
+      if (failure.code !== undefined) attributes["rpc.response.status_code"] = failure.code;
+      attributes["error.type"] = failure.type;
       span.setStatus(
-        description === undefined
+        failure.message === undefined
           ? { code: SpanStatusCode.ERROR }
-          : { code: SpanStatusCode.ERROR, message: description },
+          : { code: SpanStatusCode.ERROR, message: failure.message },
       );
     }
     span.setAttributes(attributes);
@@ -316,16 +309,16 @@ class OtelObservation implements Observation {
     const metric = this.#metric;
     if (metric) {
       const recorded = { ...metric.attributes };
-      if (attributes["error.type"] !== undefined) recorded["error.type"] = attributes["error.type"];
-      const status = attributes["rpc.response.status_code"];
-      if (status !== undefined) recorded["rpc.response.status_code"] = status;
+      if (failure) recorded["error.type"] = failure.type;
+      if (failure?.code !== undefined) recorded["rpc.response.status_code"] = failure.code;
       metric.histogram.record((performance.now() - this.#started) / 1000, recorded);
     }
   }
 
-  // What a finished operation produced, as attributes; returns `tool_error` for a tool result
-  // with `isError` (a call that ran and failed as the tool's answer, not as a protocol error).
-  #done(result: unknown, attributes: Attributes): string | undefined {
+  // What a finished operation produced, as attributes, and how it failed if it did: a run
+  // stopped by `cancelled` or `error`, a model turn that did not complete, a tool result with
+  // `isError` (`tool_error`: the tool answered with a failure, no protocol error).
+  #done(result: unknown, attributes: Attributes): Failure | undefined {
     const operation = this.#operation;
     const payloads = this.#settings.payloads;
     const record = isRecord(result) ? result : {};
@@ -339,28 +332,50 @@ class OtelObservation implements Observation {
         if (usage && typeof usage.outputTokens === "number") {
           attributes["gen_ai.usage.output_tokens"] = usage.outputTokens;
         }
-        const finish = operation.type === "agent_run" ? record.finishReason : record.finish;
+        const run = operation.type === "agent_run";
+        const finish = run ? record.finishReason : record.finish;
         if (typeof finish === "string") attributes["gen_ai.response.finish_reasons"] = [finish];
-        if (operation.type === "agent_run" && typeof record.stop === "string") {
-          attributes["toolwire.agent.stop"] = record.stop;
-        }
+        if (run && typeof record.stop === "string") attributes["toolwire.agent.stop"] = record.stop;
         if (payloads && typeof record.text === "string") {
-          const output =
-            operation.type === "model_turn"
-              ? { text: record.text, toolCalls: record.toolCalls }
-              : { text: record.text };
+          const output = run
+            ? { text: record.text }
+            : { text: record.text, toolCalls: record.toolCalls };
           attributes["gen_ai.output.messages"] = json(output);
         }
+        const ended = run ? record.stop : record.end;
+        if (ended === "cancelled") return { type: "cancelled", message: "cancelled" };
+        if (ended === "error" || ended === "failed") return failureOf({ error: record.error });
         return undefined;
       }
       case "tool_call":
       case "mcp_request":
-        if (payloads && (operation.type === "tool_call" || operation.target !== undefined)) {
+        if (payloads && (operation.type === "tool_call" || targetOf(operation) !== undefined)) {
           attributes["gen_ai.tool.call.result"] = json(result);
         }
-        return record.isError === true ? "tool_error" : undefined;
+        return record.isError === true
+          ? { type: "tool_error", message: "the tool answered with an error (isError)" }
+          : undefined;
     }
   }
+}
+
+/** How an operation failed: `error.type`, the status description, the JSON-RPC error code. */
+interface Failure {
+  type: string;
+  message?: string | undefined;
+  code?: string | undefined;
+}
+
+// A failed operation's `error.type`: the JSON-RPC error code when the peer answered with one
+// (also `rpc.response.status_code`), else the kind of the error (`cancelled`, `timeout`,
+// `transport`, `protocol`, a `ModelError`'s `rate_limit`, …).
+function failureOf(outcome: { error: unknown; code?: number | undefined }): Failure {
+  const message = messageOf(outcome.error);
+  if (outcome.code !== undefined) {
+    const code = String(outcome.code);
+    return { type: code, message, code };
+  }
+  return { type: kindOf(outcome.error), message };
 }
 
 // The kind of a failure: a toolwire `ToolError`'s or `ModelError`'s `type` (`transport`,

@@ -681,8 +681,8 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   if (options.onLog !== undefined && typeof options.onLog !== "function") {
     throw invalid("onLog must be a function");
   }
-  if (options.observer !== undefined && typeof options.observer?.start !== "function") {
-    throw invalid("observer must be an Observer (an object with a start() method)");
+  if (options.observer && typeof options.observer.start !== "function") {
+    throw invalid("observer must be an Observer");
   }
   const jsonSchemaValidator = options.jsonSchemaValidator;
   if (jsonSchemaValidator !== undefined && typeof jsonSchemaValidator !== "function") {

@@ -15,7 +15,7 @@ import {
   type ToolErrorInput,
   unreachable,
 } from "../../errors.ts";
-import type { McpRequestOperation, Observation, Observer } from "../../observer.ts";
+import type { Observation, Observer } from "../../observer.ts";
 import {
   credentialsOf,
   excerpt,
@@ -323,7 +323,19 @@ export class McpSession {
     let response: Response | undefined;
     const listener = options.onMessage;
     if (listener) this.#listening.add(listener);
-    const observed = this.observer && this.#observe(this.observer, id, method, params, options);
+    const observed = this.observer?.start(
+      {
+        type: "mcp_request",
+        side: "client",
+        method,
+        id,
+        params: this.scrubValue(params),
+        protocolVersion: this.#protocolVersion,
+        sessionId: this.#sessionId,
+        endpoint: this.origin,
+      },
+      options.parent,
+    );
     try {
       signal?.throwIfAborted();
       const envelope = this.#modern && {
@@ -344,11 +356,7 @@ export class McpSession {
       return result;
     } catch (error) {
       const failure = this.#failure(error, options);
-      observed?.end(
-        isToolError(failure, "cancelled")
-          ? { type: "cancelled", reason: failure }
-          : { type: "failed", error: failure, code: rpcDetails.get(failure)?.code },
-      );
+      observed?.end({ type: "failed", error: failure, code: rpcDetails.get(failure)?.code });
       throw failure;
     } finally {
       if (listener) this.#listening.delete(listener);
@@ -567,26 +575,6 @@ export class McpSession {
     void this.#queueReply(() =>
       withTimer(CANCEL_TIMEOUT_MS, (signal) => this.send(reply, { signal, label })),
     ).catch(() => {});
-  }
-
-  // Tells the observer of a request: what it is, where it goes, and the arguments of a call
-  // scrubbed of the client's credentials (a server may have been handed one to echo).
-  #observe(
-    observer: Observer,
-    id: number,
-    method: string,
-    params: JsonRpcParams,
-    options: SessionRequestOptions,
-  ): Observation {
-    const operation: McpRequestOperation = { type: "mcp_request", side: "client", method, id };
-    if (method === "tools/call" && typeof params.name === "string") {
-      operation.target = params.name;
-      operation.arguments = this.scrubValue(params.arguments);
-    }
-    if (this.#protocolVersion !== undefined) operation.protocolVersion = this.#protocolVersion;
-    if (this.#sessionId !== undefined) operation.sessionId = this.#sessionId;
-    operation.endpoint = this.origin;
-    return observer.start(operation, options.parent);
   }
 
   // Params with the 2026-07-28 envelope in `_meta` (beside what the caller put there, such as
