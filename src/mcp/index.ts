@@ -24,15 +24,14 @@
 
 export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
 export type { McpAuth, McpAuthChallenge } from "./client/mcp-session.ts";
-export {
-  type AuthInfo,
-  type AuthorizeContext,
-  type AuthorizeOutcome,
-  createMcpHandler,
-  type McpErrorContext,
-  type McpHandler,
-  type McpHandlerOptions,
-} from "./server/handler.ts";
+export { createMcpHandler, type McpHandler } from "./server/handler.ts";
+export type {
+  AuthInfo,
+  AuthorizeContext,
+  AuthorizeOutcome,
+  McpErrorContext,
+  McpHandlerOptions,
+} from "./server/options.ts";
 export {
   type InsufficientScope,
   insufficientScope,

@@ -1,14 +1,19 @@
-// The HTTP edge of the server, shared by every request: what is read of a request (without
-// building a `Request` when `fetch(url, init)` or `serve()` already holds the parts), the bounded
-// body read, `Accept` negotiation, and the answers: one JSON message, an HTTP error, or an SSE
-// stream that a call switches to once it has something to send before its result.
+// The HTTP edge of the server, shared by every request and both revisions: what is read of a
+// request (without building a `Request` when `fetch(url, init)` or `serve()` already holds the
+// parts), the POST body read as one JSON-RPC message (`readPost`: media types, `Accept`, size,
+// nesting), and the answers: one JSON message, an HTTP error, or an SSE stream that a call
+// switches to once it has something to send before its result.
 
-import { errorText } from "../../errors.ts";
+import { errorText, unreachable } from "../../errors.ts";
 import {
   JSON_RPC_ERROR,
+  type JsonRpcFailure,
   type JsonRpcMessage,
   type JsonRpcResponse,
   jsonRpcError,
+  nestsDeeperThan,
+  type ParsedJsonRpc,
+  parseJsonRpc,
 } from "../json-rpc.ts";
 
 /** The headers of a request, as far as the server reads them: `Headers.get`'s contract. */
@@ -195,6 +200,94 @@ export function decode(chunks: Uint8Array[], size: number): BodyRead {
 }
 
 /**
+ * Reads a POST's body as one JSON-RPC message, whichever revision it is: checks the media types,
+ * the body size and its nesting, and parses it. Returns the parsed body, or the answer to a POST
+ * that is not one (415, 406, 413, a parse error, 400 for nesting deeper than `maxJsonDepth`).
+ */
+export async function readPost(
+  request: IncomingRequest,
+  headers: Headers,
+  limits: { maxBodyBytes: number; maxJsonDepth: number },
+): Promise<ParsedJsonRpc | JsonAnswer> {
+  const { maxBodyBytes, maxJsonDepth } = limits;
+  const contentType = request.headers.get("content-type") ?? "";
+  if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
+    return httpError(415, "Unsupported Media Type: Content-Type must be application/json", headers);
+  }
+  if (!acceptsBoth(request.headers.get("accept"))) {
+    return httpError(
+      406,
+      "Not Acceptable: Accept must list application/json and text/event-stream",
+      headers,
+    );
+  }
+  const body = await readBody(request, maxBodyBytes);
+  switch (body.type) {
+    case "too_large":
+      return httpError(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, headers);
+    case "not_utf8":
+      return badMessage(
+        jsonRpcError(null, JSON_RPC_ERROR.parseError, "Parse error: the body is not UTF-8"),
+        headers,
+      );
+    case "failed":
+      return httpError(400, "Bad Request: the body could not be read", headers);
+    case "text": {
+      const parsed = parseJsonRpc(body.text);
+      if (parsed.type !== "parse_error" && nestsDeeperThan(body.text, maxJsonDepth)) {
+        return tooDeep(parsed, maxJsonDepth, headers);
+      }
+      return parsed;
+    }
+    default:
+      return unreachable(body);
+  }
+}
+
+// A message nested deeper than the limit is refused before anything walks it, with its own id
+// when it has one (the id is read at the top level, so reading it is safe).
+function tooDeep(parsed: ParsedJsonRpc, max: number, headers: Headers): JsonAnswer {
+  const why = `nested deeper than ${max} levels (maxJsonDepth)`;
+  const message = parsed.type === "single" ? parsed.message : undefined;
+  switch (message?.type) {
+    case "request":
+      return badMessage(
+        jsonRpcError(message.message.id, JSON_RPC_ERROR.invalidParams, `Invalid params: ${why}`),
+        headers,
+      );
+    case "response":
+    case "invalid": {
+      const id = message.type === "response" ? message.message.id : message.error.id;
+      return badMessage(
+        jsonRpcError(id, JSON_RPC_ERROR.invalidRequest, `Invalid Request: ${why}`),
+        headers,
+      );
+    }
+    default:
+      return badMessage(
+        jsonRpcError(null, JSON_RPC_ERROR.invalidRequest, `Invalid Request: ${why}`),
+        headers,
+      );
+  }
+}
+
+// Clients send the same Accept header every time; it is parsed once per distinct value.
+let lastAccept: string | null = null;
+let lastVerdict = false;
+function acceptsBoth(accept: string | null): boolean {
+  if (accept !== lastAccept) {
+    lastVerdict = accepts(accept, "application/json") && accepts(accept, "text/event-stream");
+    lastAccept = accept;
+  }
+  return lastVerdict;
+}
+
+/** A JSON-RPC error about the message itself, answered 400. */
+export function badMessage(error: JsonRpcFailure, headers: Headers): JsonAnswer {
+  return jsonAnswer(error, 400, headers);
+}
+
+/**
  * Whether an `Accept` header admits a concrete media type such as `text/event-stream`.
  * Wildcard ranges count, and the most specific matching range decides, so `q=0` on it refuses
  * the type. An absent header (`null`) admits nothing.
@@ -323,6 +416,11 @@ export interface ResponseChannel {
    * `status` applies to a plain JSON answer only (default 200); a stream has already sent 200.
    */
   finish(message: JsonRpcResponse | undefined, fallback: JsonRpcResponse, status?: number): void;
+  /**
+   * Ends the exchange on an unexpected failure: the answer rejects (the handler makes it a 500),
+   * or a stream already started just ends.
+   */
+  fail(error: unknown): void;
 }
 
 /**
@@ -335,8 +433,10 @@ export function createResponseChannel(
   onDisconnect?: () => void,
 ): ResponseChannel {
   let resolve: (response: Answer) => void = () => {};
-  const response = new Promise<Answer>((r) => {
-    resolve = r;
+  let reject: (error: unknown) => void = () => {};
+  const response = new Promise<Answer>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
   });
   let stream: SseWriter | undefined;
   let done = false;
@@ -363,6 +463,12 @@ export function createResponseChannel(
         return;
       }
       resolve(jsonAnswer(message ?? fallback, status, headers));
+    },
+    fail(error) {
+      if (done) return;
+      done = true;
+      if (stream) stream.close();
+      else reject(error);
     },
   };
 }

@@ -10,9 +10,10 @@ import type { JournalEntries } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingResult } from "../../interaction/read-sampling.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
 import { jsonRpcResult } from "../json-rpc.ts";
+import type { ClientCapabilities } from "./core.ts";
 import { answerFrom, capabilityFor, questionFor } from "./questions.ts";
-import type { ClientCapabilities } from "./state.ts";
 
 /** What one round of a call knows: the answers gathered so far, by question key. */
 export interface Round {
@@ -94,9 +95,9 @@ export function roundAsker(options: {
  */
 export function inputResponsesProblem(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (!isRecord(value)) return "`inputResponses` must be an object keyed by question";
+  if (!isJsonObject(value)) return "`inputResponses` must be an object keyed by question";
   for (const [key, answer] of Object.entries(value)) {
-    if (!isRecord(answer)) return `\`inputResponses.${key}\` must be an object`;
+    if (!isJsonObject(answer)) return `\`inputResponses.${key}\` must be an object`;
   }
   return undefined;
 }
@@ -141,7 +142,7 @@ async function digest(text: string): Promise<string> {
 /** JSON text with object keys sorted, so equal values give equal text. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
-    isRecord(item)
+    isJsonObject(item)
       ? Object.fromEntries(
           Object.keys(item)
             .sort()
@@ -149,10 +150,6 @@ export function canonicalJson(value: unknown): string {
         )
       : item,
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** What a `requestState` is bound to besides its own content. */
@@ -245,19 +242,20 @@ export function createStateCodec(
       } catch {
         return undefined;
       }
-      if (!isRecord(body) || typeof body.exp !== "number" || body.exp <= now()) return undefined;
+      if (!isJsonObject(body) || typeof body.exp !== "number" || body.exp <= now())
+        return undefined;
       const answers: Round["answers"] = new Map();
-      for (const [k, entry] of Object.entries(isRecord(body.answers) ? body.answers : {})) {
-        if (Array.isArray(entry) && typeof entry[0] === "string" && isRecord(entry[1])) {
+      for (const [k, entry] of Object.entries(isJsonObject(body.answers) ? body.answers : {})) {
+        if (Array.isArray(entry) && typeof entry[0] === "string" && isJsonObject(entry[1])) {
           answers.set(k, { fingerprint: entry[0], response: entry[1] });
         }
       }
       const pending = new Map<string, string>();
-      for (const [k, fp] of Object.entries(isRecord(body.pending) ? body.pending : {})) {
+      for (const [k, fp] of Object.entries(isJsonObject(body.pending) ? body.pending : {})) {
         if (typeof fp === "string") pending.set(k, fp);
       }
       const steps: JournalEntries = new Map();
-      for (const [k, text] of Object.entries(isRecord(body.steps) ? body.steps : {})) {
+      for (const [k, text] of Object.entries(isJsonObject(body.steps) ? body.steps : {})) {
         if (typeof text === "string" || text === null) steps.set(k, text);
       }
       return { answers, pending, steps };

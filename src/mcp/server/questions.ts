@@ -1,7 +1,8 @@
 // A tool's question on the wire: text and form questions travel as `elicitation/create`,
 // sampling requests as `sampling/createMessage`, and the client's answer comes back as the
 // response the core's `submit`/`decline`/`cancel` expects, with the same shapes as a local call
-// (a text question is answered with a string). `tool-call.ts` sends the question and waits.
+// (a text question is answered with a string). The codec of each revision sends it: 2025 as a request on the call's stream (`codec-2025.ts`),
+// 2026 inside `input_required` (`mrtr.ts`).
 
 import { unreachable } from "../../errors.ts";
 import type {
@@ -13,7 +14,7 @@ import { readSamplingResult } from "../../interaction/read-sampling.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { type JsonRpcRequest, type JsonRpcResponse, jsonRpcRequest } from "../json-rpc.ts";
 import type { McpCreateMessageParams, McpElicitParams } from "../protocol.ts";
-import type { ClientCapabilities } from "./state.ts";
+import type { ClientCapabilities } from "./core.ts";
 
 /** The client capability a question needs: `elicitation` for text and form, else `sampling`. */
 export function capabilityFor(kind: ToolInteractionKind): keyof ClientCapabilities {

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { defineTool, Toolset } from "../../../src/index.ts";
 import { createMcpHandler, type McpErrorContext } from "../../../src/mcp/index.ts";
-import { resolveOptions } from "../../../src/mcp/server/handler.ts";
+import { resolveOptions } from "../../../src/mcp/server/options.ts";
 import { caught } from "../../support/caught.ts";
 import { CLIENT_HEADERS, fixtureHandler, post, rpc, sseMessages } from "./fixture.ts";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { type ToolInteractionRequest, toolName } from "../../../src/index.ts";
+import { readClientCapabilities } from "../../../src/mcp/server/core.ts";
 import {
   answerFrom,
   capabilityFor,
   clientDeclares,
   questionFor,
 } from "../../../src/mcp/server/questions.ts";
-import { readClientCapabilities } from "../../../src/mcp/server/state.ts";
 import { streamEvents as events, fixtureHandler, post, rpc, streamEvents } from "./fixture.ts";
 
 // A tool's question on the wire and its answer back, with the shapes a local call has

@@ -6,7 +6,7 @@ import {
   createSessionStore,
   identityOf,
   readClientCapabilities,
-} from "../../../src/mcp/server/state.ts";
+} from "../../../src/mcp/server/core.ts";
 import { CLIENT_HEADERS, fixtureHandler, post, rpc } from "./fixture.ts";
 
 // What a handler remembers between requests, and for whom (docs/design.md S4-S7).
