@@ -42,8 +42,8 @@ export interface McpRequestOperation {
   sessionId?: string | undefined;
   /** Client: the endpoint, without user info, query or fragment; `stdio:` for a child. */
   endpoint?: string | undefined;
-  /** Server: the HTTP request it came in, when it came over HTTP. */
-  request?: Request | undefined;
+  /** Server: the headers of the HTTP request it came in (over stdio, the ones stdio sets). */
+  headers?: { get(name: string): string | null } | undefined;
 }
 
 /**

@@ -10,10 +10,12 @@ import {
   type Context,
   context as contextApi,
   type Histogram,
+  isSpanContextValid,
   type Link,
   type MeterProvider,
   metrics,
   type Span,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   type TextMapPropagator,
@@ -225,19 +227,25 @@ function mcpPlan(
   };
   const meta = operation.params._meta;
   const fromMeta = isRecord(meta) ? settings.propagator.extract(active, meta, getter) : active;
-  const request = operation.request;
-  const fromHttp = request
-    ? settings.propagator.extract(active, request.headers, {
-        keys: (headers: Headers) => [...headers.keys()],
-        get: (headers: Headers, key: string) => headers.get(key) ?? undefined,
+  const headers = operation.headers;
+  const fromHttp = headers
+    ? settings.propagator.extract(active, headers, {
+        keys: () => [],
+        get: (carrier: typeof headers, key: string) => carrier.get(key) ?? undefined,
       })
     : active;
+  const activeSpan = trace.getSpanContext(active);
   const metaSpan = trace.getSpanContext(fromMeta);
-  const httpSpan = trace.getSpanContext(fromHttp);
-  const carried = metaSpan !== undefined && metaSpan !== trace.getSpanContext(active);
+  const carried = metaSpan !== undefined && metaSpan !== activeSpan;
   const options: Plan["options"] = { kind: SpanKind.SERVER, attributes };
-  if (carried && httpSpan && httpSpan.spanId !== metaSpan.spanId) {
-    options.links = [{ context: httpSpan }];
+  if (carried) {
+    // The HTTP request's own context: what its headers carried, and the HTTP server span an
+    // HTTP instrumentation may have made active around this handler.
+    const links = [trace.getSpanContext(fromHttp), activeSpan]
+      .filter((span) => span !== undefined && isSpanContextValid(span))
+      .filter((span, i, all) => span?.spanId !== metaSpan.spanId && all.indexOf(span) === i)
+      .map((span) => ({ context: span as SpanContext }));
+    if (links.length > 0) options.links = links;
   }
   return { name, options, parent: carried ? fromMeta : fromHttp, metricAttributes: metric };
 }

@@ -3,6 +3,7 @@
 // request, whose trace context the server receives in `params._meta` (SEP-414); `isError`,
 // cancellation and a JSON-RPC error are told apart; the duration metric is recorded; nothing of
 // the payloads is recorded unless asked. design.md, "Observability".
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { Agent, modeApprover } from "../../src/agent/index.ts";
 import { isToolError } from "../../src/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
@@ -47,7 +48,7 @@ export const cases: PortableCase[] = [
     async run() {
       const otel = otelCapture();
       const observer = otelObserver(otel);
-      const server = recordingServer();
+      const server = recordingServer({ observer });
       const remote = await connectMcp({ url: URL_, fetch: server.fetch, observer });
       const model = scriptedModel([
         {
@@ -69,7 +70,8 @@ export const cases: PortableCase[] = [
       const run = otel.span("invoke_agent");
       const chats = otel.spans().filter((span) => span.name === "chat scripted");
       const tool = otel.span("execute_tool echo");
-      const client = otel.span("tools/call echo");
+      const client = otel.span("tools/call echo", SpanKind.CLIENT);
+      const served = otel.span("tools/call echo", SpanKind.SERVER);
       assertEqual(chats.length, 2, "one chat span per model turn");
       assert(run.parentSpanContext === undefined, "invoke_agent is the root");
       assert(
@@ -78,12 +80,16 @@ export const cases: PortableCase[] = [
       );
       assert(isChildOf(tool, run), "execute_tool is a child of invoke_agent");
       assert(isChildOf(client, tool), "the client's tools/call is a child of execute_tool");
+      assert(isChildOf(served, client), "the server's tools/call is a child of the client's");
+      assertEqual(served.attributes["mcp.method.name"], "tools/call");
+      assertEqual(served.attributes["gen_ai.tool.name"], "echo");
+      assertEqual(served.attributes["jsonrpc.request.id"], client.attributes["jsonrpc.request.id"]);
+      assertEqual(served.attributes["mcp.protocol.version"], "2026-07-28");
       assertEqual(run.attributes["gen_ai.operation.name"], "invoke_agent");
       assertEqual(chats[0]?.attributes["gen_ai.operation.name"], "chat");
       assertEqual(chats[0]?.attributes["gen_ai.request.model"], "scripted");
       assertEqual(chats[0]?.attributes["gen_ai.usage.input_tokens"], 12);
       assertEqual(tool.attributes["gen_ai.tool.name"], "echo");
-      assertEqual(client.kind, 2 /* SpanKind.CLIENT */);
       assertEqual(client.attributes["mcp.method.name"], "tools/call");
       assertEqual(client.attributes["gen_ai.tool.name"], "echo");
       assertEqual(client.attributes["network.transport"], "tcp");
@@ -113,7 +119,7 @@ export const cases: PortableCase[] = [
     async run() {
       const otel = otelCapture();
       const observer = otelObserver(otel);
-      const server = recordingServer({ sessions: "memory" });
+      const server = recordingServer({ sessions: "memory", observer });
       const remote = await connectMcp({
         url: URL_,
         fetch: server.fetch,
@@ -122,12 +128,16 @@ export const cases: PortableCase[] = [
       });
       await remote.call("echo", { message: "hi" });
       await remote.shutdown();
-      const client = otel.span("tools/call echo");
+      const client = otel.span("tools/call echo", SpanKind.CLIENT);
+      const served = otel.span("tools/call echo", SpanKind.SERVER);
       const [call] = toolCalls(server.sent);
       const { traceId, spanId } = client.spanContext();
       assertEqual(call?._meta?.traceparent, `00-${traceId}-${spanId}-01`);
+      assert(isChildOf(served, client), "the server's span is a child of the client's");
       assertEqual(client.attributes["mcp.protocol.version"], "2025-11-25");
+      assertEqual(served.attributes["mcp.protocol.version"], "2025-11-25");
       assert(typeof client.attributes["mcp.session.id"] === "string", "mcp.session.id");
+      assertEqual(served.attributes["mcp.session.id"], client.attributes["mcp.session.id"]);
       assertEqual(otel.span("initialize").attributes["mcp.method.name"], "initialize");
       await otel.shutdown();
     },
@@ -137,14 +147,16 @@ export const cases: PortableCase[] = [
     async run() {
       const otel = otelCapture();
       const observer = otelObserver(otel);
-      const server = recordingServer();
+      const server = recordingServer({ observer });
       const remote = await connectMcp({ url: URL_, fetch: server.fetch, observer });
 
       const failed = await remote.call("fail", {});
       assertEqual(failed.isError, true);
-      const toolError = otel.span("tools/call fail");
-      assertEqual(toolError.attributes["error.type"], "tool_error");
-      assertEqual(toolError.status.code, 2 /* SpanStatusCode.ERROR */);
+      for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+        const toolError = otel.span("tools/call fail", kind);
+        assertEqual(toolError.attributes["error.type"], "tool_error");
+        assertEqual(toolError.status.code, SpanStatusCode.ERROR);
+      }
 
       const stop = new AbortController();
       const waiting = remote.call("wait", {}, { signal: stop.signal });
@@ -154,7 +166,7 @@ export const cases: PortableCase[] = [
         () => waiting,
         (error) => isToolError(error, "cancelled"),
       );
-      const cancelled = otel.span("tools/call wait");
+      const cancelled = otel.span("tools/call wait", SpanKind.CLIENT);
       assertEqual(cancelled.attributes["error.type"], "cancelled");
       assert(
         cancelled.attributes["rpc.response.status_code"] === undefined,
@@ -165,10 +177,20 @@ export const cases: PortableCase[] = [
         () => remote.call("work", { steps: 1 }),
         (error) => isToolError(error, "protocol"),
       );
-      const broken = otel.span("tools/call work");
+      const broken = otel.span("tools/call work", SpanKind.CLIENT);
       assertEqual(broken.attributes["error.type"], "-32603");
       assertEqual(broken.attributes["rpc.response.status_code"], "-32603");
-      assertEqual(broken.status.code, 2 /* SpanStatusCode.ERROR */);
+      assertEqual(broken.status.code, SpanStatusCode.ERROR);
+      // Arguments the server refuses: MCP answers them as a tool error (`isError`), which the
+      // client raises as `invalid_arguments`; the server's span says what went over the wire.
+      await assertRejects(
+        () => remote.call("add", { a: "one", b: 2 }),
+        (error) => isToolError(error, "invalid_arguments"),
+      );
+      assertEqual(
+        otel.span("tools/call add", SpanKind.SERVER).attributes["error.type"],
+        "tool_error",
+      );
       await remote.shutdown();
       await otel.shutdown();
     },
@@ -242,6 +264,36 @@ export const cases: PortableCase[] = [
         assert(recorded.includes(key), `${key} is recorded with recordPayloads`);
       }
       assert(recorded.includes(secret), "the payloads are recorded with recordPayloads");
+    },
+  },
+  {
+    name: "otel: the server's span follows _meta, linked to the HTTP request's own context",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const server = recordingServer({ observer });
+      // An HTTP layer that traces its requests itself sends its own `traceparent` header.
+      const http = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+      const remote = await connectMcp({
+        url: URL_,
+        observer,
+        fetch: (input, init) => {
+          const request = new Request(input, init);
+          request.headers.set("traceparent", http);
+          return server.fetch(request);
+        },
+      });
+      await remote.call("echo", { message: "hi" });
+      await remote.shutdown();
+      const client = otel.span("tools/call echo", SpanKind.CLIENT);
+      const served = otel.span("tools/call echo", SpanKind.SERVER);
+      assert(isChildOf(served, client), "_meta wins over the HTTP header as the parent");
+      assertEqual(
+        served.links.map((link) => link.context.spanId),
+        ["b7ad6b7169203331"],
+        "the HTTP request's context is a link",
+      );
+      await otel.shutdown();
     },
   },
   {

@@ -1,5 +1,6 @@
 // The OpenTelemetry SDK's own in-memory exporters behind a tracer and a meter provider, for the
 // `toolwire/otel` tests in every runtime (web standards only).
+import type { SpanKind } from "@opentelemetry/api";
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -27,8 +28,8 @@ export interface OtelCapture {
   meterProvider: MeterProvider;
   /** Every finished span, in the order they ended. */
   spans(): ReadableSpan[];
-  /** The one finished span of that name; fails when there is none or several. */
-  span(name: string): ReadableSpan;
+  /** The one finished span of that name (and kind); fails when there is none or several. */
+  span(name: string, kind?: SpanKind): ReadableSpan;
   /** Every histogram data point recorded so far. */
   durations(): Promise<RecordedDuration[]>;
   shutdown(): Promise<void>;
@@ -51,8 +52,10 @@ export function otelCapture(): OtelCapture {
     tracerProvider,
     meterProvider,
     spans,
-    span(name) {
-      const found = spans().filter((span) => span.name === name);
+    span(name, kind) {
+      const found = spans().filter(
+        (span) => span.name === name && (kind === undefined || span.kind === kind),
+      );
       if (found.length !== 1) {
         const names = spans().map((span) => span.name);
         throw new Error(`${found.length} spans named ${name}; ended: ${JSON.stringify(names)}`);
