@@ -22,8 +22,15 @@ function recordingServer(options: Parameters<typeof roundTripServer>[0] = {}) {
   const sent: Record<string, unknown>[] = [];
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
-    const body = request.method === "POST" ? await request.clone().json() : undefined;
-    if (body && typeof body === "object" && "method" in body) sent.push(body);
+    const body =
+      request.method === "POST"
+        ? ((await request.clone().json()) as {
+            id?: unknown;
+            method?: string;
+            params?: { name?: string };
+          })
+        : undefined;
+    if (body?.method !== undefined) sent.push(body);
     if (body?.method === "tools/call" && body.params?.name === "work") {
       return Response.json({
         jsonrpc: "2.0",
