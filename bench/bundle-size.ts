@@ -7,7 +7,8 @@ import { build, type Plugin } from "esbuild";
 
 /**
  * One bundle to measure: an entry written as source, and its budget in gzip bytes. The budget
- * holds both for the entry chunk of a split build and for a single-file build, unless
+ * holds both for what a split build loads at once (the entry chunk and the chunks it imports)
+ * and for a single-file build, unless
  * `singleFileBudget` names a separate ceiling for the latter (and says why in a comment).
  */
 export interface BundleCase {
@@ -81,16 +82,33 @@ export async function measure(
         ? ["workerd", "worker", "browser", "import", "default"]
         : ["browser", "import", "default"],
     logLevel: "silent",
+    metafile: true,
     plugins: [recordNodeImports(nodeImports)],
   });
-  const main = result.outputFiles.find((file) => !file.path.includes("chunk-"));
-  const chunks = result.outputFiles.filter((file) => file !== main);
-  const code = main?.contents ?? new Uint8Array();
+  // What loads before the entry runs: the entry chunk and every chunk it imports statically
+  // (code it shares with a lazy chunk lands in such a shared chunk, and still loads at once).
+  // The rest loads on demand.
+  const outputs = result.metafile.outputs;
+  const eager = new Set<string>();
+  const visit = (path: string) => {
+    if (eager.has(path)) return;
+    eager.add(path);
+    for (const imported of outputs[path]?.imports ?? []) {
+      if (imported.kind === "import-statement" && !imported.external) visit(imported.path);
+    }
+  };
+  const entryPath = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined);
+  if (entryPath) visit(entryPath);
+  const isEager = (file: { path: string }) =>
+    [...eager].some((path) => file.path.endsWith(path.replace(/^out\//, "/")));
+  const loaded = result.outputFiles.filter(isEager);
+  const lazy = result.outputFiles.filter((file) => !isEager(file));
   const size: BundleSize = {
     name: entry.name,
-    minified: code.byteLength,
-    gzip: gzipSync(code, { level: 9 }).byteLength,
-    lazy: chunks.reduce((sum, chunk) => sum + chunk.contents.byteLength, 0),
+    minified: loaded.reduce((sum, file) => sum + file.contents.byteLength, 0),
+    // Each file is compressed on its own, as a server sends it.
+    gzip: loaded.reduce((sum, file) => sum + gzipSync(file.contents, { level: 9 }).byteLength, 0),
+    lazy: lazy.reduce((sum, chunk) => sum + chunk.contents.byteLength, 0),
     nodeImports: [...nodeImports],
   };
   if (entry.budget !== undefined) size.budget = entry.budget;
@@ -108,9 +126,29 @@ const KB = 1024;
  * 18.9 → 22.6 KB (listing caps, bounded replies to server requests, scrubbing echoed
  * credentials, 2026 per-call elicitation, error wording); the server 24.4 → 27.9 KB (the depth
  * scan, per-caller limits, anonymous cancellation, the journal in `requestState`); the agent
- * 23.3 → 28.2 KB, most of it pause/resume (`snapshots`, 11.6 KB of source), shipped even by
- * runs that never pause: loading it on first use is the open follow-up that should bring the agent back
- * near 25 KB. Each budget keeps 0.2-0.5 KB above today's figure, so growth still fails here.
+ * 23.3 → 28.2 KB, most of it pause/resume (`snapshots`, 11.6 KB of source).
+ *
+ * Re-measured the same day after two changes (issue 25). Pause/resume now loads on first use
+ * (snapshot.ts is a lazy chunk, 4.8 KB minified, fetched by the first run of an agent with
+ * `snapshots`). And a split build is now measured as what loads before the entry runs: the
+ * entry chunk plus every chunk it imports statically, each gzipped on its own. The old figure
+ * counted the entry chunk alone, so code an entry shares with a lazy chunk (esbuild moves it to
+ * a shared chunk) went uncounted although it loads at once: for the agent, errors, abort and
+ * the default model summarizer, which `toolwire/agent` re-exports (`modelSummarizer`) and so is
+ * never lazy in an app that imports the entry. Measured that way main's agent was 31.5 KB (split)
+ * and 31.2 KB (one file); now 31.6 and 32.4 KB: pause/resume (about 1.6 KB gzip) left the eager
+ * code, and keeping runs in a `Store` (claims, `resume(id)`) came in, mostly in the lazy chunk.
+ * The agent cases' budgets are therefore higher than before although less code loads: they
+ * were too low for what was really shipped. Each budget keeps 0.2-0.5 KB above today's figure,
+ * so growth still fails here.
+ *
+ * Issue 24 (streams that resume): resuming a 2025 request's stream with `Last-Event-ID`
+ * (`resumable-stream.ts`: the retry delay, backoff, the byte budget, the GET) costs the MCP
+ * client 0.9 KB, 22.6 → 23.0 KB, and the entries that include it alike (oauth 32.1 → 33.0,
+ * browser agent 45.1 → 45.8, its single file 48.6 → 49.5); each budget grew by that. The
+ * server's resumable streams (`resumable-streams.ts`: priming, ids, the replay buffer, polling,
+ * the GET that resumes) cost it 0.9 KB, 27.5 → 28.5 KB (the one-core refactor it builds on
+ * measured 27.5 KB, 47 bytes over its old budget), so 29 KB.
  */
 export const toolwireCases: BundleCase[] = [
   {
@@ -127,7 +165,7 @@ export const run = async () => [await tools.listTools(), await tools.call("add",
     name: "mcp client: connectMcp + core",
     // Back to 20 KB: without `jsonSchemaValidator` the client ships no JSON Schema interpreter
     // (21.6 KB with it, 18.3 KB without, both protocol eras included; 18.8 KB with `auth`).
-    budget: 22.5 * KB,
+    budget: 23.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 export const run = async (url) => {
   const remote = await connectMcp({ url, namespace: "calc" });
@@ -141,7 +179,7 @@ export const run = async (url) => {
     // The MCP authorization flow (issue 17) is oauth4webapi plus discovery and storage: about
     // 10 KB on top of the MCP client, paid only by who imports toolwire/oauth. 32.7 KB measured
     // with the JSON Schema interpreter in the client, 28.5 KB without (issue 18), so 30 KB.
-    budget: 32.5 * KB,
+    budget: 33.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 import { oauth } from "./src/oauth/index.ts";
 export const run = async (url, authorize) => {
@@ -157,8 +195,11 @@ export const run = async (url, authorize) => {
     // it, so taking it out does not bring the server back to 20 KB (24.3 KB measured with the
     // OAuth protected-resource metadata). One core under two codecs (issue 24: the request's
     // scope, the method table, the registry) measured 27.27 → 27.55 KB; the new methods it was
-    // made for come on top.
-    budget: 27.75 * KB,
+    // made for come on top. `durableSessions` (issue 25, the routing of 2025 sessions to a
+    // Durable Object on Workers) measured 27.58 → 28.0 KB; loading it on first use instead was
+    // tried and saved 0.1 KB split while costing 0.3 KB as one file (the lazy chunk shares the
+    // handler's HTTP helpers), so it is static. Resumable 2025 streams add 0.9 KB (above).
+    budget: 29.25 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { createMcpHandler } from "./src/mcp/index.ts";
@@ -183,10 +224,12 @@ export const run = async (signal) => {
   },
   {
     name: "core + agent + scriptedModel",
-    budget: 28 * KB,
-    // The default model summarizer is a lazy chunk (about 3.4 KB gzip); a single file carries
-    // it. Issue 18 asks for 25 KB here too; that needs the summarizer to be an explicit choice.
-    singleFileBudget: 31.5 * KB,
+    // 31.75 KB split, 32.6 KB as one file (after merging main's streamed tool arguments), which
+    // also carries pause/resume (lazy when split). The default model summarizer loads at once
+    // either way (see above). Issue 18 asks for 25 KB; that needs the summarizer to be an
+    // explicit choice outside the entry.
+    budget: 32.25 * KB,
+    singleFileBudget: 33 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -197,12 +240,29 @@ const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 
 export const run = () => new Agent({ model, tools: [add], approver: modeApprover("allow") }).run("add").result;`,
   },
   {
+    // Issue 29: the store adds 1.7 KB gzip to the agent case above (28.4 → 30.1 KB split,
+    // 32.1 → 33.8 KB as one file); the agent case itself, which does not import it, is unchanged.
+    name: "agent + store: core + agent + scriptedModel + createAgentStore",
+    // Measured as what loads at once (issue 25, see above): 33.5 KB split, 34.3 KB as one file;
+    // the store adds about 1.75 KB to the agent case, as it did under the old measure.
+    budget: 33.75 * KB,
+    singleFileBudget: 34.5 * KB,
+    source: `import * as v from "valibot";
+import { defineTool } from "./src/index.ts";
+import { Agent } from "./src/agent/index.ts";
+import { scriptedModel } from "./src/models/index.ts";
+import { createAgentStore } from "./src/ui/index.ts";
+const add = defineTool({ name: "add", description: "Adds", readOnly: true,
+  input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
+const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
+export const store = () => createAgentStore((gates) => new Agent({ model, tools: [add], ...gates }));`,
+  },
+  {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
-    budget: 45.5 * KB,
-    // As for the agent above: the lazy default summarizer, in the one file. Issue 28's observer
-    // hook (the agent's, the MCP client's) added 0.35 KB here, 49.0 → 49.3 KB (the hook's
-    // bytes are the same in every bundle; an un-instrumented run calls none of it).
-    singleFileBudget: 49.5 * KB,
+    // 49.3 KB split, 50.2 KB as one file (pause/resume included), as for the agent above, plus
+    // 0.9 KB of resumable 2025 streams in the MCP client.
+    budget: 50.25 * KB,
+    singleFileBudget: 51.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -268,7 +328,9 @@ export const start = () => server.connect(transport);`,
 /** Prints every toolwire entry against its budget, split and as one file, then the peers. */
 export async function bundleSizes(): Promise<void> {
   const { section } = await import("./report.ts");
-  section("Bundle sizes (esbuild, minified, gzip -9; split: entry chunk, lazy chunks apart)");
+  section(
+    "Bundle sizes (esbuild, minified, gzip -9; split: what loads at once, lazy chunks apart)",
+  );
   const verdict = (gzip: number, budget: number | undefined) =>
     budget === undefined ? "" : ` / ${(budget / KB).toFixed(0)} ${gzip <= budget ? "ok" : "OVER"}`;
   for (const entry of [...toolwireCases, ...peerCases]) {

@@ -2,15 +2,18 @@ import { EventEmitter } from "eventemitter3";
 import {
   Agent,
   type AgentEvent,
+  type AgentRun,
+  type AgentRunOptions,
   type Approver,
   type Conversation,
   compact,
   emptyConversation,
   extractiveSummarizer,
   modelSummarizer,
+  type RunResult,
   type Summarizer,
 } from "../src/agent/index.ts";
-import { Toolset } from "../src/index.ts";
+import { isToolError, memoryStore, type Store as RunStore, Toolset } from "../src/index.ts";
 import type { Model } from "../src/models/index.ts";
 import {
   type CompactionRecord,
@@ -19,9 +22,16 @@ import {
   recordOf,
 } from "./compaction-record.ts";
 import { createDisplayLog, type DisplayItem, type DisplayLog } from "./display-log.ts";
+import {
+  createRunKeeper,
+  type KeptRun,
+  type RunKeeper,
+  settleKeptRun,
+  waitsForPerson,
+} from "./kept-run.ts";
 import { createPromptQueue, type PendingPrompt, type PromptQueue } from "./prompt-queue.ts";
 import { createRemoteServers, type RemoteServers } from "./remote-servers.ts";
-import { loadSession, saveSession } from "./saved-session.ts";
+import { loadSession, saveItems, saveSession } from "./saved-session.ts";
 import type { Store } from "./store.ts";
 import { estimatedReading, type TokenReading, tokenReading } from "./token-reading.ts";
 import type { DemoTools } from "./tools/demo-tools.ts";
@@ -66,6 +76,11 @@ export interface DemoSessionOptions {
   offline(): boolean;
   /** The compaction threshold now. */
   thresholdTokens(): number;
+  /**
+   * Where the run in flight is kept, so a reload finds it (the page passes IndexedDB). Default:
+   * memory, so it lasts as long as the session.
+   */
+  runs?: RunStore;
 }
 
 /**
@@ -89,6 +104,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
   #controller: AbortController | undefined;
   #automatic = new Set<string>();
   #reading: TokenReading | undefined;
+  #runs: RunKeeper;
 
   /**
    * Creates the session.
@@ -100,6 +116,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     this.#options = options;
     this.local = Toolset.local(options.demo.tools);
     this.prompts = createPromptQueue((prompt) => this.emit("prompt", prompt));
+    this.#runs = createRunKeeper(options.runs ?? memoryStore());
   }
 
   /** Whether a run or a compaction is in flight. */
@@ -122,16 +139,34 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     return headParts(this.conversation.messages[0]).carried;
   }
 
-  /** Restores the saved conversation, transcript, compaction log and todo list. */
+  /**
+   * Restores the saved conversation, transcript, compaction log and todo list, and the run a
+   * reload cut short: one waiting for the person (an approval, a question) is resumed, so its
+   * card comes back; one that was working is settled without running anything again.
+   */
   async load(): Promise<void> {
     const { store, demo } = this.#options;
-    const [saved] = await Promise.all([loadSession(store), demo.todo.load()]);
+    const [saved, kept] = await Promise.all([
+      loadSession(store),
+      // A run store that fails to open loses only the cut-short run, not the page.
+      this.#runs.load().catch(() => undefined),
+      demo.todo.load(),
+    ]);
     this.conversation = saved.conversation;
     this.#reading = undefined;
     this.log = createDisplayLog(saved.items);
     this.compactions = saved.compactions;
     this.emit("reset", this.log.items);
     this.emit("context");
+    if (!kept) return;
+    if (kept.snapshot && waitsForPerson(kept)) {
+      // Not awaited: the resumed run waits for the person as a sent one does.
+      void this.#resume(kept, kept.snapshot).catch((error: unknown) => {
+        this.emit("items", [
+          this.#notice(`The run could not resume: ${errorText(error)}`, "error"),
+        ]);
+      });
+    } else await this.#settle(kept);
   }
 
   /** Clears the conversation, the todo list and the logs (notes stay: they are data). */
@@ -165,7 +200,88 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     this.log.startRun(runId);
     this.emit("items", [this.log.add({ type: "user", id: `${runId}-u`, text })]);
     this.emit("timeline", undefined);
+    // The person's message is kept before anything runs, so a reload never loses it.
+    const kept = Promise.all([this.#runs.begin(text), this.#saveItems()]);
+    // Awaited below, once the agent is made; a failure before that must not go unhandled.
+    kept.catch(() => {});
+    try {
+      await this.#drive(controller, async (agent, options) => {
+        await kept;
+        return agent.run(text, { ...options, conversation: this.conversation });
+      });
+    } finally {
+      this.#end(controller);
+    }
+  }
+
+  // Resumes a run a reload stopped at an approval or a question: the approver and the answerer
+  // ask the person again, with the very arguments the snapshot signed.
+  async #resume(kept: KeptRun, snapshot: NonNullable<KeptRun["snapshot"]>): Promise<void> {
+    const controller = this.#begin();
+    this.log.startRun(`r${Date.now().toString(36)}`);
+    this.emit("timeline", undefined);
+    try {
+      const refused = await this.#drive(
+        controller,
+        async (agent, options) => agent.resume(snapshot, options),
+        true,
+      );
+      if (refused) await this.#settle(kept, refused);
+    } finally {
+      this.#end(controller);
+    }
+  }
+
+  // Ends a run the page lost without running anything (kept-run.ts, settleKeptRun), and says so.
+  async #settle(kept: KeptRun, refused?: string): Promise<void> {
+    const settled = settleKeptRun(this.conversation, kept);
+    this.conversation = settled.conversation;
+    const changed: DisplayItem[] = [];
+    for (const call of settled.calls) {
+      const { id: callId, name: toolName } = call;
+      const args = call.arguments;
+      changed.push(
+        ...this.log.apply({ type: "tool_call", turn: 0, callId, toolName, arguments: args }),
+        ...this.log.apply({
+          type: "tool_result",
+          callId,
+          toolName,
+          outcome: call.outcome,
+          isError: call.result.isError === true,
+          content: call.result.content,
+        }),
+      );
+    }
+    const interrupted = settled.calls.filter((call) => call.outcome === "interrupted");
+    const why = refused
+      ? `The run that waited for you could not be picked up again (${refused}), so it stopped there.`
+      : "The page was reloaded while the agent was working, so the run stopped there.";
+    const calls =
+      interrupted.length === 0
+        ? " Nothing was run again."
+        : interrupted.length === 1
+          ? ` ${interrupted[0]?.name} was interrupted: it may or may not have taken effect, and it was not run again.`
+          : ` ${interrupted.map((call) => call.name).join(", ")} were interrupted: they may or may not have taken effect, and none was run again.`;
+    changed.push(this.#notice(`${why}${calls} Send a message to go on.`, "warning"));
+    this.emit("items", changed);
+    await this.#save();
+    await this.#runs.finish();
+    this.emit("context");
+  }
+
+  // Runs one agent run (sent or resumed) to its end: its events into the transcript, its
+  // snapshots into the run keeper, its result into the conversation, saved before the caller
+  // says the session is idle. Returns why a resumed snapshot was refused, if it was (nothing of
+  // it ran then). The kept run is forgotten only after the conversation holding it is saved:
+  // a reload in between settles it from its last snapshot, which loses the final answer's
+  // text from what the model reads (the transcript has it), never a call's result.
+  async #drive(
+    controller: AbortController,
+    start: (agent: Agent, options: AgentRunOptions) => Promise<AgentRun>,
+    resuming = false,
+  ): Promise<string | undefined> {
     const started = performance.now();
+    let refused: string | undefined;
     try {
       const agent = new Agent({
         model: await this.#options.model(),
@@ -185,12 +301,27 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
           keepRewritten: true,
           ...this.#summarizerOption(),
         },
+        snapshots: { secret: await this.#runs.secret() },
       });
-      const run = agent.run(text, { signal: controller.signal, conversation: this.conversation });
+      const run = await start(agent, {
+        signal: controller.signal,
+        // A call starts only once the snapshot saying so is kept (docs/design.md A9).
+        onCheckpoint: (snapshot) => this.#runs.checkpoint(snapshot),
+      });
       const compacted: Extract<AgentEvent, { type: "compacted" }>[] = [];
       for await (const event of run) {
         this.emit("timeline", { ms: performance.now() - started, event });
         if (event.type === "compacted") compacted.push(event);
+        // A resume is refused with `invalid_configuration` ("snapshot refused: …") before
+        // anything runs; the caller settles the run and says so, not "the model failed".
+        if (
+          resuming &&
+          event.type === "error" &&
+          isToolError(event.error, "invalid_configuration")
+        ) {
+          refused = event.error.message.replace(/^.*?snapshot refused: /, "");
+          continue;
+        }
         const reading = tokenReading(event);
         if (reading) {
           this.#reading = reading;
@@ -198,16 +329,22 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
         }
         const changed = this.log.apply(event, (callId) => this.#automatic.has(callId));
         if (changed.length > 0) this.emit("items", changed);
+        // Where the person's place is: keep the transcript as it stands. A failed save costs
+        // only how a card looks after a reload (the resumed or settled run redraws it).
+        if (KEEP_ON.has(event.type)) void this.#saveItems().catch(() => {});
       }
-      const result = await run.result;
-      this.conversation = { ...result.conversation, rewritten: [] };
-      this.compactions.push(...compactionRecords(compacted, result));
+      const result: RunResult = await run.result;
+      if (refused === undefined) {
+        this.conversation = { ...result.conversation, rewritten: [] };
+        this.compactions.push(...compactionRecords(compacted, result));
+      }
     } catch (error) {
       this.emit("items", [this.#notice(`The run could not start: ${errorText(error)}`, "error")]);
     } finally {
-      this.#end(controller);
       await this.#save();
+      if (refused === undefined) await this.#runs.finish();
     }
+    return refused;
   }
 
   /** Compacts now, with a summary, whatever the size (between runs). */
@@ -275,7 +412,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     return this.#options.offline() ? { summarizer: extractiveSummarizer() } : {};
   }
 
-  #notice(text: string, tone: "info" | "error" = "info"): DisplayItem {
+  #notice(text: string, tone: "info" | "warning" | "error" = "info"): DisplayItem {
     return this.log.add({ type: "notice", id: `n-${crypto.randomUUID()}`, tone, text });
   }
 
@@ -292,11 +429,24 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
     this.emit("context");
   }
 
+  #saveItems(): Promise<void> {
+    return saveItems(this.#options.store, this.log.items);
+  }
+
   #save(): Promise<void> {
     const { conversation, compactions } = this;
     return saveSession(this.#options.store, { conversation, items: this.log.items, compactions });
   }
 }
+
+// The events after which the transcript is saved mid-run (the saves of a visible step; the
+// run's own state is in its snapshot).
+const KEEP_ON = new Set<AgentEvent["type"]>([
+  "tool_call",
+  "approval_requested",
+  "interaction_requested",
+  "tool_result",
+]);
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

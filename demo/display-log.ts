@@ -1,4 +1,4 @@
-import type { AgentEvent, RunResult } from "../src/agent/index.ts";
+import type { AgentEvent, RunResult, ToolCallOutcome } from "../src/agent/index.ts";
 import type { ToolContent, ToolProgress } from "../src/index.ts";
 import { unreachable } from "./unreachable.ts";
 
@@ -12,6 +12,7 @@ export const TOOL_CARD_STATUSES = [
   "failed",
   "refused",
   "cancelled",
+  "interrupted",
 ] as const;
 
 /** Tool card status type. */
@@ -120,7 +121,13 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
           }
           return [add({ type: "assistant", id, text: event.text })];
         }
-        case "tool_call":
+        case "tool_call": {
+          // A run resumed after a reload announces its calls again: the card is the same one.
+          const known = cards.get(event.callId);
+          if (known) {
+            known.status = "pending";
+            return [known];
+          }
           return [
             add({
               type: "tool",
@@ -130,6 +137,7 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
               status: "pending",
             }),
           ];
+        }
         case "approval_requested":
           return card(event.callId).map((c) => Object.assign(c, { status: "awaiting_approval" }));
         case "approval_resolved":
@@ -183,6 +191,7 @@ export function createDisplayLog(saved: readonly DisplayItem[] = []): DisplayLog
             }),
           ];
         case "reasoning_delta":
+        case "tool_input_delta":
           return [];
         case "model_retry":
           return notice(
@@ -228,9 +237,10 @@ export function contentText(content: readonly ToolContent[]): string {
     .join("\n");
 }
 
-function resultStatus(outcome: string, isError: boolean): ToolCardStatus {
+function resultStatus(outcome: ToolCallOutcome, isError: boolean): ToolCardStatus {
   if (outcome === "refused") return "refused";
   if (outcome === "cancelled") return "cancelled";
+  if (outcome === "interrupted") return "interrupted";
   return isError ? "failed" : "done";
 }
 

@@ -1,4 +1,4 @@
-import { isReadOnly, type ToolInfo } from "../src/index.ts";
+import { indexedDbStore, isReadOnly, memoryStore, type ToolInfo } from "../src/index.ts";
 import { headParts } from "./compaction-record.ts";
 import { DemoSession } from "./demo-session.ts";
 import { watchSignIn } from "./mcp-sign-in.ts";
@@ -56,6 +56,9 @@ async function start(root: HTMLElement): Promise<void> {
       createModel(settings, loadApiKey(settings.provider)),
     offline: () => settings.provider === "offline" || (inBrowser() && !choice.model),
     thresholdTokens: () => settings.thresholdTokens,
+    // The run in flight and the key its snapshots are signed with (docs/demo.md says what
+    // that key protects against in a page): beside the conversation, in this origin.
+    runs: persistent ? indexedDbStore({ name: "toolwire-demo-runs" }) : memoryStore(),
   });
   const localTools: ToolInfo[] = await session.local.listTools();
   const allTools = () => [...localTools, ...session.remotes.list.flatMap((remote) => remote.tools)];
@@ -233,10 +236,11 @@ async function start(root: HTMLElement): Promise<void> {
   });
   if (webMcp) tools.showWebMcp(webMcp.offered);
   selectInBrowser();
+  // A run a reload cut short at an approval or a question resumes here, its card in the dock.
   await session.load();
   drawContext();
-  composer.setRunning(false);
-  composer.focus();
+  composer.setRunning(session.running);
+  if (!session.running) composer.focus();
 }
 
 function intro(persistent: boolean): HTMLElement {
@@ -252,7 +256,7 @@ function intro(persistent: boolean): HTMLElement {
     persistent
       ? element("p", {
           className: "help",
-          text: "The conversation is saved in this browser (IndexedDB) and survives a reload.",
+          text: "The conversation is saved in this browser (IndexedDB) and survives a reload, and so does an approval or a question waiting for you.",
         })
       : element("p", {
           className: "help",

@@ -54,3 +54,15 @@ export async function saveSession(store: Store, session: SavedSession): Promise<
     store.set(KEYS.compactions, session.compactions),
   ]);
 }
+
+/**
+ * Saves the visible transcript alone: what changes while a run works (the conversation and the
+ * compaction log change when it ends), so a reload mid-run finds the person's message and the
+ * cards as they stood.
+ *
+ * @param store The store.
+ * @param items The transcript.
+ */
+export async function saveItems(store: Store, items: readonly DisplayItem[]): Promise<void> {
+  await store.set(KEYS.items, items);
+}

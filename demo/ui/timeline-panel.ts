@@ -88,6 +88,8 @@ export function describeEvent(event: AgentEvent): string {
     case "text_delta":
     case "reasoning_delta":
       return event.text;
+    case "tool_input_delta":
+      return `${event.toolName} ${event.text}`;
     case "model_retry":
       return `retry ${event.attempt} in ${event.delayMs} ms: ${event.message}`;
     case "usage":

@@ -10,6 +10,7 @@ const STATUS_LABELS: Record<ToolCardStatus, string> = {
   failed: "failed",
   refused: "not run",
   cancelled: "cancelled",
+  interrupted: "interrupted, not run again",
 };
 
 /**

@@ -138,6 +138,8 @@ async function elicit(
   }
 }
 
+const SSE_POLL_MS = 1000;
+
 /**
  * Creates the conformance toolset.
  *
@@ -432,6 +434,19 @@ export function conformanceToolset(onToolsChanged: () => void = () => {}): Tools
       },
       call: (input) => `Received: ${JSON.stringify(input)}`,
     }),
+    // server-sse-polling: the call outlasts `ssePollMs`, so its connection closes mid-call and
+    // the result arrives on the client's GET with Last-Event-ID.
+    defineTool({
+      name: "test_reconnection",
+      description: "Runs past the server's poll time, so its stream closes and resumes",
+      readOnly: true,
+      input: none,
+      call: async (_, ctx) => {
+        await new Promise((resolve) => setTimeout(resolve, SSE_POLL_MS + 500));
+        ctx.signal.throwIfAborted();
+        return "Reconnection test completed";
+      },
+    }),
     defineTool({
       jsonSchemaValidator,
       name: "json_schema_2020_12_tool",
@@ -459,6 +474,10 @@ export function conformanceHandler(): McpHandler {
       interactionPolicy: "elicit",
       stateSecret: "conformance-fixture-secret-not-for-production",
       questionKey: (question, index) => QUESTION_KEYS[question.prompt] ?? `q${index}`,
+      // 2025-11-25 SSE polling: a call still running after a second closes its connection and
+      // the client resumes (only test_reconnection runs that long).
+      ssePollMs: SSE_POLL_MS,
+      sseRetryMs: 200,
     },
   );
   return handler;

@@ -1,6 +1,6 @@
 import { EventEmitter } from "eventemitter3";
 import { type Conversation, emptyConversation } from "../compaction/conversation.ts";
-import { errorText, isToolError, ToolError } from "../errors.ts";
+import { errorText, ToolError } from "../errors.ts";
 import type { Tool } from "../local/define-tool.ts";
 import type { Message } from "../models/message.ts";
 import type { Model } from "../models/model.ts";
@@ -13,14 +13,14 @@ import type { AgentEvent, AgentEventMap, EmitEvent } from "./events.ts";
 import { type Approver, INTERLOCK_POLICIES, type InterlockPolicy, modeApprover } from "./gates.ts";
 import { type LoopSettings, runLoop } from "./loop.ts";
 import { type AgentRun, createAgentRun, type RunResult } from "./run.ts";
-import {
-  createRunDurability,
-  createSnapshotSigner,
-  type ResumeDecisions,
-  type RunDurability,
-  type RunSnapshot,
-  type SnapshotSettings,
-  type SnapshotSigner,
+// Types only: snapshot.ts is imported on the first run of an agent with `snapshots`, so an
+// agent without them never loads it (about 3 KB gzip off every agent bundle).
+import type {
+  ResumeDecisions,
+  RunDurability,
+  RunSnapshot,
+  SnapshotSettings,
+  SnapshotSigner,
 } from "./snapshot.ts";
 import { checkInput, checkSomethingToAnswer, copyConversation } from "./transcript.ts";
 
@@ -72,8 +72,9 @@ export interface AgentOptions {
   /**
    * Keeps signed snapshots of each turn's calls, so a run can pause (`run.pause()`) or die and
    * be resumed (`agent.resume`) in another page load or isolate. The `secret` (at least 32
-   * characters) signs them; every instance that resumes must share it. Default: none (a run
-   * then pays nothing for it).
+   * characters) signs them; every instance that resumes must share it. With a `store`, each
+   * run's latest snapshot is kept there under `run.id` and `agent.resume(id)` picks it up.
+   * Default: none (a run then pays nothing for it, and the code is not even loaded).
    */
   snapshots?: SnapshotSettings;
   /**
@@ -98,10 +99,16 @@ export interface AgentRunOptions {
    * rejection keeps the call from starting (it ends `cancelled`).
    */
   onCheckpoint?(snapshot: RunSnapshot): void | Promise<void>;
+  /**
+   * The id the run is kept under in `snapshots.store` (`run.id`); default a random UUID. An id
+   * the store already holds is refused at the run's first write (its first call does not
+   * start).
+   */
+  runId?: string;
 }
 
 /** Options of one `agent.resume`. */
-export interface AgentResumeOptions extends Omit<AgentRunOptions, "conversation"> {
+export interface AgentResumeOptions extends Omit<AgentRunOptions, "conversation" | "runId"> {
   /**
    * Decisions for calls the snapshot shows waiting on their approval, by call id; a waiting call
    * without one is put to the approver.
@@ -125,15 +132,17 @@ export interface AgentResumeOptions extends Omit<AgentRunOptions, "conversation"
 export class Agent extends EventEmitter<AgentEventMap> {
   readonly #settings: LoopSettings;
   readonly #onError: (error: unknown, event: AgentEvent) => void;
-  readonly #signer: SnapshotSigner | undefined;
+  readonly #snapshots: SnapshotSettings | undefined;
+  #signer: SnapshotSigner | undefined;
 
   /**
    * @throws ToolError `invalid_configuration` naming the option, for a model without
    *   `stream()`, toolsets that are not `Toolset`s, a `maxTurns` that is not a non-negative
    *   integer, a `concurrency` that is not `sequential`, `read-only-parallel` or a positive
    *   integer, compaction sizes that are not positive numbers (`keepRecent`: a non-negative
-   *   integer), or a wrongly typed callback or flag; `duplicate_name` when two local tools share
-   *   a name.
+   *   integer), a `snapshots.secret` shorter than 32 characters, a `snapshots.store` that is not
+   *   a `Store`, or a wrongly typed callback or flag; `duplicate_name` when two local tools
+   *   share a name.
    */
   constructor(options: AgentOptions) {
     super();
@@ -142,7 +151,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
     if (options.tools && options.tools.length > 0) toolsets.push(Toolset.local(options.tools));
     const compaction = options.compaction;
     this.#onError = options.onError ?? reportListenerError;
-    this.#signer = options.snapshots && createSnapshotSigner(options.snapshots);
+    this.#snapshots = options.snapshots && { ...options.snapshots };
     this.#settings = {
       model: options.model,
       toolsets,
@@ -181,28 +190,40 @@ export class Agent extends EventEmitter<AgentEventMap> {
     } catch (error) {
       invalid = error;
     }
+    if (options.runId !== undefined && (typeof options.runId !== "string" || !options.runId)) {
+      invalid ??= new ToolError({
+        type: "invalid_configuration",
+        message: "runId must be a non-empty string",
+      });
+    }
     return this.#start(input, conversation, invalid, options, undefined);
   }
 
   /**
-   * Continues a paused or dead run from its snapshot (see `snapshots`), here or on another
-   * instance with the same tools and secret: calls the snapshot shows completed keep their
+   * Continues a paused or dead run from its snapshot (see `snapshots`), or from the run kept
+   * under `id` in `snapshots.store`, here or on another instance with the same tools, secret
+   * (and store): calls the snapshot shows completed keep their
    * results and never run again; a call it shows running comes back `interrupted` (its result
    * says so; a tool with `annotations.idempotentHint` runs again instead); approved calls run;
    * waiting calls take the decision given here, else the approver's. Like `run`, it never
    * throws: a refusal ends the run with `stop: "error"` and a `ToolError`
    * `invalid_configuration` ("snapshot refused: …") for a snapshot that was changed (its
    * arguments, conversation or calls) or signed with another key, tools whose declarations
-   * changed, or a decision for a call that is not waiting.
+   * changed, or a decision for a call that is not waiting; and, by id, for a run the store does
+   * not hold, one that ended, or one another instance resumed first. Resuming by id claims the
+   * run (a compare-and-set), so of two instances resuming it at once exactly one goes on; an
+   * instance still running a run that another resumed stops before its next call starts, its
+   * run ending `error` with that refusal.
    *
-   * @param snapshot A `RunSnapshot` as `onCheckpoint` or `result.snapshot` gave it (JSON-parsed).
+   * @param snapshot A `RunSnapshot` as `onCheckpoint` or `result.snapshot` gave it (JSON-parsed),
+   *   or the id of a run kept in `snapshots.store` (`run.id`).
    * @example
    * ```ts
    * const run = agent.resume(JSON.parse(saved), { decisions: { [callId]: { type: "allow" } } });
    * const { text } = await run.result;
    * ```
    */
-  resume(snapshot: RunSnapshot, options: AgentResumeOptions = {}): AgentRun {
+  resume(snapshot: RunSnapshot | string, options: AgentResumeOptions = {}): AgentRun {
     const resuming = { snapshot, decisions: { ...(options.decisions ?? {}) } };
     return this.#start("", emptyConversation(), undefined, options, resuming);
   }
@@ -218,11 +239,15 @@ export class Agent extends EventEmitter<AgentEventMap> {
     let conversation = start;
     const forward = (event: AgentEvent) => this.#deliver(event);
     const listened = () => this.eventNames().length > 0;
-    const signer = this.#signer;
+    const settings = this.#snapshots;
+    // A run resumed by id keeps its id; a stored run gets one at once, so the app can keep it.
+    const byId = typeof resuming?.snapshot === "string" ? resuming.snapshot : undefined;
+    const id = settings?.store ? (byId ?? options.runId ?? crypto.randomUUID()) : undefined;
     // Only an agent with snapshots can pause, and only it pays for the pause signal.
-    const pauser = signer && new AbortController();
+    const pauser = settings && new AbortController();
     let durability: RunDurability | undefined;
     let paused: RunSnapshot | undefined;
+    let lost: ToolError | undefined;
     const pause = () => {
       const frozen = durability?.pause();
       if (!pauser || !frozen) {
@@ -244,11 +269,17 @@ export class Agent extends EventEmitter<AgentEventMap> {
         // cost a signal and a listener per run), or one nothing aborts.
         let runSignal = signal ?? new AbortController().signal;
         if (pauser) runSignal = signal ? AbortSignal.any([signal, pauser.signal]) : pauser.signal;
-        // A run stopped by `pause` ends `paused` with its snapshot, not `cancelled`.
+        // A run stopped by `pause` ends `paused` with its snapshot, not `cancelled`; one that
+        // another instance took over ends `error` with the refusal.
         const emitting: EmitEvent = (event) => {
-          if (event.type === "done" && paused && event.result.stop === "cancelled") {
-            event.result.stop = "paused";
-            event.result.snapshot = paused;
+          if (event.type === "done" && event.result.stop === "cancelled") {
+            if (lost) {
+              event.result.stop = "error";
+              event.result.error = lost;
+            } else if (paused) {
+              event.result.stop = "paused";
+              event.result.snapshot = paused;
+            }
           }
           emit(event);
         };
@@ -256,21 +287,29 @@ export class Agent extends EventEmitter<AgentEventMap> {
           // Bad input ends the run like any failure (an `error` event, then `done`), so `run`
           // keeps its promise never to throw, and nothing is sent to the model.
           if (invalid !== undefined) throw invalid;
-          if (resuming && !signer) {
+          if (resuming && !settings) {
             throw new ToolError({
               type: "invalid_configuration",
               message: "resume needs an agent with the `snapshots` option",
             });
           }
-          let resumed: RunDurability["resume"];
-          if (signer && resuming) {
-            const body = await signer.verify(resuming.snapshot);
-            if (isToolError(body)) throw body;
-            conversation = copyConversation(body.conversation);
-            resumed = { body: { ...body, conversation }, decisions: resuming.decisions };
+          if (settings) {
+            const opened = await (await loadSnapshots()).openRun({
+              settings,
+              signer: this.#signer,
+              id,
+              resuming,
+              onCheckpoint: options.onCheckpoint,
+              onLost: (error) => {
+                lost = error;
+                pauser?.abort(error);
+              },
+            });
+            this.#signer = opened.signer;
+            durability = opened.durability;
+            if (opened.conversation) conversation = opened.conversation;
           }
-          if (signer) durability = createRunDurability(signer, options.onCheckpoint, resumed);
-          return await runLoop(this.#settings, {
+          const result = await runLoop(this.#settings, {
             input,
             conversation,
             signal: runSignal,
@@ -278,6 +317,9 @@ export class Agent extends EventEmitter<AgentEventMap> {
             steering,
             durability,
           });
+          // `result` settles once the store knows how the run ended.
+          await durability?.close(result.stop);
+          return result;
         } catch (error) {
           // The loop reports every failure as a stop cause; this is the net under a bug, so
           // `result` still never rejects and the stream still ends with `done`.
@@ -299,6 +341,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
       forward,
       listened,
       pause,
+      id,
     );
   }
 
@@ -332,6 +375,14 @@ export class Agent extends EventEmitter<AgentEventMap> {
 }
 
 const MODEL_IDLE_TIMEOUT_MS = 300_000;
+
+let snapshotModule: Promise<typeof import("./snapshot.ts")> | undefined;
+
+/** Loads pause/resume once, on the first run of an agent with `snapshots`. */
+function loadSnapshots(): Promise<typeof import("./snapshot.ts")> {
+  snapshotModule ??= import("./snapshot.ts");
+  return snapshotModule;
+}
 
 function reportListenerError(error: unknown, event: AgentEvent): void {
   console.error(`toolwire/agent: a ${event.type} listener threw`, error);
@@ -374,6 +425,25 @@ function checkAgentOptions(options: unknown): void {
     (value) => value === "sequential" || value === "read-only-parallel" || isCount(value, 1),
   );
   checkCompaction(options.compaction);
+  checkSnapshots(options.snapshots);
+}
+
+function checkSnapshots(snapshots: unknown): void {
+  if (snapshots === undefined) return;
+  if (!isJsonObject(snapshots)) {
+    fail(`snapshots must be an object ({ secret }), got ${describe(snapshots)}`);
+  }
+  const { secret, store } = snapshots;
+  if (typeof secret !== "string" || secret.length < 32) {
+    fail("snapshots.secret must be a string of at least 32 characters");
+  }
+  if (
+    store !== undefined &&
+    !(isJsonObject(store) && ["get", "put", "compareAndSet"].every((m) => isFunction(store[m])))
+  ) {
+    fail(`snapshots.store must be a Store (get, put, compareAndSet), got ${describe(store)}`);
+  }
+  optional(snapshots, "ttlMs", "a positive integer of milliseconds", (value) => isCount(value, 1));
 }
 
 function checkToolsets(toolsets: unknown): void {

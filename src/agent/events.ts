@@ -29,6 +29,11 @@ export type ToolCallOutcome = "executed" | "refused" | "unknown" | "cancelled" |
  *   stream ends (before its calls are handled); turns whose provider reports none have no such
  *   event. `inputTokens` is the size of the prompt just sent, so a UI can show the context
  *   filling up live; the run's `RunResult.usage` is the sum of these plus any summaries'.
+ * - `tool_input_delta`: a piece of a call's arguments while the model writes them, before its
+ *   `tool_call` (same `callId`); joined, a call's pieces are the JSON text of its arguments, so
+ *   a UI can show a long argument (a file being written) as it streams. Models that send
+ *   arguments whole send one piece; a call the turn drops (cancelled, failed) may leave pieces
+ *   with no `tool_call`.
  * - `tool_call`: the loop starts handling a call (in call order, before its gates).
  * - `approval_requested` / `approval_resolved`: a call is put to the approver (`interlock` says
  *   why when the interlock escalated it); when the run is cancelled while it waits, no
@@ -59,6 +64,7 @@ export type AgentEvent =
       message: string;
     }
   | { type: "usage"; turn: number; usage: ModelUsage }
+  | { type: "tool_input_delta"; turn: number; callId: string; toolName: string; text: string }
   | { type: "tool_call"; turn: number; callId: string; toolName: string; arguments: unknown }
   | {
       type: "approval_requested";

@@ -15,23 +15,10 @@ import type { Toolset } from "../toolset/toolset.ts";
 import { type CallContext, handleCalls, type InteractionAnswerer, type Route } from "./calls.ts";
 import type { CompactionStep } from "./compaction-step.ts";
 import type { EmitEvent } from "./events.ts";
-import {
-  type Approver,
-  armImageTaint,
-  checkDecision,
-  type InterlockPolicy,
-  judgedInfo,
-} from "./gates.ts";
+import { type Approver, armImageTaint, type InterlockPolicy, judgedInfo } from "./gates.ts";
 import { addUsage, type RunResult, type StopCause } from "./run.ts";
-import {
-  type ResumeDecisions,
-  type RunDurability,
-  type RunSnapshotBody,
-  refusal,
-  type SnapshotCall,
-  toolsFingerprint,
-  waitingCalls,
-} from "./snapshot.ts";
+// Types only: the agent loads snapshot.ts on first use, for an agent with `snapshots`.
+import type { RunDurability, SnapshotCall } from "./snapshot.ts";
 import {
   appendAssistant,
   appendInput,
@@ -156,19 +143,18 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     observed,
   };
   const { durability } = run;
-  const tools = durability ? await toolsFingerprint(catalog.infos) : "";
   const position = () => ({ conversation, turns, blockedSends });
+  const problem = await durability?.prepare(catalog.infos);
+  if (problem) return fail(problem);
   const resumed = durability?.resume;
   if (durability && resumed) {
     // A paused turn: its recorded calls settle as recorded, the rest pass their gates (with
     // the app's decisions) and run, and the loop goes on from its results.
-    const problem = resumeProblem(resumed.body, resumed.decisions, tools);
-    if (problem) return fail(problem);
     turns = resumed.body.turns;
     blockedSends = resumed.body.blockedSends;
     context.turn = turns;
     context.decisions = resumed.decisions;
-    context.durable = durability.begin(structuredClone(resumed.body.calls), position, tools);
+    context.durable = durability.beginResumed(position);
     const outcome = await handleCalls(resumed.body.calls.map(toolCallOf), context);
     durability.end();
     context.durable = context.decisions = undefined;
@@ -273,8 +259,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       if (steering.length > 0 || turn.finish === "pause") continue;
       return finish("done");
     }
-    if (durability)
-      context.durable = durability.begin(waitingCalls(turn.toolCalls), position, tools);
+    if (durability) context.durable = durability.begin(turn.toolCalls, position);
     const outcome = await handleCalls(turn.toolCalls, context);
     durability?.end();
     context.durable = undefined;
@@ -282,28 +267,6 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     messages.push({ role: "user", content: outcome.results });
     step?.recordTurn(outcome.executed);
   }
-}
-
-// Why a verified snapshot cannot be resumed here: other tools, or a decision for a call that
-// is not waiting for one.
-function resumeProblem(
-  body: RunSnapshotBody,
-  decisions: ResumeDecisions,
-  tools: string,
-): ToolError | undefined {
-  if (body.tools !== tools) {
-    return refusal("the tools' declarations changed since the run paused");
-  }
-  for (const [id, decision] of Object.entries(decisions)) {
-    const call = body.calls.find((candidate) => candidate.id === id);
-    if (call?.state !== "waiting") return refusal(`no call \`${id}\` waits for a decision`);
-    try {
-      decisions[id] = checkDecision(decision);
-    } catch {
-      return refusal(`the decision for \`${id}\` is not an approval decision`);
-    }
-  }
-  return undefined;
 }
 
 function toolCallOf(call: SnapshotCall): ModelToolCall {
@@ -418,6 +381,8 @@ export async function streamModelTurn(
     options.observed,
   );
   let reader: ReadableStreamDefaultReader | undefined;
+  // Model id → the run's id of each call whose arguments are streaming and not complete yet.
+  let streaming: Map<string, string> | undefined;
   const onAbort = () => {
     reader?.cancel(signal.reason).catch(() => {});
   };
@@ -455,13 +420,29 @@ export async function streamModelTurn(
           result.text += event.text;
           emit({ type: "text_delta", turn, text: event.text });
           break;
+        case "tool_input_delta": {
+          if (event.text === "") break;
+          // The call's id is settled at its first piece, so its pieces and its `tool_call` name
+          // the same call; the map exists only in turns whose model streams arguments.
+          streaming ??= new Map();
+          let id = streaming.get(event.id);
+          if (id === undefined) {
+            id = callId(event.id, result.toolCalls, streaming, turn);
+            streaming.set(event.id, id);
+          }
+          emit({
+            type: "tool_input_delta",
+            turn,
+            callId: id,
+            toolName: event.name,
+            text: event.text,
+          });
+          break;
+        }
         case "tool_call": {
-          // Every `tool_use` needs an id its result can echo, and one no other call of the turn
-          // has; some local servers send none, or the same one for every call. A made-up id is
-          // checked too: the model may itself have sent `call_1_2` already.
-          const taken = (id: string) => result.toolCalls.some((call) => call.id === id);
-          let id = event.id;
-          for (let n = result.toolCalls.length + 1; !id || taken(id); n++) id = `call_${turn}_${n}`;
+          const streamed = streaming?.get(event.id);
+          if (streamed !== undefined) streaming?.delete(event.id);
+          const id = streamed ?? callId(event.id, result.toolCalls, streaming, turn);
           const call: ModelToolCall = { id, name: event.name, arguments: event.arguments };
           if (event.signature !== undefined) call.signature = event.signature;
           if (event.providerMetadata) call.providerMetadata = event.providerMetadata;
@@ -519,6 +500,28 @@ export async function streamModelTurn(
   // A copy, so a listener that edits the event cannot change the run's totals.
   if (result.usage) emit({ type: "usage", turn, usage: { ...result.usage } });
   return result;
+}
+
+/**
+ * Returns the run's id for a call the model named `id`: every `tool_use` needs an id its
+ * result can echo, and one no other call of the turn has (completed or still streaming); some
+ * local servers send none, or the same one for every call. A made-up id is checked too: the
+ * model may itself have sent `call_1_2` already.
+ */
+function callId(
+  id: string,
+  calls: readonly ModelToolCall[],
+  streaming: ReadonlyMap<string, string> | undefined,
+  turn: number,
+): string {
+  const taken = (candidate: string) =>
+    calls.some((call) => call.id === candidate) ||
+    (streaming !== undefined && [...streaming.values()].includes(candidate));
+  let out = id;
+  for (let n = calls.length + (streaming?.size ?? 0) + 1; !out || taken(out); n++) {
+    out = `call_${turn}_${n}`;
+  }
+  return out;
 }
 
 /**

@@ -113,6 +113,11 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
    * no turn's calls are in progress (nothing to resume from).
    */
   pause(): void;
+  /**
+   * The id the run is kept under in the agent's `snapshots.store` (`agent.resume(id)` picks it
+   * up there); `undefined` for an agent without a store.
+   */
+  readonly id: string | undefined;
 }
 
 /** The work of a run, reporting events and reading queued steering text. */
@@ -129,6 +134,7 @@ export function createAgentRun(
   forward: EmitEvent,
   listened: () => boolean,
   pause: () => void = unpausable,
+  id?: string,
 ): AgentRun {
   // The stream is made on first use and events wait in a plain array until then; most callers
   // listen on the emitter or await `result`, and a stream costs more per event.
@@ -203,6 +209,7 @@ export function createAgentRun(
       if (text !== "") steering.push(text);
     },
     pause,
+    id,
     async *[Symbol.asyncIterator]() {
       const reader = events().getReader();
       let ended = false;

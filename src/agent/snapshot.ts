@@ -1,18 +1,21 @@
 // Runs that pause and resume (docs/design.md, "The agent loop", A9): while a run with
 // `snapshots` works on a turn's calls it keeps a signed snapshot of where each call is, and
-// hands it to `onCheckpoint` before anything irreversible (a call starting) and at every point
-// that waits for a person (an approval, a question). `agent.resume(snapshot, decisions)`
-// continues it in another page load or isolate: a completed call is never run again, a call
-// that was running comes back interrupted (unless its tool is idempotent), and a snapshot that
-// was tampered with, or whose tools changed, is refused.
+// hands it to `onCheckpoint` (and the `store`, under the run's id) before anything
+// irreversible (a call starting) and at every point that waits for a person (an approval, a
+// question). `agent.resume(snapshot or id, decisions)` continues it in another page load or
+// isolate: a completed call is never run again, a call that was running comes back interrupted
+// (unless its tool is idempotent), and a snapshot that was tampered with, or whose tools
+// changed, is refused. The agent imports this module on the first run of an agent with
+// `snapshots`, so an agent without them never loads it (design.md, "Bundles and cold start").
 
 import type { Conversation } from "../compaction/conversation.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, ToolError } from "../errors.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolResultBlock } from "../models/message.ts";
+import type { Store } from "../store/store.ts";
 import type { ToolCallOutcome } from "./events.ts";
-import type { ApprovalDecision } from "./gates.ts";
+import { type ApprovalDecision, checkDecision } from "./gates.ts";
 import type { ModelToolCall } from "./transcript.ts";
 
 /** The snapshot format this version writes and reads. */
@@ -57,13 +60,24 @@ export interface RunSnapshot {
   mac: string;
 }
 
-/** How an agent signs its snapshots. */
+/** How an agent signs its snapshots, and where it keeps them. */
 export interface SnapshotSettings {
   /**
    * The key, at least 32 characters (e.g. from the environment); every instance that may resume
    * the run must share it.
    */
   secret: string;
+  /**
+   * Keeps each run's latest snapshot under its id (`run.id`, key `toolwire/run/<id>`), so
+   * `agent.resume(id)` continues it wherever the store reaches. Every write is a
+   * `compareAndSet` against the run's own last write, so the store must support it (memory,
+   * IndexedDB, a Durable Object's storage, Redis; not Workers KV): resuming claims the run, and
+   * an instance that lost its claim stops before its next call starts. Default: none (snapshots
+   * go only to `onCheckpoint` and `result.snapshot`).
+   */
+  store?: Store;
+  /** How long a stored run is kept after its last write, in ms; default: until it is overwritten. */
+  ttlMs?: number;
 }
 
 /**
@@ -81,15 +95,8 @@ export interface SnapshotSigner {
   verify(snapshot: unknown): Promise<RunSnapshotBody | ToolError>;
 }
 
-/** Creates the signer for `settings` (checked: a short or missing secret throws). */
-export function createSnapshotSigner(settings: SnapshotSettings): SnapshotSigner {
-  const secret = (settings as { secret?: unknown } | undefined)?.secret;
-  if (typeof secret !== "string" || secret.length < 32) {
-    throw new ToolError({
-      type: "invalid_configuration",
-      message: "snapshots.secret must be a string of at least 32 characters",
-    });
-  }
+/** Creates the signer for `secret` (the agent checked it: a string of at least 32 characters). */
+export function createSnapshotSigner(secret: string): SnapshotSigner {
   let key: Promise<CryptoKey> | undefined;
   const keyOf = () => {
     key ??= crypto.subtle.importKey(
@@ -198,58 +205,157 @@ export interface RunPosition {
 export interface RunDurability {
   /** The snapshot being resumed (verified) and the decisions the app gave. */
   readonly resume: { body: RunSnapshotBody; decisions: ResumeDecisions } | undefined;
-  /** Starts keeping the durable state of a turn's calls. */
-  begin(calls: SnapshotCall[], position: () => RunPosition, tools: string): DurableTurn;
+  /**
+   * Takes the fingerprint of the run's tools; for a resumed run, returns why it cannot go on
+   * here (other tools, a decision for a call that is not waiting), checking the decisions.
+   */
+  prepare(infos: readonly ToolInfo[]): Promise<ToolError | undefined>;
+  /** Starts keeping the durable state of a fresh turn's calls, each waiting for its gates. */
+  begin(calls: readonly ModelToolCall[], position: () => RunPosition): DurableTurn;
+  /** Starts keeping the resumed turn's calls, where the snapshot left them. */
+  beginResumed(position: () => RunPosition): DurableTurn;
   /** The turn's calls are all settled: nothing is left to pause at. */
   end(): void;
   /** Stops writing and returns the snapshot of now; `undefined` when no turn is in progress. */
   pause(): Promise<RunSnapshot> | undefined;
+  /** The run ended with `stop`: a stored run that did not pause is marked ended. */
+  close(stop: string): Promise<void>;
+}
+
+/** Where a run is kept in a `Store`, as one instance holds it. */
+export interface KeptRun {
+  store: Store;
+  id: string;
+  ttlMs: number | undefined;
+  /** This instance's claim, written into every entry it stores. */
+  owner: string;
+  /** The entry this instance wrote (or claimed) last; `undefined` for a run not stored yet. */
+  last: string | undefined;
+  /** Told once when another instance claimed the run: this one must stop. */
+  onLost(error: ToolError): void;
+}
+
+/** A stored run: its latest snapshot, or how it ended; `owner` is the instance that wrote it. */
+type StoredRun = { owner: string; snapshot: RunSnapshot } | { owner: string; ended: string };
+
+/** The store key of run `id`. */
+export function runKey(id: string): string {
+  return `toolwire/run/${id}`;
 }
 
 /**
- * Creates a run's snapshots, signed by `signer` and handed to `onCheckpoint` (awaited: a call
- * starts only once the snapshot that says it runs was handed over).
+ * Loads run `id` from the store, verifies its snapshot and claims it for `owner` (a
+ * compare-and-set against the entry read, so of two instances resuming at once one wins).
+ * Returns the verified body and the claimed entry, or the refusal.
+ */
+export async function claimRun(
+  signer: SnapshotSigner,
+  kept: Pick<KeptRun, "store" | "id" | "ttlMs" | "owner">,
+): Promise<{ body: RunSnapshotBody; last: string } | ToolError> {
+  const key = runKey(kept.id);
+  const text = await kept.store.get(key);
+  if (text === undefined) return refusal(`no run \`${kept.id}\` in the store`);
+  let entry: { snapshot?: unknown; ended?: unknown } | null;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    return refusal(`the store's entry for run \`${kept.id}\` is not JSON`);
+  }
+  if (typeof entry?.ended === "string") {
+    return refusal(`run \`${kept.id}\` ended (${entry.ended}); there is nothing to resume`);
+  }
+  // Verified before it is claimed: an instance with another key leaves the run as it was.
+  const body = await signer.verify(entry?.snapshot);
+  if (body instanceof ToolError) return body;
+  const claimed = JSON.stringify({ owner: kept.owner, snapshot: entry?.snapshot });
+  if (!(await kept.store.compareAndSet(key, text, claimed, ttlOptions(kept.ttlMs)))) {
+    return refusal(`run \`${kept.id}\` was resumed by another instance first`);
+  }
+  return { body, last: claimed };
+}
+
+/**
+ * Creates a run's snapshots, signed by `signer`, written to the store (`kept`) and then handed
+ * to `onCheckpoint` (awaited: a call starts only once the snapshot that says it runs was handed
+ * over).
  */
 export function createRunDurability(
   signer: SnapshotSigner,
   onCheckpoint: ((snapshot: RunSnapshot) => void | Promise<void>) | undefined,
   resume: RunDurability["resume"],
+  kept: KeptRun | undefined,
 ): RunDurability {
   let current: DurableTurn | undefined;
   let queue: Promise<void> = Promise.resolve();
   let frozen = false;
-  const write = (sign: () => Promise<RunSnapshot>) => {
+  let lost = false;
+  let tools = "";
+  const enqueue = (task: () => Promise<void>) => {
     // A failed write fails its own update only; the next one still goes out.
-    const next = queue
-      .catch(() => {})
-      .then(async () => {
-        if (!frozen) await onCheckpoint?.(await sign());
-      });
+    const next = queue.catch(() => {}).then(task);
     queue = next;
     return next;
   };
+  // Writes over this instance's own last write only: anything else there means another
+  // instance claimed the run (or a fresh run's id was taken), and this one must stop.
+  const store = async (entry: StoredRun) => {
+    if (!kept) return;
+    const text = JSON.stringify(entry);
+    if (
+      !lost &&
+      (await kept.store.compareAndSet(runKey(kept.id), kept.last, text, ttlOptions(kept.ttlMs)))
+    ) {
+      kept.last = text;
+      return;
+    }
+    const error = refusal(
+      kept.last === undefined
+        ? `the store already holds a run \`${kept.id}\` (give each run its own id)`
+        : `run \`${kept.id}\` was resumed by another instance; this one stops`,
+    );
+    if (!lost) kept.onLost(error);
+    lost = true;
+    throw error;
+  };
+  const write = (sign: () => Promise<RunSnapshot>) =>
+    enqueue(async () => {
+      if (frozen) return;
+      const snapshot = await sign();
+      if (kept) await store({ owner: kept.owner, snapshot });
+      await onCheckpoint?.(snapshot);
+    });
+  const open = (calls: SnapshotCall[], position: () => RunPosition) => {
+    const capture = (copy: SnapshotCall[]) => {
+      const { conversation, turns, blockedSends } = position();
+      // The messages of now: later ones are appended (or swapped in by compaction), never
+      // written into these.
+      const messages = conversation.messages.slice();
+      const taint = { ...conversation.taint };
+      return () =>
+        signer.sign({
+          format: SNAPSHOT_FORMAT,
+          conversation: structuredClone({ messages, taint, rewritten: [] }),
+          tools,
+          turns,
+          blockedSends,
+          calls: copy,
+        });
+    };
+    current = createDurableTurn(calls, capture, write, () => frozen);
+    return current;
+  };
   return {
     resume,
-    begin(calls, position, tools) {
-      const capture = (copy: SnapshotCall[]) => {
-        const { conversation, turns, blockedSends } = position();
-        // The messages of now: later ones are appended (or swapped in by compaction), never
-        // written into these.
-        const messages = conversation.messages.slice();
-        const taint = { ...conversation.taint };
-        return () =>
-          signer.sign({
-            format: SNAPSHOT_FORMAT,
-            conversation: structuredClone({ messages, taint, rewritten: [] }),
-            tools,
-            turns,
-            blockedSends,
-            calls: copy,
-          });
-      };
-      current = createDurableTurn(calls, capture, write, () => frozen);
-      return current;
+    async prepare(infos) {
+      tools = await toolsFingerprint(infos);
+      return resume && resumeProblem(resume.body, resume.decisions, tools);
     },
+    begin: (calls, position) =>
+      open(
+        calls.map((call) => ({ ...call, state: "waiting" })),
+        position,
+      ),
+    beginResumed: (position) => open(structuredClone(resume?.body.calls ?? []), position),
     end() {
       current = undefined;
     },
@@ -257,14 +363,43 @@ export function createRunDurability(
       if (!current) return undefined;
       frozen = true;
       const turn = current;
-      return queue.catch(() => {}).then(() => turn.freeze());
+      const paused = queue.catch(() => {}).then(() => turn.freeze());
+      // The store keeps the paused state, so `resume(id)` starts from exactly this snapshot.
+      if (kept) enqueue(async () => store({ owner: kept.owner, snapshot: await paused }));
+      return paused;
+    },
+    close(stop) {
+      if (!kept) return Promise.resolve();
+      if (stop === "paused" || lost) return queue.catch(() => {});
+      return enqueue(() => store({ owner: kept.owner, ended: stop })).catch(() => {});
     },
   };
 }
 
-/** The calls of a fresh turn, each waiting for its gates. */
-export function waitingCalls(calls: readonly ModelToolCall[]): SnapshotCall[] {
-  return calls.map((call) => ({ ...call, state: "waiting" }));
+// Why a verified snapshot cannot be resumed here: other tools, or a decision for a call that
+// is not waiting for one.
+function resumeProblem(
+  body: RunSnapshotBody,
+  decisions: ResumeDecisions,
+  tools: string,
+): ToolError | undefined {
+  if (body.tools !== tools) {
+    return refusal("the tools' declarations changed since the run paused");
+  }
+  for (const [id, decision] of Object.entries(decisions)) {
+    const call = body.calls.find((candidate) => candidate.id === id);
+    if (call?.state !== "waiting") return refusal(`no call \`${id}\` waits for a decision`);
+    try {
+      decisions[id] = checkDecision(decision);
+    } catch {
+      return refusal(`the decision for \`${id}\` is not an approval decision`);
+    }
+  }
+  return undefined;
+}
+
+function ttlOptions(ttlMs: number | undefined): { ttlMs: number } | undefined {
+  return ttlMs === undefined ? undefined : { ttlMs };
 }
 
 /** The `ToolError` refusing a snapshot, a resume or a pause. */
@@ -301,4 +436,63 @@ function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What `openRun` needs to set up a run's snapshots. */
+export interface RunOpening {
+  settings: SnapshotSettings;
+  /** The agent's signer, made on its first run. */
+  signer: SnapshotSigner | undefined;
+  /** The run's id in `settings.store`, when there is a store. */
+  id: string | undefined;
+  /** What is being resumed: a snapshot, or (a string) the id of a stored run. */
+  resuming: { snapshot: unknown; decisions: ResumeDecisions } | undefined;
+  onCheckpoint: ((snapshot: RunSnapshot) => void | Promise<void>) | undefined;
+  onLost(error: ToolError): void;
+}
+
+/**
+ * Sets up a run's snapshots: verifies (and, by id, claims) what is resumed. Returns the run's
+ * durability, the signer and the resumed conversation; throws the refusal.
+ */
+export async function openRun(
+  opening: RunOpening,
+): Promise<{ durability: RunDurability; signer: SnapshotSigner; conversation?: Conversation }> {
+  const { settings, id, resuming } = opening;
+  const signer = opening.signer ?? createSnapshotSigner(settings.secret);
+  const kept: KeptRun | undefined =
+    settings.store && id !== undefined
+      ? {
+          store: settings.store,
+          id,
+          ttlMs: settings.ttlMs,
+          owner: crypto.randomUUID(),
+          last: undefined,
+          onLost: opening.onLost,
+        }
+      : undefined;
+  if (!resuming) {
+    return {
+      durability: createRunDurability(signer, opening.onCheckpoint, undefined, kept),
+      signer,
+    };
+  }
+  let body: RunSnapshotBody | ToolError;
+  if (typeof resuming.snapshot === "string") {
+    if (!kept) throw refusal("resume by id needs an agent with `snapshots.store`");
+    const claimed = await claimRun(signer, kept);
+    if (claimed instanceof ToolError) throw claimed;
+    kept.last = claimed.last;
+    body = claimed.body;
+  } else {
+    body = await signer.verify(resuming.snapshot);
+    if (body instanceof ToolError) throw body;
+  }
+  const conversation = structuredClone(body.conversation);
+  const resumed = { body: { ...body, conversation }, decisions: resuming.decisions };
+  return {
+    durability: createRunDurability(signer, opening.onCheckpoint, resumed, kept),
+    signer,
+    conversation,
+  };
 }

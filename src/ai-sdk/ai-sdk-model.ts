@@ -245,6 +245,8 @@ function user(
 /** Returns a stream-part decoder; it returns `true` at the `finish` part. */
 function decoder(provider: string) {
   const reasoning = new Map<string, ReasoningBlock>();
+  // The arguments streamed so far of each call the model makes (not the provider's own).
+  const inputs = new Map<string, { name: string; text: string }>();
   let calls = 0;
   return (part: LanguageModelV3StreamPart, emit: (event: ModelEvent) => void): boolean => {
     switch (part.type) {
@@ -274,9 +276,27 @@ function decoder(provider: string) {
         if (block) emit({ type: "reasoning", block: withMetadata(block, part.providerMetadata) });
         return false;
       }
+      case "tool-input-start":
+        if (!part.providerExecuted) inputs.set(part.id, { name: part.toolName, text: "" });
+        return false;
+      case "tool-input-delta": {
+        const input = inputs.get(part.id);
+        if (!input || part.delta === "") return false;
+        input.text += part.delta;
+        emit({ type: "tool_input_delta", id: part.id, name: input.name, text: part.delta });
+        return false;
+      }
       case "tool-call": {
         if (part.providerExecuted) return false; // the provider ran it; nothing for us to do
         calls += 1;
+        // A provider that does not stream arguments, or whose streamed text stops short of the
+        // call's, sends the rest here, so the pieces add up to the call (P4).
+        const streamed = inputs.get(part.toolCallId)?.text ?? "";
+        inputs.delete(part.toolCallId);
+        if (part.input.length > streamed.length && part.input.startsWith(streamed)) {
+          const text = part.input.slice(streamed.length);
+          emit({ type: "tool_input_delta", id: part.toolCallId, name: part.toolName, text });
+        }
         const event: ModelEvent = {
           type: "tool_call",
           id: part.toolCallId,
@@ -296,7 +316,7 @@ function decoder(provider: string) {
       case "error":
         throw modelError(provider, part.error);
       default:
-        return false; // text-start/end, tool-input-*, sources, files, metadata, raw
+        return false; // text-start/end, tool-input-end, sources, files, metadata, raw
     }
   };
 }

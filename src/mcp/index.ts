@@ -24,6 +24,7 @@
 
 export { type ConnectMcpOptions, connectMcp } from "./client/connect-mcp.ts";
 export type { McpAuth, McpAuthChallenge } from "./client/mcp-session.ts";
+export type { DurableSessionNamespace } from "./server/durable-sessions.ts";
 export { createMcpHandler, type McpHandler } from "./server/handler.ts";
 export type {
   AuthInfo,

@@ -320,8 +320,8 @@ type Pending =
 
 /**
  * Creates the decoder of one Messages API stream: `text_delta` and `thinking_delta` pass
- * through at once; a tool call is emitted at its `content_block_stop` with the joined
- * `input_json_delta`s, or the whole `input` of `content_block_start` when no delta came
+ * through at once, and so does each `input_json_delta` of a call (as `tool_input_delta`); a
+ * tool call is emitted at its `content_block_stop` with the joined `input_json_delta`s, or the whole `input` of `content_block_start` when no delta came
  * (programmatic and deferred calls); a thinking block is emitted whole, with its signature, at
  * its stop. A server tool's block (`server_tool_use` with its joined input, or a result) is
  * emitted whole at its stop as `server_tool`, never as a `tool_call`: Anthropic ran it. Usage
@@ -387,6 +387,10 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
     }
     calls += 1;
     const whole = isJsonObject(open.input) ? open.input : {};
+    // An input that came whole streams as one piece, so the pieces always add up to the call.
+    if (open.json === "" && Object.keys(whole).length > 0) {
+      emit({ type: "tool_input_delta", id: open.id, name: open.name, text: JSON.stringify(whole) });
+    }
     const args = open.json === "" ? whole : toolArguments(open.json);
     emit({ type: "tool_call", id: open.id, name: open.name, arguments: args });
   }
@@ -427,7 +431,12 @@ export function anthropicDecoder(secrets: readonly string[]): ProviderDecoder {
           delta?.type === "input_json_delta" &&
           (open?.kind === "tool" || open?.kind === "server")
         ) {
-          open.json += delta.partial_json ?? "";
+          const piece = delta.partial_json ?? "";
+          open.json += piece;
+          // Only the model's own calls stream; a server tool's block is kept whole (P4).
+          if (open.kind === "tool" && piece !== "" && open.id && open.name) {
+            emit({ type: "tool_input_delta", id: open.id, name: open.name, text: piece });
+          }
         } else if (
           delta?.type === "thinking_delta" &&
           open?.kind === "reasoning" &&

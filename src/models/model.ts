@@ -106,12 +106,17 @@ export type FinishReason = (typeof FINISH_REASONS)[number];
 /**
  * One item of a model's output stream, discriminated by `type` (`docs/design.md`, "Models",
  * P1–P4). A stream carries `retry` events only before any output, then `text_delta`,
- * `reasoning_delta`, `reasoning` and `tool_call` events, then at most one `usage`, then exactly
+ * `reasoning_delta`, `reasoning`, `tool_input_delta` and `tool_call` events, then at most one `usage`, then exactly
  * one `finish`; a failure errors the stream with a `ModelError` instead.
  *
  * - `reasoning_delta`: streamed thinking, never answer text.
  * - `reasoning`: one complete reasoning block (with the provider's signature) to keep in the
  *   transcript, so the adapter can send it back where the provider requires it.
+ * - `tool_input_delta`: a piece of a tool call's arguments as the provider streams them, with
+ *   the `id` and `name` its `tool_call` will carry, before that `tool_call`. Joined, a call's
+ *   pieces are the argument text its `arguments` were parsed from (none when that text is
+ *   empty), so a UI can show a long argument as it is written; a call cut off before its
+ *   `tool_call` leaves pieces that nothing completes.
  * - `server_tool`: one complete block of a tool the provider ran itself (Anthropic's web
  *   search, …), to keep in the transcript; it is never a `tool_call` and never runs locally.
  * - `tool_call`: `signature` is an opaque token the provider wants back with the call
@@ -123,6 +128,7 @@ export type ModelEvent =
   | { type: "reasoning_delta"; text: string }
   | { type: "reasoning"; block: ReasoningBlock }
   | { type: "server_tool"; block: ServerToolBlock }
+  | { type: "tool_input_delta"; id: string; name: string; text: string }
   | {
       type: "tool_call";
       id: string;

@@ -255,6 +255,10 @@ interface PartialCall {
   name: string;
   args: string;
   signature?: string;
+  /** The id its `tool_input_delta`s carried, which its `tool_call` keeps. */
+  streamedAs?: string;
+  /** How much of `args` went out as deltas. */
+  sent: number;
 }
 
 interface RawUsage {
@@ -293,7 +297,8 @@ interface Chunk {
 
 /**
  * Creates the decoder of one Chat Completions stream: text and reasoning pass through at once;
- * tool call fragments are joined per call and emitted when the finish reason arrives; the
+ * tool call fragments stream as `tool_input_delta`s, are joined per call and emitted as a
+ * `tool_call` when the finish reason arrives; the
  * reasoning block, usage and `finish` follow at `[DONE]`.
  *
  * A fragment joins the open call of its `index` unless it carries a different id: Ollama sends
@@ -326,15 +331,30 @@ export function openAIDecoder(secrets: readonly string[]): ProviderDecoder {
         const message = `tool call at index ${call.index} has no function name`;
         throw new ModelError({ type: "invalid_response", provider: PROVIDER, message });
       }
+      streamArguments(call, n, emit);
       const event: ModelEvent = {
         type: "tool_call",
-        id: call.id || `call_${n + 1}`,
+        id: call.streamedAs ?? (call.id || `call_${n + 1}`),
         name: call.name,
         arguments: toolArguments(call.args),
       };
       if (call.signature !== undefined) event.signature = call.signature;
       emit(event);
     });
+  }
+
+  // Sends what arrived of a call's arguments since the last piece, once its name is known. The
+  // id is fixed at the first piece (a server may send a call's id late, or the same id for
+  // every call): the pieces and the `tool_call` must name one call, and only that one.
+  function streamArguments(call: PartialCall, n: number, emit: (event: ModelEvent) => void): void {
+    if (!call.name || call.sent === call.args.length) return;
+    if (call.streamedAs === undefined) {
+      const clash = call.id === "" || calls.some((c) => c !== call && c.streamedAs === call.id);
+      call.streamedAs = clash ? `call_${n + 1}` : call.id;
+    }
+    const text = call.args.slice(call.sent);
+    call.sent = call.args.length;
+    emit({ type: "tool_input_delta", id: call.streamedAs, name: call.name, text });
   }
 
   function finish(emit: (event: ModelEvent) => void): void {
@@ -380,7 +400,7 @@ export function openAIDecoder(secrets: readonly string[]): ProviderDecoder {
       const index = fragment.index ?? position;
       let call = open.get(index);
       if (!call || (fragment.id && call.id && fragment.id !== call.id)) {
-        call = { index, id: "", name: "", args: "" };
+        call = { index, id: "", name: "", args: "", sent: 0 };
         calls.push(call);
         open.set(index, call);
       }
@@ -392,6 +412,7 @@ export function openAIDecoder(secrets: readonly string[]): ProviderDecoder {
       // A few servers send the arguments as an object in one piece.
       if (typeof args === "string") call.args += args;
       else if (args !== undefined && args !== null) call.args += JSON.stringify(args);
+      streamArguments(call, calls.indexOf(call), emit);
     });
     if (choice.finish_reason) {
       finishReason = choice.finish_reason;

@@ -25,6 +25,11 @@ export interface ScriptedTurn {
   reasoning?: string;
   /** Tool calls, emitted after the text; none when the request says `toolChoice: "none"`. */
   toolCalls?: ScriptedToolCall[];
+  /**
+   * Streams each call's arguments (their JSON) in a few `tool_input_delta`s before the call,
+   * as providers that stream arguments do; off by default.
+   */
+  streamArguments?: boolean;
   /** Usage to report; none is reported when absent. */
   usage?: ModelUsage;
   /** The finish reason; `tool_calls` when there are tool calls, else `stop`. */
@@ -99,6 +104,11 @@ export function scriptedModel(
     for (const call of calls) {
       callCount += 1;
       const id = call.id ?? `call_${callCount}`;
+      if (turn.streamArguments) {
+        for (const text of argumentPieces(JSON.stringify(call.arguments) ?? "")) {
+          events.push({ type: "tool_input_delta", id, name: call.name, text });
+        }
+      }
       events.push({
         type: "tool_call",
         id,
@@ -245,4 +255,14 @@ export function textDeltas(text: string): string[] {
   const deltas: string[] = [];
   for (let i = 0; i < words.length; i += size) deltas.push(words.slice(i, i + size).join(""));
   return deltas;
+}
+
+// The JSON cut into three pieces, or fewer when it is that short; none for `{}`, whose text a
+// provider leaves empty.
+function argumentPieces(json: string): string[] {
+  if (json === "{}") return [];
+  const size = Math.ceil(json.length / 3);
+  const pieces: string[] = [];
+  for (let i = 0; i < json.length; i += size) pieces.push(json.slice(i, i + size));
+  return pieces;
 }

@@ -193,13 +193,13 @@ export function parseSseStream(
  * body, so the connection is released.
  *
  * @param options `signal` stops reading at once, even when the body ignores it: the pending
- * read rejects with the signal's reason. The caps as in `createSseParser`.
+ * read rejects with the signal's reason. The caps and `onRetry` as in `createSseParser`.
  * @throws RangeError when a line or an event's data passes its cap (the message says which);
  * the parser is unusable afterwards.
  */
 export async function* readSseEvents(
   body: ReadableStream<Uint8Array>,
-  options: Omit<SseParserOptions, "onEvent" | "onRetry"> & {
+  options: Omit<SseParserOptions, "onEvent"> & {
     signal?: AbortSignal | undefined;
   } = {},
 ): AsyncGenerator<SseEvent, void, undefined> {

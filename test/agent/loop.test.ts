@@ -317,6 +317,69 @@ describe("the turn loop", () => {
 describe("one model turn", () => {
   const request = { messages: [], tools: [] };
 
+  describe("streamed tool arguments", () => {
+    const joined = (events: AgentEvent[]) => {
+      const out = new Map<string, string>();
+      for (const e of events) {
+        if (e.type === "tool_input_delta") out.set(e.callId, (out.get(e.callId) ?? "") + e.text);
+      }
+      return out;
+    };
+
+    test("reach the run as tool_input_delta events under the call's run id, before its tool_call", async () => {
+      const model = scriptedModel([
+        {
+          streamArguments: true,
+          toolCalls: [{ id: "w1", name: "echo", arguments: { text: "a long file body" } }],
+        },
+        { text: "ok" },
+      ]);
+      const echo = defineTool({
+        name: "echo",
+        description: "Echoes",
+        readOnly: true,
+        input: v.object({ text: v.string() }),
+        call: ({ text }) => text,
+      });
+      const events: AgentEvent[] = [];
+      const run = new Agent({ model, tools: [echo] }).run("go");
+      for await (const event of run) events.push(event);
+      const types = events.map((e) => e.type);
+      expect(types.filter((t) => t === "tool_input_delta").length).toBeGreaterThan(1);
+      expect(types.lastIndexOf("tool_input_delta")).toBeLessThan(types.indexOf("tool_call"));
+      expect(joined(events)).toEqual(new Map([["w1", '{"text":"a long file body"}']]));
+      expect(events.find((e) => e.type === "tool_input_delta")).toMatchObject({
+        turn: 1,
+        toolName: "echo",
+      });
+    });
+
+    test("two calls the model gave one id keep their pieces apart, under the ids their tool_calls get", async () => {
+      const model = scriptedModel([
+        {
+          streamArguments: true,
+          toolCalls: [
+            { id: "same", name: "x", arguments: { n: 1 } },
+            { id: "same", name: "x", arguments: { n: 2 } },
+          ],
+        },
+      ]);
+      const events: AgentEvent[] = [];
+      const turn = await streamModelTurn(model, request, {
+        signal: new AbortController().signal,
+        emit: (event) => events.push(event),
+        turn: 3,
+      });
+      expect(turn.toolCalls.map((call) => call.id)).toEqual(["same", "call_3_2"]);
+      expect(joined(events)).toEqual(
+        new Map([
+          ["same", '{"n":1}'],
+          ["call_3_2", '{"n":2}'],
+        ]),
+      );
+    });
+  });
+
   describe("streamModelTurn", () => {
     test("collects text, calls, usage and the finish reason, emitting the text", async () => {
       const model = scriptedModel([

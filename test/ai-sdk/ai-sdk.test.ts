@@ -3,7 +3,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { generateText as generateText7, stepCountIs as stepCountIs7 } from "ai-7";
 import { MockLanguageModelV4 } from "ai-7/test";
 import { createOpenAICompatible as createOpenAICompatible7 } from "ai-sdk-openai-compatible-3";
@@ -96,9 +96,19 @@ describe.each(majors)("aiSdkModel over $sdk", ({ create }) => {
     );
     const run = new Agent({ model: aiSdkModel(compatible(server.url)), tools: [add] }).run("2+3?");
     const kinds: string[] = [];
-    for await (const event of run) kinds.push(event.type);
+    let streamed = "";
+    for await (const event of run) {
+      kinds.push(event.type);
+      if (event.type === "tool_input_delta") {
+        expect(event).toMatchObject({ callId: "call_1", toolName: "add", turn: 1 });
+        streamed += event.text;
+      }
+    }
     const result = await run.result;
     expect(result).toMatchObject({ text: "It is 5.", stop: "done", finishReason: "stop" });
+    // The provider's tool-input-delta parts reach the run, before the call they build.
+    expect(streamed).toBe('{"a":2,"b":3}');
+    expect(kinds.lastIndexOf("tool_input_delta")).toBeLessThan(kinds.indexOf("tool_call"));
     expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: 7 });
     expect(kinds).toContain("reasoning_delta");
     const second = server.requests[1]?.body as { messages: { role: string; content?: unknown }[] };
@@ -160,6 +170,48 @@ describe.each(majors)("aiSdkModel over $sdk", ({ create }) => {
     expect(sent.messages[0]?.content).toEqual([
       { type: "text", text: "What is this?" },
       { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+    ]);
+  });
+});
+
+describe("aiSdkModel streamed arguments", () => {
+  test("a call that arrives whole streams as one piece; a provider-executed call streams none", async () => {
+    const model = new MockLanguageModelV3({
+      doStream: {
+        stream: convertArrayToReadableStream([
+          { type: "tool-input-start", id: "srv", toolName: "web_search", providerExecuted: true },
+          { type: "tool-input-delta", id: "srv", delta: '{"q":"x"}' },
+          { type: "tool-input-end", id: "srv" },
+          {
+            type: "tool-call",
+            toolCallId: "srv",
+            toolName: "web_search",
+            input: '{"q":"x"}',
+            providerExecuted: true,
+          },
+          { type: "tool-input-start", id: "c1", toolName: "add" },
+          { type: "tool-input-delta", id: "c1", delta: '{"a":' },
+          { type: "tool-input-end", id: "c1" },
+          // The call's input goes further than what streamed: the rest comes as one piece.
+          { type: "tool-call", toolCallId: "c1", toolName: "add", input: '{"a":2}' },
+          { type: "tool-call", toolCallId: "c2", toolName: "add", input: '{"a":3}' },
+          {
+            type: "finish",
+            finishReason: { unified: "tool-calls", raw: undefined },
+            usage: {
+              inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+              outputTokens: { total: 1, text: 1, reasoning: undefined },
+            },
+          },
+        ]),
+      },
+    });
+    const { events, error } = await collect(aiSdkModel(model).stream(request));
+    expect(error).toBeUndefined();
+    expect(events.filter((e) => e.type === "tool_input_delta")).toEqual([
+      { type: "tool_input_delta", id: "c1", name: "add", text: '{"a":' },
+      { type: "tool_input_delta", id: "c1", name: "add", text: "2}" },
+      { type: "tool_input_delta", id: "c2", name: "add", text: '{"a":3}' },
     ]);
   });
 });
@@ -272,8 +324,12 @@ describe("aiSdkModel over @ai-sdk/anthropic", () => {
     const model = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: "sk-ant-test" })(
       "claude-test",
     );
-    const result = await new Agent({ model: aiSdkModel(model), tools: [add] }).run("2+3?").result;
+    const agent = new Agent({ model: aiSdkModel(model), tools: [add] });
+    const pieces: string[] = [];
+    agent.on("tool_input_delta", (event) => pieces.push(`${event.callId}:${event.text}`));
+    const result = await agent.run("2+3?").result;
     expect(result).toMatchObject({ text: "5", stop: "done" });
+    expect(pieces).toEqual(['toolu_1:{"a":2,"b":3}']);
     const assistant = result.conversation.messages[1];
     expect(assistant?.content[0]).toMatchObject({
       type: "reasoning",

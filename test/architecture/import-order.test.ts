@@ -34,6 +34,7 @@ const ORDER = [
   "compaction",
   "agent",
   "otel",
+  "ui",
   "node",
 ];
 

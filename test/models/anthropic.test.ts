@@ -101,7 +101,16 @@ describe("anthropic", () => {
     const { events, error } = await collect(model.stream(request));
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("Écrire le fichier ☕");
-    expect(events.filter((e) => e.type !== "text_delta")).toEqual([
+    // The file's content streams as the model writes it, one piece per input_json_delta.
+    expect(events.filter((e) => e.type === "tool_input_delta")).toEqual(
+      pieces.map((text) => ({
+        type: "tool_input_delta",
+        id: "toolu_01",
+        name: "write_file",
+        text,
+      })),
+    );
+    expect(events.filter((e) => e.type !== "text_delta" && e.type !== "tool_input_delta")).toEqual([
       { type: "tool_call", id: "toolu_01", name: "write_file", arguments: input },
       {
         type: "usage",
@@ -435,7 +444,10 @@ describe("anthropicDecoder", () => {
       },
       { type: "content_block_stop", index: 0 },
     ]);
-    expect(out).toEqual([{ type: "tool_call", id: "t", name: "f", arguments: '{"a":' }]);
+    expect(out).toEqual([
+      { type: "tool_input_delta", id: "t", name: "f", text: '{"a":' },
+      { type: "tool_call", id: "t", name: "f", arguments: '{"a":' },
+    ]);
   });
 
   test("redacts secrets from the excerpt of an event that is not JSON", () => {

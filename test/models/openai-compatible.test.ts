@@ -8,7 +8,7 @@ import {
   openAIDecoder,
   openAIMessages,
 } from "../../src/models/openai-compatible.ts";
-import { collect, textOf } from "../support/model-collect.ts";
+import { argumentPieces, collect, textOf } from "../support/model-collect.ts";
 import {
   type ReplayExchange,
   type ReplayServer,
@@ -148,7 +148,13 @@ describe("openAICompatible", () => {
     );
     const { events, error } = await collect(model.stream(request));
     expect(error).toBeUndefined();
-    expect(events).toEqual([
+    expect(argumentPieces(events)).toEqual(
+      new Map([
+        ["call_a", args0],
+        ["call_b", args1],
+      ]),
+    );
+    expect(events.filter((e) => e.type !== "tool_input_delta")).toEqual([
       { type: "tool_call", id: "call_a", name: "weather", arguments: JSON.parse(args0) },
       { type: "tool_call", id: "call_b", name: "search", arguments: JSON.parse(args1) },
       { type: "usage", inputTokens: 100, outputTokens: 20, cacheReadTokens: 64 },
@@ -165,7 +171,10 @@ describe("openAICompatible", () => {
     ];
     const model = await serve((exchange) => replaySse(exchange, [utf8(wire(...frames))]));
     const { events } = await collect(model.stream(request));
-    expect(events[0]).toEqual({ type: "tool_call", id: "c1", name: "f", arguments: '{"a": 1' });
+    expect(events.slice(0, 2)).toEqual([
+      { type: "tool_input_delta", id: "c1", name: "f", text: '{"a": 1' },
+      { type: "tool_call", id: "c1", name: "f", arguments: '{"a": 1' },
+    ]);
   });
 
   test("sends the documented request body and headers", async () => {
@@ -471,6 +480,7 @@ describe("openAIDecoder", () => {
       choice({}, "tool_calls"),
     ]);
     expect(events).toEqual([
+      { type: "tool_input_delta", id: "call_1", name: "a", text: '{"x":1}' },
       { type: "tool_call", id: "call_1", name: "a", arguments: { x: 1 } },
       { type: "tool_call", id: "call_2", name: "b", arguments: {} },
       { type: "finish", reason: "tool_calls" },

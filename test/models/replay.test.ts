@@ -13,7 +13,7 @@ import { isModelError } from "../../src/models/model-error.ts";
 import { openAICompatible } from "../../src/models/openai-compatible.ts";
 import { scriptedModel } from "../../src/models/scripted-model.ts";
 import { serverToolRecordings, webSearch } from "../support/anthropic-server-tool-streams.ts";
-import { collect, textOf } from "../support/model-collect.ts";
+import { argumentPieces, collect, textOf } from "../support/model-collect.ts";
 import {
   type ReplayExchange,
   type ReplayServer,
@@ -49,14 +49,25 @@ async function replay(make: Make, body: string, slice?: number) {
   return result;
 }
 
-/** Runs the case whole and in 3-byte slices; both must decode the same. */
+/**
+ * Runs the case whole and in 3-byte slices; both must decode the same. Every call with
+ * arguments must have streamed them (`collect` checks that the pieces join to them).
+ */
 async function both(make: Make, body: string) {
   const whole = await replay(make, body);
   const sliced = await replay(make, body, 3);
   expect(sliced.events).toEqual(whole.events);
   expect(String(sliced.error)).toEqual(String(whole.error));
+  const pieces = argumentPieces(whole.events);
+  for (const call of whole.events) {
+    if (call.type !== "tool_call" || isEmptyObject(call.arguments)) continue;
+    expect(pieces.get(call.id), `pieces of ${call.id}`).toBeTruthy();
+  }
   return whole;
 }
+
+const isEmptyObject = (value: unknown) =>
+  typeof value === "object" && value !== null && Object.keys(value).length === 0;
 
 const chat = (delta: object, finish: string | null = null, extra: object = {}) =>
   sseFrame({
@@ -110,6 +121,70 @@ describe("OpenAI-compatible streams", () => {
       { type: "tool_call", id: "call_a", name: "get", arguments: { city: "Paris" } },
       { type: "tool_call", id: "call_b", name: "get", arguments: { city: "Rome" } },
     ]);
+  });
+
+  test("arguments stream as tool_input_delta pieces per call, parallel calls interleaved, before their tool_call", async () => {
+    const piece = (index: number, args: string, head?: { id: string; name: string }) => ({
+      tool_calls: [
+        {
+          index,
+          ...(head ? { id: head.id, type: "function" } : {}),
+          function: { ...(head ? { name: head.name } : {}), arguments: args },
+        },
+      ],
+    });
+    const body =
+      chat(piece(0, "", { id: "call_a", name: "get" })) +
+      chat(piece(1, '{"ci', { id: "call_b", name: "get" })) +
+      chat(piece(0, '{"city":')) +
+      chat(piece(1, 'ty":"Rome"}')) +
+      chat(piece(0, '"Paris"}')) +
+      chat({}, "tool_calls") +
+      done;
+    const { events } = await both(openai, body);
+    expect(events.filter((e) => e.type === "tool_input_delta")).toEqual([
+      { type: "tool_input_delta", id: "call_b", name: "get", text: '{"ci' },
+      { type: "tool_input_delta", id: "call_a", name: "get", text: '{"city":' },
+      { type: "tool_input_delta", id: "call_b", name: "get", text: 'ty":"Rome"}' },
+      { type: "tool_input_delta", id: "call_a", name: "get", text: '"Paris"}' },
+    ]);
+    expect(kinds(events)).toEqual([
+      ...Array(4).fill("tool_input_delta"),
+      "tool_call",
+      "tool_call",
+      "finish",
+    ]);
+    expect(calls(events).map((e) => e.type === "tool_call" && e.arguments)).toEqual([
+      { city: "Paris" },
+      { city: "Rome" },
+    ]);
+  });
+
+  test("a server that sends one id for every call: each call's pieces and tool_call share an id of their own", async () => {
+    const head = (index: number) => ({
+      tool_calls: [
+        { index, id: "same", type: "function", function: { name: "get", arguments: "" } },
+      ],
+    });
+    const args = (index: number, text: string) => ({
+      tool_calls: [{ index, function: { arguments: text } }],
+    });
+    const body =
+      chat(head(0)) +
+      chat(args(0, '{"city":"Paris"}')) +
+      chat(head(1)) +
+      chat(args(1, '{"city":"Rome"}')) +
+      chat({}, "tool_calls") +
+      done;
+    const { events } = await both(openai, body);
+    const ids = calls(events).map((e) => e.type === "tool_call" && e.id);
+    expect(ids).toEqual(["same", "call_2"]);
+    expect(argumentPieces(events)).toEqual(
+      new Map([
+        ["same", '{"city":"Paris"}'],
+        ["call_2", '{"city":"Rome"}'],
+      ]),
+    );
   });
 
   test("vLLM: a flat error object mid-stream, then [DONE], fails the turn with its message", async () => {

@@ -76,7 +76,17 @@ export const cases: PortableCase[] = [
       const out = await events(model.stream(request));
       assertEqual(
         out.map((e) => e.type),
-        ["retry", "reasoning_delta", "text_delta", "reasoning", "tool_call", "tool_call", "finish"],
+        [
+          "retry",
+          "reasoning_delta",
+          "text_delta",
+          "tool_input_delta",
+          "tool_input_delta",
+          "reasoning",
+          "tool_call",
+          "tool_call",
+          "finish",
+        ],
       );
       assertEqual(out[2], { type: "text_delta", text: "Hé" });
       assertEqual(bodies.length, 2);

@@ -37,6 +37,7 @@ const EVENT_TYPES = Object.keys({
   interaction_requested: true,
   interaction_resolved: true,
   tool_progress: true,
+  tool_input_delta: true,
   tool_result: true,
   compacted: true,
   error: true,

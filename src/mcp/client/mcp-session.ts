@@ -39,6 +39,7 @@ import {
   jsonRpcRequest,
 } from "../json-rpc.ts";
 import { MCP_ERROR, META } from "../protocol.ts";
+import { type Reopened, resumableEvents } from "./resumable-stream.ts";
 
 /**
  * What `connectMcp` needs to authorize its HTTP requests; `oauth()` from `toolwire/oauth` makes
@@ -690,9 +691,19 @@ export class McpSession {
     const type = (response.headers.get("content-type") ?? "").toLowerCase();
     const stream = type.startsWith("text/event-stream") ? response.body : null;
     if (stream) {
-      const limits = { maxLineLength: this.#maxBytes, maxDataLength: this.#maxBytes };
+      // 2025-11-25: a stream the server closes before the response (polling) or that drops
+      // resumes with a GET after its last event id; 2026-07-28 has no such GET.
+      const resume = {
+        signal,
+        label: options.label,
+        method,
+        maxMessageBytes: this.#maxBytes,
+        reconnect: this.#modern
+          ? undefined
+          : (lastEventId: string) => this.#reopen(lastEventId, { ...options, method }),
+      };
       try {
-        for await (const event of readSseEvents(stream, { ...limits, signal })) {
+        for await (const event of resumableEvents(stream, resume)) {
           if (event.data === "") continue;
           const outcome = this.#route(parseJsonText(event.data, this.#secrets), awaited);
           if (outcome) return outcome;
@@ -743,8 +754,56 @@ export class McpSession {
     throw new ToolError({
       type: "transport",
       tool: options.label,
-      message: `the ${method} stream ended before its response`,
+      message: `the ${method} stream ended before its response${this.#modern ? "" : " and gave no event id to resume it from"}`,
     });
+  }
+
+  // The GET that resumes a request's stream after `lastEventId` (2025-11-25). A network
+  // failure, 429 or 5xx is worth another attempt; any other refusal, or an answer that is not
+  // an event stream, ends the request with a `transport` error saying why.
+  async #reopen(
+    lastEventId: string,
+    options: { signal?: AbortSignal; label: string; method: string; deadline?: Deadline },
+  ): Promise<Reopened> {
+    const { method, signal } = options;
+    const fail = (why: string) =>
+      new ToolError({
+        type: "transport",
+        tool: options.label,
+        message: `the ${method} stream ended before its response and could not be resumed: ${why}`,
+      });
+    // An id a header cannot carry (outside visible ASCII) cannot be sent back.
+    if (!/^[\x20-\x7e]*$/.test(lastEventId)) throw fail("its event id is not a valid header value");
+    const headers = new Headers(this.#headersFor());
+    headers.set("accept", "text/event-stream");
+    headers.delete("content-type");
+    headers.set("last-event-id", lastEventId);
+    let response: Response;
+    try {
+      response = await this.#fetchAuthorized({ method: "GET", headers }, signal, options.deadline);
+    } catch (error) {
+      if (signal?.aborted || isToolError(error)) throw error;
+      return { type: "unavailable", why: `the GET failed: ${describe(error)}` };
+    }
+    const type = (response.headers.get("content-type") ?? "").toLowerCase();
+    if (response.ok && type.startsWith("text/event-stream") && response.body) {
+      return { type: "stream", body: response.body };
+    }
+    const { status } = response;
+    if (status === 429 || status >= 500) {
+      response.body?.cancel().catch(() => {});
+      return { type: "unavailable", why: `the GET got HTTP ${status}` };
+    }
+    if (response.ok) {
+      response.body?.cancel().catch(() => {});
+      throw fail(`the GET got ${type.split(";")[0] || "no content type"}, not an event stream`);
+    }
+    if (status === 405) {
+      response.body?.cancel().catch(() => {});
+      throw fail("the server offers no GET stream (HTTP 405)");
+    }
+    const refusal = await this.#httpFailure(response, options, this.#sessionId !== undefined);
+    throw fail(refusal.data.type === "transport" ? refusal.data.message : refusal.message);
   }
 
   // Returns the result when a message is the awaited response; routes the server's requests

@@ -116,6 +116,10 @@ function handleRequest(
   }
   // The revision in use: the `MCP-Protocol-Version` header, else the session's.
   const version = request.headers.get("mcp-protocol-version") ?? session?.protocolVersion;
+  // 2025-11-25 streams are resumable in a session (S23); an older client would take the
+  // priming event's empty data for a message.
+  const streams = core.registry.streams;
+  const resumable = streams && session && version === "2025-11-25" ? streams : undefined;
   return serve(
     core,
     {
@@ -129,6 +133,7 @@ function handleRequest(
       // Without a session, or before it sets one, every message is sent.
       logLevel: () => session?.logLevel ?? "all",
       ask: (question, signal, send) => ask(core, session, owner, version, question, signal, send),
+      channel: resumable && session ? () => resumable.channel(session.id, headers) : undefined,
     },
     method,
   );
@@ -259,6 +264,30 @@ export function handleDelete(
   if (found instanceof JsonAnswer) return found;
   core.registry.endSession(found.id);
   return new Response(null, { status: 204, headers });
+}
+
+/**
+ * Answers GET: with `Last-Event-ID`, resumes one of the caller's session's response streams
+ * (S23); 404 for an id that names none of them. Without it there is no stream to open (405):
+ * the server sends nothing outside a request's own stream.
+ */
+export function handleGet(
+  core: Core,
+  request: IncomingRequest,
+  headers: Headers,
+  identity: string | undefined,
+): Answer {
+  const lastEventId = request.headers.get("last-event-id");
+  const streams = core.registry.streams;
+  if (!streams || lastEventId === null) {
+    return methodNotAllowed(headers, streams ? "POST, DELETE, OPTIONS" : "POST, OPTIONS");
+  }
+  const found = findSession(core, request, headers, identity);
+  if (found instanceof JsonAnswer) return found;
+  return (
+    streams.resume(lastEventId, found.id, headers) ??
+    httpError(404, "Not Found: no stream of this session has that Last-Event-ID", headers)
+  );
 }
 
 /** A 405 answer whose `Allow` header lists the methods the endpoint does accept. */

@@ -23,8 +23,14 @@ import {
   jsonRpcResult,
 } from "../json-rpc.ts";
 import type { McpLoggingLevel } from "../protocol.ts";
-import { type Answer, createResponseChannel, type IncomingRequest } from "./http.ts";
+import {
+  type Answer,
+  createResponseChannel,
+  type IncomingRequest,
+  type ResponseChannel,
+} from "./http.ts";
 import type { ResolvedOptions } from "./options.ts";
+import { createStreamLog, type StreamLog } from "./resumable-streams.ts";
 
 /** Who `authorize` let in: the tool's `ctx.auth` and the identity key it is compared by. */
 export interface Caller {
@@ -190,14 +196,16 @@ export interface Envelope {
   readonly journal?: CallJournal;
   /** The revision's last word on the outcome (2026: `resultType`, `input_required`). */
   decorate?(outcome: Outcome): Outcome | Promise<Outcome>;
+  /** The answer's channel when the revision records it (a 2025-11-25 resumable stream). */
+  readonly channel?: (() => ResponseChannel) | undefined;
 }
 
 /**
  * Answers one request with a method: as plain JSON when the method just returns, as an SSE
  * stream from the first notification or question it sends. A request with an owner is
  * cancelled through the registry (`notifications/cancelled`, its session's end); one without is
- * cancelled when its client leaves. A method that throws rejects the answer (a 500 that
- * `onError` sees), as long as nothing was streamed yet.
+ * cancelled when its client leaves. A method that throws is a 500, or, once it has streamed, a
+ * stream that ends without a response; `onError` sees the failure either way.
  */
 export function serve(core: Core, envelope: Envelope, method: Method): Promise<Answer> {
   const { request, message, caller } = envelope;
@@ -209,7 +217,7 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
     envelope.owner === undefined
       ? () => controller.abort("the client closed the request")
       : undefined;
-  const channel = createResponseChannel(envelope.headers, disconnect);
+  const channel = envelope.channel?.() ?? createResponseChannel(envelope.headers, disconnect);
   const stopListening = disconnect ? request.onAbort(disconnect) : undefined;
   const params = message.params ?? {};
   const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -264,7 +272,7 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
       );
     } catch (error) {
       observed?.end({ type: "failed", error });
-      channel.fail(error);
+      if (!channel.fail(error)) scope.report(error, "request");
     } finally {
       stopListening?.();
     }
@@ -322,6 +330,8 @@ export interface Registry {
   readonly calls: InFlightCalls;
   /** Open `subscriptions/listen` streams. */
   readonly listens: ReadonlySet<Listen>;
+  /** The 2025-11-25 response streams kept for resumption, in `memory` mode (S23). */
+  readonly streams: StreamLog | undefined;
   /**
    * Registers a running call under the caps (S6): per session when a session holds it, else
    * for the whole handler, and per caller identity. Returns the unregister function, or why it
@@ -343,16 +353,22 @@ export interface Registry {
 /** Creates the registry of one handler, with its limits. */
 export function createRegistry(options: ResolvedOptions): Registry {
   const calls = createInFlightCalls();
-  const sessions =
-    options.sessions === "memory"
-      ? createSessionStore({
-          capacity: options.maxSessions,
-          perCaller: options.maxSessionsPerCaller,
-          idleMs: options.sessionIdleTimeoutMs,
-          busy: (id) => calls.running(id),
-          onExpire: (id) => calls.cancelAll(id),
-        })
-      : undefined;
+  const memory = options.sessions === "memory";
+  const streams = memory
+    ? createStreamLog({ retryMs: options.sseRetryMs, pollMs: options.ssePollMs })
+    : undefined;
+  const sessions = memory
+    ? createSessionStore({
+        capacity: options.maxSessions,
+        perCaller: options.maxSessionsPerCaller,
+        idleMs: options.sessionIdleTimeoutMs,
+        busy: (id) => calls.running(id),
+        onExpire: (id) => {
+          calls.cancelAll(id);
+          streams?.endSession(id);
+        },
+      })
+    : undefined;
   const listens = new Set<Listen>();
   const { maxInFlightCalls, maxInFlightCallsPerCaller, maxListens, maxListensPerCaller } = options;
   return {
@@ -360,6 +376,7 @@ export function createRegistry(options: ResolvedOptions): Registry {
     pending: createPendingRequests(),
     calls,
     listens,
+    streams,
     admitCall(owner, id, controller, identity, inSession) {
       const limit = {
         max: maxInFlightCalls,
@@ -388,6 +405,7 @@ export function createRegistry(options: ResolvedOptions): Registry {
     endSession(id) {
       sessions?.delete(id);
       calls.cancelAll(id);
+      streams?.endSession(id);
     },
   };
 }

@@ -8,7 +8,7 @@
 import { ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import { Toolset } from "../../toolset/toolset.ts";
-import { handleDelete, handlePost, methodNotAllowed } from "./codec-2025.ts";
+import { handleDelete, handleGet, handlePost, methodNotAllowed } from "./codec-2025.ts";
 import { claimsModern, createModernCodec, type ModernCodec } from "./codec-2026.ts";
 import {
   type Core,
@@ -18,6 +18,7 @@ import {
   type MethodTable,
   ping,
 } from "./core.ts";
+import { bufferBody, createSessionRouter, type SessionRouter } from "./durable-sessions.ts";
 import {
   ANSWER_DIRECTLY,
   type Answer,
@@ -124,6 +125,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       resolved.resourceMetadata &&
       createProtectedResource(resolved.resourceMetadata, resolved.endpoint),
     modern: createModernCodec(core),
+    router: resolved.durableSessions && createSessionRouter(resolved.durableSessions),
     report: core.report,
   };
   const answer = async (request: IncomingRequest): Promise<Answer> => {
@@ -175,6 +177,8 @@ interface Server {
   readonly protectedResource: ProtectedResource | undefined;
   /** The 2026-07-28 codec. */
   readonly modern: ModernCodec;
+  /** Sends 2025 requests to their session's Durable Object, with `durableSessions`. */
+  readonly router: SessionRouter | undefined;
   report: Core["report"];
 }
 
@@ -203,16 +207,23 @@ async function route(state: Server, request: IncomingRequest): Promise<Answer> {
   }
   switch (request.method) {
     case "POST": {
-      const parsed = await readPost(request, headers, state.options);
+      // With `durableSessions` a 2025 body is read once here and sent on as it came.
+      const buffered = state.router && (await bufferBody(request, state.options.maxBodyBytes));
+      const incoming = buffered?.request ?? request;
+      const parsed = await readPost(incoming, headers, state.options);
       if (parsed instanceof JsonAnswer) return parsed;
       const headerVersion = request.headers.get("mcp-protocol-version");
       if (parsed.type === "single" && claimsModern(parsed.message, headerVersion)) {
-        return state.modern(request, headers, caller, parsed.message);
+        return state.modern(incoming, headers, caller, parsed.message);
       }
+      if (state.router) return state.router(incoming, buffered?.text ?? null, headers);
       return handlePost(state.core, request, headers, caller, parsed);
     }
     case "DELETE":
+      if (state.router) return state.router(request, null, headers);
       return handleDelete(state.core, request, headers, caller.identity);
+    case "GET":
+      return handleGet(state.core, request, headers, caller.identity);
     default:
       return methodNotAllowed(
         headers,

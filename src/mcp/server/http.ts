@@ -417,10 +417,10 @@ export interface ResponseChannel {
    */
   finish(message: JsonRpcResponse | undefined, fallback: JsonRpcResponse, status?: number): void;
   /**
-   * Ends the exchange on an unexpected failure: the answer rejects (the handler makes it a 500),
-   * or a stream already started just ends.
+   * Ends the exchange on an unexpected failure: the answer rejects (the handler makes it a 500
+   * that `onError` sees), or a stream already started just ends; returns whether it rejected.
    */
-  fail(error: unknown): void;
+  fail(error: unknown): boolean;
 }
 
 /**
@@ -465,10 +465,11 @@ export function createResponseChannel(
       resolve(jsonAnswer(message ?? fallback, status, headers));
     },
     fail(error) {
-      if (done) return;
+      if (done) return false;
       done = true;
-      if (stream) stream.close();
-      else reject(error);
+      if (!stream) reject(error);
+      stream?.close();
+      return !stream;
     },
   };
 }
@@ -483,6 +484,11 @@ export interface SseWriter {
    * while the client lags more than the buffer limit behind. Returns whether it was queued.
    */
   write(message: JsonRpcMessage): boolean;
+  /**
+   * Writes one event already in SSE form (a resumable stream's, with its id); `droppable` ones
+   * are dropped as notifications are. Returns whether it was queued.
+   */
+  raw(text: string, droppable: boolean): boolean;
   /** Writes an SSE comment line (a keep-alive that clients ignore); a no-op once closed. */
   comment(text: string): void;
   /** Ends the stream; idempotent. */
@@ -529,6 +535,12 @@ export function createSseWriter(bufferBytes = 1024 * 1024, onCancel?: () => void
       if (text === undefined) return false;
       // JSON.stringify never emits raw newlines, so one `data:` line is always enough.
       controller.enqueue(encoder.encode(`event: message\ndata: ${text}\n\n`));
+      return true;
+    },
+    raw(text, droppable) {
+      if (!open || !controller) return false;
+      if (droppable && (controller.desiredSize ?? 0) <= 0) return false;
+      controller.enqueue(encoder.encode(text));
       return true;
     },
     comment(text) {

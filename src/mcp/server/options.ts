@@ -4,6 +4,7 @@
 import { ToolError } from "../../errors.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { Observer } from "../../observer.ts";
+import type { DurableSessionNamespace } from "./durable-sessions.ts";
 import type { InsufficientScope, ResourceMetadataOptions } from "./protected-resource.ts";
 
 /**
@@ -150,6 +151,15 @@ export interface McpHandlerOptions {
   maxInFlightCallsPerCaller?: number;
   /** `stateless` (default: any instance answers any request) or in-memory `Mcp-Session-Id` sessions. */
   sessions?: "stateless" | "memory";
+  /**
+   * On Cloudflare Workers: gives each 2025 session one home, a Durable Object of this namespace
+   * (`env.MCP_SESSIONS`), and sends every request of the session there, whichever isolate took
+   * it, so a client's answer to a tool's question reaches the running tool. The object serves
+   * them with its own `createMcpHandler(toolset, { ...sameOptions, sessions: "memory" })`
+   * (see the deploy guide); this handler authorizes, then only routes 2025 requests (and serves
+   * 2026-07-28 ones itself). The session ids clients see name the object. Default: none.
+   */
+  durableSessions?: DurableSessionNamespace;
   /** The most live sessions in `memory` mode; default 1024. One more `initialize` gets 503. */
   maxSessions?: number;
   /**
@@ -186,6 +196,20 @@ export interface McpHandlerOptions {
   interactionPolicy?: "reject" | "elicit";
   /** How long a 2025 question may wait for its answer, in ms; default 5 minutes. */
   interactionTimeoutMs?: number;
+  /**
+   * With `memory` sessions, a 2025-11-25 request's SSE answer is resumable: it opens with a
+   * priming event, every event has an id, and a client whose connection closed or dropped gets
+   * what it missed with a GET carrying `Last-Event-ID`. This is the `retry:` it is told to wait
+   * before reconnecting, in ms; default 1000.
+   */
+  sseRetryMs?: number;
+  /**
+   * With `memory` sessions, closes the connection of a 2025-11-25 request still running this
+   * long after the connection opened, in ms (SSE polling): the client reconnects after
+   * `sseRetryMs` with `Last-Event-ID` and the call goes on. A request not yet streaming is
+   * switched to a stream first. Default: connections stay open until the answer.
+   */
+  ssePollMs?: number;
   /** Tools per `tools/list` page; default 64. */
   pageSize?: number;
   /**
@@ -238,7 +262,9 @@ type OptionalOption =
   | "stateSecret"
   | "cacheHints"
   | "questionKey"
-  | "resourceMetadata";
+  | "resourceMetadata"
+  | "durableSessions"
+  | "ssePollMs";
 
 /** Returns the options with defaults filled in, or throws `invalid_configuration`. */
 export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
@@ -280,10 +306,12 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     sessionIdleTimeoutMs: positive("sessionIdleTimeoutMs", 1_800_000),
     interactionPolicy: options.interactionPolicy ?? "reject",
     interactionTimeoutMs: positive("interactionTimeoutMs", 300_000),
+    sseRetryMs: positive("sseRetryMs", 1000),
     pageSize: positive("pageSize", 64),
     requestStateTtlMs: positive("requestStateTtlMs", 600_000),
     maxJournalBytes: positive("maxJournalBytes", 256 * 1024),
   };
+  if (options.ssePollMs !== undefined) positive("ssePollMs", 0);
   if (
     options.stateSecret !== undefined &&
     (typeof options.stateSecret !== "string" || options.stateSecret.length < 32)
@@ -309,6 +337,18 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
   }
   if (resolved.sessions !== "stateless" && resolved.sessions !== "memory") {
     throw bad("`sessions` must be `stateless` or `memory`");
+  }
+  const homes = options.durableSessions as Partial<Record<string, unknown>> | undefined;
+  if (
+    homes !== undefined &&
+    (typeof homes?.idFromName !== "function" || typeof homes.get !== "function")
+  ) {
+    throw bad("`durableSessions` must be a Durable Object namespace binding (idFromName, get)");
+  }
+  if (homes !== undefined && resolved.sessions === "memory") {
+    throw bad(
+      '`durableSessions` routes sessions to their objects, so this handler holds none: leave `sessions` out here and give the object\'s handler `sessions: "memory"`',
+    );
   }
   if (resolved.interactionPolicy !== "reject" && resolved.interactionPolicy !== "elicit") {
     throw bad("`interactionPolicy` must be `reject` or `elicit`");

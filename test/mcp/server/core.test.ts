@@ -1,12 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { jsonRpcError, jsonRpcResult } from "../../../src/mcp/json-rpc.ts";
+import { Toolset } from "../../../src/index.ts";
+import { jsonRpcError, jsonRpcRequest, jsonRpcResult } from "../../../src/mcp/json-rpc.ts";
 import {
+  type Core,
   createInFlightCalls,
+  createListCache,
   createPendingRequests,
+  createRegistry,
   createSessionStore,
+  type Envelope,
   identityOf,
   readClientCapabilities,
+  serve,
 } from "../../../src/mcp/server/core.ts";
+import { incomingRequest, type JsonAnswer } from "../../../src/mcp/server/http.ts";
+import { resolveOptions } from "../../../src/mcp/server/options.ts";
 import { CLIENT_HEADERS, fixtureHandler, post, rpc } from "./fixture.ts";
 
 // What a handler remembers between requests, and for whom (docs/design.md S4-S7).
@@ -338,5 +346,69 @@ describe("readClientCapabilities", () => {
       sampling: false,
     });
     expect(readClientCapabilities("nonsense")).toEqual({ elicitation: false, sampling: false });
+  });
+});
+
+describe("serve", () => {
+  const setup = () => {
+    const reported: { error: unknown; phase: string }[] = [];
+    const options = resolveOptions({ name: "t", version: "1" });
+    const toolset = Toolset.local([]);
+    const core: Core = {
+      toolset,
+      options,
+      registry: createRegistry(options),
+      tools: createListCache(
+        () => toolset.listTools(),
+        (tool) => tool.name,
+      ),
+      methods: {},
+      report: (error, phase) => reported.push({ error, phase }),
+    };
+    const envelope: Envelope = {
+      request: incomingRequest("http://127.0.0.1/mcp", { method: "POST" }),
+      headers: new Headers(),
+      message: jsonRpcRequest(7, "x/y"),
+      caller: { auth: undefined, identity: undefined },
+      owner: undefined,
+      inSession: false,
+      capabilities: undefined,
+      logLevel: () => "all",
+      ask: () => Promise.reject(new Error("no questions here")),
+    };
+    return { core, envelope, reported };
+  };
+
+  it("answers a method's result as plain JSON, and a cancelled one as -32800", async () => {
+    const { core, envelope } = setup();
+    const plain = await serve(core, envelope, () => ({ type: "result", result: { ok: true } }));
+    expect(JSON.parse((plain as JsonAnswer).text)).toEqual(jsonRpcResult(7, { ok: true }));
+    const cancelled = await serve(core, envelope, () => ({ type: "cancelled" }));
+    expect(JSON.parse((cancelled as JsonAnswer).text).error.code).toBe(-32800);
+  });
+
+  it("rejects the answer of a method that throws before it streamed (the handler's 500)", async () => {
+    const { core, envelope, reported } = setup();
+    const failure = new Error("boom");
+    await expect(
+      serve(core, envelope, () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(reported).toEqual([]);
+  });
+
+  it("ends the stream of a method that throws after streaming, and reports the failure", async () => {
+    const { core, envelope, reported } = setup();
+    const failure = new Error("boom");
+    const answer = await serve(core, envelope, async (_params, scope) => {
+      scope.notify("notifications/message", { level: "info", data: "first" });
+      await Promise.resolve();
+      throw failure;
+    });
+    const text = await (answer as Response).text();
+    expect(text).toContain('"notifications/message"');
+    expect(text).not.toContain('"id":7');
+    expect(reported).toEqual([{ error: failure, phase: "request" }]);
   });
 });

@@ -230,13 +230,16 @@ export function nestedText(message: unknown, levels: string | number): string {
   return JSON.stringify(message).replace('"<deep>"', () => `${open}0${reversed}`);
 }
 
-/** Reads every SSE `data:` payload of a response as JSON. */
+/**
+ * Reads every SSE `data:` payload of a response as JSON; an empty one (a resumable stream's
+ * priming event) carries no message and is skipped, as clients do.
+ */
 export async function sseMessages(response: Response): Promise<Record<string, unknown>[]> {
   const text = await response.text();
   return text
     .split("\n\n")
     .map((event) => event.split("\n").find((line) => line.startsWith("data: ")))
-    .filter((line): line is string => line !== undefined)
+    .filter((line): line is string => line !== undefined && line !== "data: ")
     .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
 }
 
@@ -256,7 +259,7 @@ export async function* streamEvents(response: Response): AsyncGenerator<Record<s
         .split("\n")
         .find((line) => line.startsWith("data: "));
       buffer = buffer.slice(end + 2);
-      if (data) yield JSON.parse(data.slice(6));
+      if (data && data !== "data: ") yield JSON.parse(data.slice(6));
       end = buffer.indexOf("\n\n");
     }
   }

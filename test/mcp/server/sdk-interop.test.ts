@@ -52,6 +52,28 @@ describe("the official SDK client against createMcpHandler", () => {
     });
   }
 
+  it("resumes a call whose connections the server closes (ssePollMs, S23), losing no progress", async () => {
+    const { handler } = setup({ sessions: "memory", ssePollMs: 20, sseRetryMs: 5 });
+    const resumptions: string[] = [];
+    const counting = {
+      ...handler,
+      fetch: (input: Request | string | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        const lastEventId = request.headers.get("last-event-id");
+        if (lastEventId !== null) resumptions.push(lastEventId);
+        return handler.fetch(request);
+      },
+    };
+    const client = await connect(counting);
+    const seen: number[] = [];
+    const result = await client.callTool({ name: "slow", arguments: { steps: 40 } }, undefined, {
+      onprogress: (progress) => seen.push(progress.progress),
+    });
+    expect(result.content).toEqual([{ type: "text", text: "done" }]);
+    expect(seen).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(resumptions.length).toBeGreaterThan(0);
+  });
+
   it("round-trips outputSchema and structuredContent (the SDK validates them)", async () => {
     const client = await connect(setup().handler);
     const { tools } = await client.listTools();

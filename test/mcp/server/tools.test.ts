@@ -10,7 +10,7 @@ import { CLIENT_HEADERS, fixtureHandler, post, rpc, sseMessages } from "./fixtur
 const call = (id: number, name: string, args: unknown, meta?: Record<string, unknown>) =>
   rpc(id, "tools/call", meta ? { name, arguments: args, _meta: meta } : { name, arguments: args });
 
-describe("serveToolCall", () => {
+describe("callTool", () => {
   it("answers a plain call with JSON", async () => {
     const { handler } = fixtureHandler();
     const response = await handler.fetch(post(call(1, "echo", { message: "hi" })));

@@ -1,0 +1,159 @@
+// Runs that pause and resume (docs/design.md A9, A10): a 100-turn run, one call a turn, whose
+// last call waits for an approval. Printed beside a plain run of the same turns in the same
+// run: the same run keeping snapshots (a signed checkpoint before each call starts and after it
+// ends), the snapshot's size when it pauses, the time `pause()` takes to hand it back and
+// `resume()` to finish the run from it on a fresh agent. Then what an agent without `snapshots`
+// pays for their existence: a plain run before and after the snapshot module was loaded.
+//
+// Run: `npm run bench` (or `npx tsx bench/durable-runs.ts` after `npm run build`).
+import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import * as v from "valibot";
+import { loadDist } from "./load.ts";
+import { compare, figure, interleaved, section, time } from "./report.ts";
+
+type AgentEntry = typeof import("../src/agent/index.ts");
+type ModelsEntry = typeof import("../src/models/index.ts");
+type CoreEntry = typeof import("../src/index.ts");
+
+const TURNS = 100;
+const SECRET = "a-bench-secret-of-at-least-32-characters";
+
+async function load(): Promise<{ core: CoreEntry; agent: AgentEntry; models: ModelsEntry }> {
+  if (existsSync(new URL("../dist/agent/index.js", import.meta.url))) {
+    const [core, agent, models] = await Promise.all([
+      loadDist<CoreEntry>("index.js"),
+      loadDist<AgentEntry>("agent/index.js"),
+      loadDist<ModelsEntry>("models/index.js"),
+    ]);
+    return { core, agent, models };
+  }
+  const [core, agent, models] = await Promise.all([
+    import("../src/index.ts"),
+    import("../src/agent/index.ts"),
+    import("../src/models/index.ts"),
+  ]);
+  return { core, agent, models };
+}
+
+/** Prints the durable-run figures. */
+export async function durableRuns(): Promise<void> {
+  const { core, agent: entry, models } = await load();
+  section(`Durable runs: a ${TURNS}-turn run, one call a turn, the last one waiting for approval`);
+  const note = core.defineTool({
+    name: "note",
+    description: "Notes a line",
+    readOnly: true,
+    input: v.object({ line: v.string() }),
+    call: ({ line }) => `noted ${line}`,
+  });
+  const pay = core.defineTool({
+    name: "pay",
+    description: "Pays an amount",
+    input: v.object({ amount: v.number() }),
+    call: ({ amount }) => `paid ${amount}`,
+  });
+  const tools = [note, pay];
+  // Decides from the transcript alone, so a fresh agent continues a resumed run.
+  const model = () =>
+    models.scriptedModel((request) => {
+      const turn = request.messages.filter((message) => message.role === "assistant").length;
+      if (turn < TURNS - 1) {
+        return { toolCalls: [{ name: "note", arguments: { line: `line ${turn}` } }] };
+      }
+      return turn === TURNS - 1
+        ? { toolCalls: [{ id: "pay-1", name: "pay", arguments: { amount: 7 } }] }
+        : { text: "done" };
+    });
+  const allow = entry.modeApprover("allow");
+  const plainRun = async () => {
+    const agent = new entry.Agent({ model: model(), tools, approver: allow, maxTurns: TURNS + 1 });
+    return (await agent.run("go").result).turns;
+  };
+  const keptRun = async () => {
+    const agent = new entry.Agent({
+      model: model(),
+      tools,
+      approver: allow,
+      maxTurns: TURNS + 1,
+      snapshots: { secret: SECRET },
+    });
+    return (await agent.run("go", { onCheckpoint: () => {} }).result).turns;
+  };
+
+  // A run that never pauses, before anything loaded the snapshot module (it loads on the first
+  // run of an agent with `snapshots`).
+  const before = await interleaved({ plain: plainRun }, 3);
+  await keptRun();
+  const runs = await interleaved({ plain: plainRun, kept: keptRun }, 3);
+  compare(
+    "run with snapshots, p50",
+    time(runs.kept.p50),
+    time(runs.plain.p50),
+    runs.kept.p50 / runs.plain.p50,
+  );
+
+  // Pausing at the approval, and resuming from the snapshot on another agent.
+  const pauses: number[] = [];
+  const resumes: number[] = [];
+  let bytes = 0;
+  for (let round = 0; round < 15; round++) {
+    let run: ReturnType<InstanceType<AgentEntry["Agent"]>["run"]> | undefined;
+    let asked = 0;
+    const pausing = new entry.Agent({
+      model: model(),
+      tools,
+      maxTurns: TURNS + 1,
+      snapshots: { secret: SECRET },
+      approver: (_request, signal) => {
+        asked = performance.now();
+        run?.pause();
+        return new Promise((_resolve, reject) => signal.addEventListener("abort", reject));
+      },
+    });
+    run = pausing.run("go");
+    const paused = await run.result;
+    pauses.push(performance.now() - asked);
+    const text = JSON.stringify(paused.snapshot);
+    bytes = text.length;
+    const later = new entry.Agent({
+      model: model(),
+      tools,
+      maxTurns: TURNS + 1,
+      snapshots: { secret: SECRET },
+    });
+    const started = performance.now();
+    const resumed = await later.resume(JSON.parse(text), {
+      decisions: { "pay-1": { type: "allow" } },
+    }).result;
+    resumes.push(performance.now() - started);
+    if (resumed.stop !== "done") throw new Error(`the resumed run ended ${resumed.stop}`);
+  }
+  const median = (values: number[]) =>
+    (values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number) * 1e6;
+  figure("snapshot at the pause (JSON)", `${(bytes / 1024).toFixed(1)} KB`);
+  compare(
+    "pause(): approval → paused result, median",
+    time(median(pauses)),
+    time(runs.plain.p50),
+    median(pauses) / runs.plain.p50,
+  );
+  compare(
+    "resume(): snapshot → done, median",
+    time(median(resumes)),
+    time(runs.plain.p50),
+    median(resumes) / runs.plain.p50,
+  );
+  console.log(`  (baseline: the plain ${TURNS}-turn run, p50)`);
+
+  // No cost to a run that never pauses: the same plain run once the module is loaded.
+  const after = await interleaved({ plain: plainRun }, 3);
+  compare(
+    "plain run, snapshot module loaded / not, p50",
+    time(after.plain.p50),
+    time(before.plain.p50),
+    after.plain.p50 / before.plain.p50,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await durableRuns();
