@@ -246,7 +246,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
     // Measured as what loads at once (issue 25, see above): 33.5 KB split, 34.3 KB as one file;
     // the store adds about 1.75 KB to the agent case, as it did under the old measure.
     budget: 33.75 * KB,
-    singleFileBudget: 34.5 * KB,
+    // Issue 28's observer hooks (agent and MCP client, about 0.2 KB each) pushed the one file
+    // just over 34.5 KB.
+    singleFileBudget: 34.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -260,8 +262,9 @@ export const store = () => createAgentStore((gates) => new Agent({ model, tools:
   {
     name: "browser agent: core + agent + openAICompatible + connectMcp",
     // 49.3 KB split, 50.2 KB as one file (pause/resume included), as for the agent above, plus
-    // 0.9 KB of resumable 2025 streams in the MCP client.
-    budget: 50.25 * KB,
+    // 0.9 KB of resumable 2025 streams in the MCP client, and 0.35 KB of issue 28's observer
+    // hooks (agent and MCP client; an un-instrumented run calls none of them).
+    budget: 50.75 * KB,
     singleFileBudget: 51.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
