@@ -72,7 +72,11 @@ try {
   const tarball = packTarball(dir);
   const packs = join(dir, "packs");
   mkdirSync(packs);
-  const dependencies = packDependencies([...Object.keys(pkg.dependencies), "@types/node"], packs);
+  // `@opentelemetry/api`: the optional peer a program that imports toolwire/otel installs.
+  const dependencies = packDependencies(
+    [...Object.keys(pkg.dependencies), "@types/node", "@opentelemetry/api"],
+    packs,
+  );
   const app = join(dir, "app");
   mkdirSync(app);
   writeFileSync(

@@ -73,6 +73,13 @@ export {
   type Tool,
   type ToolContext,
 } from "./local/define-tool.ts";
+export type {
+  McpRequestOperation,
+  Observation,
+  Observer,
+  Operation,
+  Outcome,
+} from "./observer.ts";
 export { JsonSchema, type SchemaStrictness } from "./schema/json-schema.ts";
 export type {
   JsonSchemaCheck,

@@ -4,6 +4,7 @@ import { errorText, ToolError } from "../errors.ts";
 import type { Tool } from "../local/define-tool.ts";
 import type { Message } from "../models/message.ts";
 import type { Model } from "../models/model.ts";
+import type { Observer } from "../observer.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { type Concurrency, concurrencyCap, type InteractionAnswerer } from "./calls.ts";
@@ -77,6 +78,12 @@ export interface AgentOptions {
    * Default: none (a run then pays nothing for it, and the code is not even loaded).
    */
   snapshots?: SnapshotSettings;
+  /**
+   * Told of each run, model turn and tool call as it starts and ends, and made the parent of a
+   * remote tool's MCP request: `otelObserver()` from `toolwire/otel` turns them into
+   * OpenTelemetry spans. Default: none (a run then pays nothing for it).
+   */
+  observer?: Observer;
 }
 
 /** Options of one `agent.run`. */
@@ -161,6 +168,7 @@ export class Agent extends EventEmitter<AgentEventMap> {
         compaction === false
           ? undefined
           : (model) => createCompactionStep(compaction ?? {}, model, toolsets),
+      observer: options.observer,
     };
   }
 
@@ -398,6 +406,9 @@ function checkAgentOptions(options: unknown): void {
   optional(options, "approver", "a function", isFunction);
   optional(options, "onInteraction", "a function", isFunction);
   optional(options, "onError", "a function", isFunction);
+  optional(options, "observer", "an Observer", (value) =>
+    isFunction((value as Observer | null)?.start),
+  );
   optional(options, "markUntrustedOutput", "a boolean", isBoolean);
   optional(options, "modelIdleTimeoutMs", "a positive number of milliseconds", isPositive);
   // 0 is allowed: no tool turns, only the final tool-less answer.

@@ -13,6 +13,7 @@ import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { ToolResultBlock, ToolResultMark } from "../models/message.ts";
+import type { Observation, Observer } from "../observer.ts";
 import type { CallOptions, Toolset } from "../toolset/toolset.ts";
 import type { AgentEvent, EmitEvent } from "./events.ts";
 import {
@@ -89,6 +90,9 @@ export interface CallContext {
   durable?: DurableTurn | undefined;
   /** Decisions the app gave `resume` for calls waiting on their approval, by call id. */
   decisions?: ResumeDecisions | undefined;
+  /** Told of each call that runs, inside the run's `observed` operation. */
+  observer?: Observer | undefined;
+  observed?: Observation | undefined;
 }
 
 /** A turn's results and what the run records about them. */
@@ -315,8 +319,15 @@ export async function executeCall(
     };
   }
   const untrusted = context.markUntrustedOutput && route.info.capabilities.untrustedInput;
+  const observed = context.observer?.start(
+    { type: "tool_call", toolName: call.name, callId: call.id, arguments: call.arguments },
+    context.observed,
+  );
+  // The call's MCP request (if its tool is remote) runs inside it.
+  if (observed) options["~observation"] = observed;
   try {
     const result = await route.toolset.call(call.name, call.arguments, options);
+    observed?.end({ type: "done", result });
     const content = untrusted ? markUntrusted(call.name, result.content) : result.content;
     const block: ToolResultBlock = {
       type: "tool_result",
@@ -326,6 +337,7 @@ export async function executeCall(
     };
     return { block, outcome: "executed", started: true };
   } catch (error) {
+    observed?.end({ type: "failed", error });
     if (signal.aborted) return started(cancelled(call, "while this call ran"), true);
     const outcome = failed(call, failureText(call.name, error));
     // A failure's text can come from the same third party as the output (a remote server's

@@ -10,6 +10,7 @@ import { errorText, ToolError, unreachable } from "../errors.ts";
 import type { Message, ReasoningBlock, ServerToolBlock } from "../models/message.ts";
 import type { FinishReason, Model, ModelRequest, ModelTool, ModelUsage } from "../models/model.ts";
 import { isModelError, ModelError } from "../models/model-error.ts";
+import type { Observation, Observer } from "../observer.ts";
 import type { Toolset } from "../toolset/toolset.ts";
 import { type CallContext, handleCalls, type InteractionAnswerer, type Route } from "./calls.ts";
 import type { CompactionStep } from "./compaction-step.ts";
@@ -57,6 +58,8 @@ export interface LoopSettings {
   modelIdleTimeoutMs: number;
   /** Creates the run's compaction step, or `undefined` when compaction is off. */
   compaction: ((model: Model) => CompactionStep) | undefined;
+  /** Told of the run, its model turns and its calls (`toolwire/otel`); none costs nothing. */
+  observer: Observer | undefined;
 }
 
 /** What one run starts from. */
@@ -86,11 +89,18 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   let text = "";
   let failure: unknown;
   let finishReason: FinishReason | undefined;
+  const { observer } = settings;
+  const observed = observer?.start({
+    type: "agent_run",
+    model: settings.model.id,
+    input: run.input,
+  });
   const finish = (stop: StopCause): RunResult => {
     if (steering.length > 0) appendUserContent(messages, drain(steering));
     const result: RunResult = { text, stop, turns, usage, conversation, blockedSends };
     if (failure !== undefined) result.error = failure;
     if (finishReason !== undefined) result.finishReason = finishReason;
+    observed?.end({ type: "done", result });
     emit({ type: "done", result });
     return result;
   };
@@ -130,6 +140,8 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
     emit,
     onInteraction: settings.onInteraction,
     markUntrustedOutput: settings.markUntrustedOutput,
+    observer,
+    observed,
   };
   const { durability } = run;
   const position = () => ({ conversation, turns, blockedSends });
@@ -175,6 +187,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
         emit,
         turns,
         cause: limit,
+        observed,
       });
       onUsage(answer.usage);
       text = answer.text;
@@ -191,6 +204,8 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
       emit,
       turn: turns,
       idleTimeoutMs: settings.modelIdleTimeoutMs,
+      observer,
+      observed,
     });
     onUsage(turn.usage);
     step?.observe(turn.usage, request.messages);
@@ -340,7 +355,15 @@ interface ModelTurn {
 export async function streamModelTurn(
   model: Model,
   request: ModelRequest,
-  options: { signal: AbortSignal; emit: EmitEvent; turn: number; idleTimeoutMs?: number },
+  options: {
+    signal: AbortSignal;
+    emit: EmitEvent;
+    turn: number;
+    idleTimeoutMs?: number;
+    /** Told of the turn, inside the run's `observed` operation. */
+    observer?: Observer | undefined;
+    observed?: Observation | undefined;
+  },
 ): Promise<ModelTurn> {
   const { signal, emit, turn, idleTimeoutMs = Number.POSITIVE_INFINITY } = options;
   const result: ModelTurn = { end: "complete", text: "", toolCalls: [], before: [] };
@@ -348,6 +371,16 @@ export async function streamModelTurn(
     result.end = "cancelled";
     return result;
   }
+  const observed = options.observer?.start(
+    {
+      type: "model_turn",
+      model: model.id,
+      turn,
+      messages: request.messages,
+      system: request.system,
+    },
+    options.observed,
+  );
   let reader: ReadableStreamDefaultReader | undefined;
   // Model id → the run's id of each call whose arguments are streaming and not complete yet.
   let streaming: Map<string, string> | undefined;
@@ -464,6 +497,7 @@ export async function streamModelTurn(
     result.error = timedOut;
   }
   if (signal.aborted && result.end === "complete") result.end = "cancelled";
+  observed?.end({ type: "done", result });
   // A copy, so a listener that edits the event cannot change the run's totals.
   if (result.usage) emit({ type: "usage", turn, usage: { ...result.usage } });
   return result;
@@ -500,7 +534,7 @@ function callId(
  * the request defines no tools.
  */
 export async function answerFinally(
-  settings: { model: Model; instructions: string | undefined },
+  settings: { model: Model; instructions: string | undefined; observer?: Observer | undefined },
   state: {
     messages: Message[];
     tools: ModelTool[];
@@ -508,6 +542,7 @@ export async function answerFinally(
     emit: EmitEvent;
     turns: number;
     cause: "max_turns" | "loop" | "compaction_stalled";
+    observed?: Observation | undefined;
   },
 ): Promise<{ text: string; usage?: ModelUsage; cancelled: boolean }> {
   const { messages, signal, emit, turns } = state;
@@ -516,7 +551,13 @@ export async function answerFinally(
   const request: ModelRequest = { messages: messages.slice(), tools: state.tools };
   if (request.tools.length > 0) request.toolChoice = "none";
   if (settings.instructions !== undefined) request.system = settings.instructions;
-  const turn = await streamModelTurn(settings.model, request, { signal, emit, turn: turns + 1 });
+  const turn = await streamModelTurn(settings.model, request, {
+    signal,
+    emit,
+    turn: turns + 1,
+    observer: settings.observer,
+    observed: state.observed,
+  });
   const cancelled = turn.end === "cancelled";
   const text = turn.end === "failed" ? "" : turn.text;
   if (text !== "") messages.push({ role: "assistant", content: [{ type: "text", text }] });

@@ -6,6 +6,7 @@ import {
 } from "../interaction/check-interaction-response.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { Observation } from "../observer.ts";
 import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolHandlerBackend } from "./backend.ts";
 import type { CallJournal } from "./call-journal.ts";
@@ -71,6 +72,7 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     callId: string | undefined,
     auth: unknown,
     journal: CallJournal | undefined,
+    observation: Observation | undefined,
   ): Promise<void> | void;
 
   /**
@@ -182,7 +184,13 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     this.#enter("running");
     try {
       const callId = typeof input.callId === "string" ? input.callId : undefined;
-      await this.start(input.arguments, callId, input.auth, input["~journal"]);
+      await this.start(
+        input.arguments,
+        callId,
+        input.auth,
+        input["~journal"],
+        input["~observation"],
+      );
     } catch (error) {
       if ((this.#state as CallState) !== "finished") this.#enter("finished");
       throw this.#stopped ?? error;

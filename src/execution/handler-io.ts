@@ -1,5 +1,6 @@
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { Observation } from "../observer.ts";
 import type { CallJournal } from "./call-journal.ts";
 import type { ToolResult } from "./tool-result.ts";
 
@@ -18,6 +19,8 @@ export type ToolHandlerInput =
       auth?: unknown;
       /** The journal a local tool's `ctx.once` records into (`CallOptions["~journal"]`). */
       "~journal"?: CallJournal;
+      /** The operation the call runs inside (`CallOptions["~observation"]`). */
+      "~observation"?: Observation;
     }
   | { type: "interaction"; response: ToolInteractionResponse }
   | { type: "cancel"; reason?: string };

@@ -12,6 +12,7 @@ import { errorText, ToolError, unreachable } from "../errors.ts";
 import { type ConnectMcpOptions, connectMcp } from "../mcp/client/connect-mcp.ts";
 import { classifyJsonRpc, type JsonRpcId, type JsonRpcRequest } from "../mcp/json-rpc.ts";
 import { META } from "../mcp/protocol.ts";
+import type { Observer } from "../observer.ts";
 import { excerpt, scrub } from "../redaction.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { createLineSplitter, maxMessageBytes } from "./stdio-lines.ts";
@@ -77,6 +78,11 @@ export interface ConnectStdioOptions {
    * speak only that one.
    */
   protocol?: ConnectMcpOptions["protocol"];
+  /**
+   * Told of every request sent to the child, which then carries the observer's trace context
+   * in `params._meta`, as for `connectMcp` (`otelObserver()` from `toolwire/otel`).
+   */
+  observer?: Observer;
   /** Receives the connection's own log lines, as for `connectMcp` (a skipped tool, …). */
   onLog?: ConnectMcpOptions["onLog"];
   /** Aborts connecting (the child is stopped). */
@@ -139,12 +145,24 @@ export async function connectStdio(options: ConnectStdioOptions): Promise<Toolse
     if (settings.signal) mcp.signal = settings.signal;
     if (options.onLog) mcp.onLog = options.onLog;
     if (options.jsonSchemaValidator) mcp.jsonSchemaValidator = options.jsonSchemaValidator;
+    if (options.observer) mcp.observer = overStdio(options.observer);
     inner = await connectMcp(mcp);
   } catch (error) {
     await child.stop();
     throw error;
   }
   return withOrigin(inner, settings.command, () => child.stop());
+}
+
+// The observer sees the child's requests as what they are: no URL, a pipe (`stdio:`).
+function overStdio(observer: Observer): Observer {
+  return {
+    start: (operation, parent) =>
+      observer.start(
+        operation.type === "mcp_request" ? { ...operation, endpoint: "stdio:" } : operation,
+        parent,
+      ),
+  };
 }
 
 // `connectMcp` names the URL it was given as each tool's origin; over stdio that URL is a

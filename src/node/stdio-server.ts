@@ -26,6 +26,7 @@ export interface ServeStdioOptions
     | "title"
     | "instructions"
     | "onError"
+    | "observer"
     | "maxInFlightCalls"
     | "interactionTimeoutMs"
     | "pageSize"
@@ -88,6 +89,7 @@ export async function serveStdio(
     ...(options.title === undefined ? {} : { title: options.title }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     ...(options.onError === undefined ? {} : { onError: options.onError }),
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
     ...(options.maxInFlightCalls === undefined
       ? {}
       : { maxInFlightCalls: options.maxInFlightCalls }),

@@ -17,6 +17,7 @@ import type { ToolInteractionRequest } from "../interaction/interaction-request.
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { Tool } from "../local/define-tool.ts";
 import { createLocalBackend } from "../local/local-handler.ts";
+import type { Observation } from "../observer.ts";
 import { createMergedBackend } from "./merge.ts";
 import { nearestName } from "./suggest.ts";
 
@@ -54,6 +55,11 @@ export interface CallOptions {
    * the start (an MCP 2026-07-28 server); without it each call keeps its own.
    */
   "~journal"?: CallJournal;
+  /**
+   * The operation this call runs inside (the agent's `tool_call`), parent of a remote tool's
+   * MCP request (design.md, "Observability").
+   */
+  "~observation"?: Observation;
 }
 
 /**
@@ -287,6 +293,7 @@ async function drive(
     if (options.callId !== undefined) invoke.callId = options.callId;
     if (options.auth !== undefined) invoke.auth = options.auth;
     if (options["~journal"] !== undefined) invoke["~journal"] = options["~journal"];
+    if (options["~observation"] !== undefined) invoke["~observation"] = options["~observation"];
     let output = await raceSignal(handler.step(invoke, steps), signal, cancelled);
     while (output.type === "interaction") {
       const { onInteraction } = options;

@@ -15,6 +15,7 @@ const ORDER = [
   "errors.ts",
   "redaction.ts",
   "abort.ts",
+  "observer.ts",
   "store",
   "schema",
   "json-schema",
@@ -32,6 +33,7 @@ const ORDER = [
   "compaction",
   "agent",
   "ai-sdk",
+  "otel",
   "ui",
   "node",
 ];

@@ -80,6 +80,21 @@ describe("tree-shaking", () => {
     expect(anywhere(output, CONVERTER)).toBe(false);
   });
 
+  test("an agent and an MCP client without toolwire/otel bundle no OpenTelemetry code", async () => {
+    // Names only the instrumentation writes: a span name, a propagation key.
+    const markers = ["invoke_agent", "traceparent", "mcp.client.operation.duration"];
+    const plain = await bundle(`
+      import { Agent } from "../../src/agent/index.ts";
+      import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
+      export { Agent, connectMcp, createMcpHandler };
+    `);
+    for (const marker of markers) expect(anywhere(plain, marker)).toBe(false);
+    const instrumented = await bundle(`
+      export { otelObserver } from "../../src/otel/index.ts";
+    `);
+    for (const marker of markers) expect(anywhere(instrumented, marker)).toBe(true);
+  });
+
   const neutral = apiEntries().filter((entry) => !entry.source.startsWith("src/node/"));
   test.each(neutral)(
     "$name bundles for a neutral platform without a node: import",

@@ -12,6 +12,7 @@ import { cases as mcpRoundTrip } from "./mcp-round-trip.cases.ts";
 import { cases as mcpServer } from "./mcp-server.cases.ts";
 import { cases as models } from "./models.cases.ts";
 import { cases as oauth } from "./oauth.cases.ts";
+import { cases as otel } from "./otel.cases.ts";
 import { cases as smoke } from "./smoke.cases.ts";
 import { cases as web } from "./web.cases.ts";
 
@@ -26,4 +27,5 @@ export const allCases: { file: string; cases: PortableCase[] }[] = [
   { file: "mcp-round-trip.cases.ts", cases: mcpRoundTrip },
   { file: "web.cases.ts", cases: web },
   { file: "oauth.cases.ts", cases: oauth },
+  { file: "otel.cases.ts", cases: otel },
 ];

@@ -10,6 +10,7 @@ import { toolName } from "../../declaration/tool-name.ts";
 import { errorText, isToolError, ToolError } from "../../errors.ts";
 import type { ToolsetBackend } from "../../execution/backend.ts";
 import type { ToolLog } from "../../execution/handler-io.ts";
+import type { Observer } from "../../observer.ts";
 import { excerpt } from "../../redaction.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { type JsonMeasure, measureJson } from "../../schema/measure-json.ts";
@@ -165,6 +166,12 @@ export interface ConnectMcpOptions {
   fetch?: typeof fetch;
   /** Aborts connecting. */
   signal?: AbortSignal;
+  /**
+   * Told of every request the connection sends, which then carries the observer's trace
+   * context in `params._meta` (SEP-414): `otelObserver()` from `toolwire/otel` makes one.
+   * Default: none.
+   */
+  observer?: Observer;
 }
 
 /**
@@ -219,6 +226,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpToolset
     settings.auth,
   );
   session.maxPendingReplies = settings.maxPendingReplies;
+  session.observer = options.observer;
   try {
     let listing: Listing = { tools: [], ttlMs: Number.POSITIVE_INFINITY };
     if (await open(session, settings)) listing = await listTools(session, settings);
@@ -702,6 +710,9 @@ function checkOptions(options: ConnectMcpOptions): Settings {
   }
   if (options.onLog !== undefined && typeof options.onLog !== "function") {
     throw invalid("onLog must be a function");
+  }
+  if (options.observer && typeof options.observer.start !== "function") {
+    throw invalid("observer must be an Observer");
   }
   const jsonSchemaValidator = options.jsonSchemaValidator;
   if (jsonSchemaValidator !== undefined && typeof jsonSchemaValidator !== "function") {

@@ -15,6 +15,7 @@ import {
   type ToolErrorInput,
   unreachable,
 } from "../../errors.ts";
+import type { Observation, Observer } from "../../observer.ts";
 import {
   credentialsOf,
   excerpt,
@@ -92,6 +93,8 @@ export interface SessionRequestOptions {
   deadline?: Deadline;
   /** 2026-07-28 capabilities this request declares on top of the connection's. */
   capabilities?: Record<string, unknown>;
+  /** The operation this request runs inside (a tool call's), for the `observer`. */
+  parent?: Observation | undefined;
 }
 
 /** A deadline that can stop while the user signs in, and starts over after. */
@@ -120,6 +123,12 @@ const rpcDetails = new WeakMap<ToolError, RpcErrorDetail>();
 /** Returns the HTTP status and JSON-RPC error (code, data) a failed exchange got. */
 export function rpcErrorOf(error: unknown): RpcErrorDetail | undefined {
   return error instanceof ToolError ? rpcDetails.get(error) : undefined;
+}
+
+// What a request's params already carry in `_meta`, or nothing.
+function metaOf(params: JsonRpcParams): Record<string, unknown> {
+  const own = params._meta;
+  return typeof own === "object" && own !== null ? (own as Record<string, unknown>) : {};
 }
 
 /** Default cap of one response body, SSE line or SSE event: 4 MiB. */
@@ -263,6 +272,9 @@ export class McpSession {
   /** Whether the 2026 server said it announces tool list changes (`tools.listChanged`). */
   announcesToolChanges = false;
 
+  /** Told of every request this session sends (`connectMcp`'s `observer`). */
+  observer: Observer | undefined;
+
   /** Whether requests use the 2026-07-28 envelope. */
   get modern(): boolean {
     return this.#modern !== undefined;
@@ -312,13 +324,28 @@ export class McpSession {
     let response: Response | undefined;
     const listener = options.onMessage;
     if (listener) this.#listening.add(listener);
+    const observed = this.observer?.start(
+      {
+        type: "mcp_request",
+        side: "client",
+        method,
+        id,
+        params: this.scrubValue(params),
+        protocolVersion: this.#protocolVersion,
+        sessionId: this.#sessionId,
+        endpoint: this.origin,
+      },
+      options.parent,
+    );
     try {
       signal?.throwIfAborted();
       const envelope = this.#modern && {
         ...this.#modern,
         capabilities: { ...options.capabilities, ...this.#modern.capabilities },
       };
-      const sent = envelope ? this.#enveloped(params, envelope) : params;
+      let sent = envelope ? this.#enveloped(params, envelope) : params;
+      // The trace context rides in `_meta` (SEP-414), beside the envelope and `progressToken`.
+      if (observed?.meta) sent = { ...sent, _meta: { ...metaOf(sent), ...observed.meta } };
       response = await this.#post(jsonRpcRequest(id, method, sent), { ...options, method, params });
       const result = await this.#awaitResponse(
         response,
@@ -326,9 +353,12 @@ export class McpSession {
         options,
       );
       if (this.#modern) checkResultType(method, result, this.#secrets);
+      observed?.end({ type: "done", result: this.scrubValue(result) });
       return result;
     } catch (error) {
-      throw this.#failure(error, options);
+      const failure = this.#failure(error, options);
+      observed?.end({ type: "failed", error: failure, code: rpcDetails.get(failure)?.code });
+      throw failure;
     } finally {
       if (listener) this.#listening.delete(listener);
       // Cancelling a body already read fails with a costly TypeError; skip it then.
@@ -551,11 +581,10 @@ export class McpSession {
   // Params with the 2026-07-28 envelope in `_meta` (beside what the caller put there, such as
   // `progressToken`). Logs are asked for at `debug`, as a legacy server sends them unasked.
   #enveloped(params: JsonRpcParams, envelope: ModernEnvelope): JsonRpcParams {
-    const own = typeof params._meta === "object" && params._meta !== null ? params._meta : {};
     return {
       ...params,
       _meta: {
-        ...own,
+        ...metaOf(params),
         [META.protocolVersion]: envelope.version,
         [META.clientCapabilities]: envelope.capabilities,
         [META.clientInfo]: envelope.clientInfo,

@@ -9,6 +9,7 @@ import {
 import type { ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
+import type { Observation } from "../../observer.ts";
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
 import type { McpSession, ServerMessage } from "./mcp-session.ts";
 import {
@@ -61,6 +62,8 @@ export class RemoteHandler extends CallMachine<Question> {
   readonly #timer: IdleTimer;
   #requestId: number | undefined;
   #callId: string | undefined;
+  // The operation the call runs inside (the agent's tool call), parent of its requests.
+  #observation: Observation | undefined;
   #arguments: unknown;
   #round: Round | undefined;
   #rounds = 0;
@@ -87,7 +90,14 @@ export class RemoteHandler extends CallMachine<Question> {
   }
 
   // Arguments that fail the check end the call here; nothing reaches the server.
-  protected start(args: unknown, callId: string | undefined): void {
+  protected start(
+    args: unknown,
+    callId: string | undefined,
+    _auth: unknown,
+    _journal: unknown,
+    observation: Observation | undefined,
+  ): void {
+    this.#observation = observation;
     try {
       this.#arguments = this.#plan.checkArguments(args);
     } catch (error) {
@@ -134,6 +144,7 @@ export class RemoteHandler extends CallMachine<Question> {
       ...(this.#flags.formInteractions ? { capabilities: { elicitation: { form: {} } } } : {}),
       // A step-up sign-in is the user's time, not the server's.
       deadline: { pause: () => this.#timer.disarm(), resume: () => this.#timer.arm() },
+      parent: this.#observation,
     };
     this.#session
       .request(id, "tools/call", params, options)

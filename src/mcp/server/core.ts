@@ -231,6 +231,18 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
   const stopListening = disconnect ? request.onAbort(disconnect) : undefined;
   const params = message.params ?? {};
   const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  // A traced client's context rides in `_meta`; the HTTP headers may carry the transport's.
+  const headers = request.headers;
+  const observed = core.options.observer?.start({
+    type: "mcp_request",
+    side: "server",
+    method: message.method,
+    id: message.id,
+    params,
+    protocolVersion: headers.get("mcp-protocol-version") ?? undefined,
+    sessionId: headers.get("mcp-session-id") ?? undefined,
+    headers,
+  });
   const scope: Scope = {
     core,
     id: message.id,
@@ -257,6 +269,11 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
     try {
       let outcome = await method(params, scope);
       if (envelope.decorate) outcome = await envelope.decorate(outcome);
+      observed?.end(
+        outcome.type === "result"
+          ? { type: "done", result: outcome.result }
+          : { type: "failed", error: outcome, code: (outcome as { code?: number }).code },
+      );
       const response = responseOf(message.id, outcome);
       channel.finish(
         response,
@@ -264,6 +281,7 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
         outcome.type === "error" ? outcome.status : undefined,
       );
     } catch (error) {
+      observed?.end({ type: "failed", error });
       if (!channel.fail(error)) scope.report(error, "request");
     } finally {
       stopListening?.();

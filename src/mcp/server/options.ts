@@ -3,6 +3,7 @@
 
 import { ToolError } from "../../errors.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
+import type { Observer } from "../../observer.ts";
 import type { DurableSessionNamespace } from "./durable-sessions.ts";
 import type { InsufficientScope, ResourceMetadataOptions } from "./protected-resource.ts";
 import type { McpSources } from "./sources.ts";
@@ -124,6 +125,12 @@ export interface McpHandlerOptions extends McpSources {
    * reach the client; log them here. A throw from `onError` itself is ignored.
    */
   onError?(error: unknown, context: McpErrorContext): void;
+  /**
+   * Told of every request the server handles, with its `params._meta` (where a traced client
+   * sends its trace context) and its HTTP headers: `otelObserver()` from `toolwire/otel` makes
+   * each a span, a child of the client's. Default: none (a request then pays nothing for it).
+   */
+  observer?: Observer;
   /** The largest request body accepted, in bytes; default 1 MiB. Larger ones get 413. */
   maxBodyBytes?: number;
   /**
@@ -256,6 +263,7 @@ type OptionalOption =
   | "allowedHosts"
   | "authorize"
   | "onError"
+  | "observer"
   | "stateSecret"
   | "cacheHints"
   | "questionKey"
@@ -287,6 +295,9 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
   };
   if (options.onError !== undefined && typeof options.onError !== "function") {
     throw bad("`onError` must be a function");
+  }
+  if (options.observer && typeof options.observer.start !== "function") {
+    throw bad("`observer` must be an Observer");
   }
   const resolved: ResolvedOptions = {
     ...options,

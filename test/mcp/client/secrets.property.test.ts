@@ -3,7 +3,9 @@
 // values, progress, questions, tool names and descriptions, results, versions, JSON-RPC and
 // HTTP error texts, redirect targets, network errors), placed after a random prefix so that
 // each lands across every cut point (40, 60, 140, 200, 500 characters), no error, log line,
-// progress message, question, listed tool or result shows 8 characters in a row of one. The model adapters are held to the same with their key.
+// progress message, question, listed tool, result or OpenTelemetry span (its name, attributes,
+// status, events and links, payloads recorded) shows 8 characters in a row of one. The model
+// adapters are held to the same with their key.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InteractionResponse, isToolError, type ToolLog } from "../../../src/index.ts";
@@ -11,8 +13,10 @@ import { connectMcp } from "../../../src/mcp/index.ts";
 import { anthropic } from "../../../src/models/anthropic.ts";
 import { isModelError } from "../../../src/models/model-error.ts";
 import { openAICompatible } from "../../../src/models/openai-compatible.ts";
+import { otelObserver } from "../../../src/otel/index.ts";
 import { createFakeMcp } from "../../support/fake-mcp-fetch.ts";
 import { collect } from "../../support/model-collect.ts";
+import { otelCapture } from "../../support/otel-capture.ts";
 
 const NAME_SAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.";
 // Base64 and URL characters too: `+` is a space to `searchParams`, `/` and `=` end tokens.
@@ -248,12 +252,15 @@ describe("no credential leaves the MCP client", () => {
 
         const shown: unknown[] = [];
         const logs: ToolLog[] = [];
+        // Spans with every payload recorded: the most an instrumented client can show.
+        const otel = otelCapture();
         const connected = await connectMcp({
           url,
           headers,
           fetch: fetchImpl,
           formInteractions: true,
           onLog: (log) => logs.push(log),
+          observer: otelObserver({ ...otel, recordPayloads: true }),
         }).then(
           (toolset) => ({ toolset }),
           (error: unknown) => ({ error }),
@@ -294,6 +301,18 @@ describe("no credential leaves the MCP client", () => {
           }
           await toolset.shutdown();
         }
+        const spans = otel.spans();
+        expect(spans.length).toBeGreaterThan(0);
+        shown.push(
+          spans.map((span) => ({
+            name: span.name,
+            attributes: span.attributes,
+            status: span.status,
+            events: span.events,
+            links: span.links,
+          })),
+        );
+        await otel.shutdown();
         expectNoPiece(shown, [key, bearer, query]);
         runs += 1;
         if (stringsOf(shown).some((text) => text.includes("[redacted]"))) reached += 1;

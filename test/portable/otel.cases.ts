@@ -1,0 +1,328 @@
+// `toolwire/otel` with the OpenTelemetry SDK's in-memory exporters, in Node, Chromium, workerd
+// (no nodejs_compat) and Deno: an agent run's spans form one trace down to the MCP client's
+// request, whose trace context the server receives in `params._meta` (SEP-414); `isError`,
+// cancellation and a JSON-RPC error are told apart; the duration metric is recorded; nothing of
+// the payloads is recorded unless asked. design.md, "Observability".
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { Agent, modeApprover } from "../../src/agent/index.ts";
+import { isToolError } from "../../src/index.ts";
+import { connectMcp } from "../../src/mcp/index.ts";
+import { scriptedModel } from "../../src/models/index.ts";
+import { otelObserver } from "../../src/otel/index.ts";
+import { isChildOf, otelCapture } from "../support/otel-capture.ts";
+import { roundTripServer } from "../support/round-trip-tools.ts";
+import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
+
+const URL_ = "http://localhost/mcp";
+
+// The round-trip server behind a `fetch` that keeps the JSON-RPC requests it was sent, and
+// answers `tools/call` of `work` with a JSON-RPC error, as a faulty server would.
+function recordingServer(options: Parameters<typeof roundTripServer>[0] = {}) {
+  const server = roundTripServer(options);
+  const sent: Record<string, unknown>[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const body =
+      request.method === "POST"
+        ? ((await request.clone().json()) as {
+            id?: unknown;
+            method?: string;
+            params?: { name?: string };
+          })
+        : undefined;
+    if (body?.method !== undefined) sent.push(body);
+    if (body?.method === "tools/call" && body.params?.name === "work") {
+      return Response.json({
+        jsonrpc: "2.0",
+        id: body.id,
+        error: { code: -32603, message: "the server fell over" },
+      });
+    }
+    return server.handler.fetch(request);
+  };
+  return { fetch, sent, observed: server.observed };
+}
+
+function toolCalls(sent: Record<string, unknown>[]) {
+  return sent
+    .filter((message) => message.method === "tools/call")
+    .map((message) => message.params as { name: string; _meta?: Record<string, unknown> });
+}
+
+export const cases: PortableCase[] = [
+  {
+    name: "otel: invoke_agent → chat → execute_tool → tools/call, its trace context in _meta",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const server = recordingServer({ observer });
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch, observer });
+      const model = scriptedModel([
+        {
+          toolCalls: [{ name: "echo", arguments: { message: "hi" } }],
+          usage: { inputTokens: 12, outputTokens: 3 },
+        },
+        { text: "done" },
+      ]);
+      const agent = new Agent({
+        model,
+        toolsets: [remote],
+        approver: modeApprover("allow"),
+        observer,
+      });
+      const result = await agent.run("say hi").result;
+      assertEqual(result.stop, "done");
+      await remote.shutdown();
+
+      const run = otel.span("invoke_agent");
+      const chats = otel.spans().filter((span) => span.name === "chat scripted");
+      const tool = otel.span("execute_tool echo");
+      const client = otel.span("tools/call echo", SpanKind.CLIENT);
+      const served = otel.span("tools/call echo", SpanKind.SERVER);
+      assertEqual(chats.length, 2, "one chat span per model turn");
+      assert(run.parentSpanContext === undefined, "invoke_agent is the root");
+      assert(
+        chats.every((chat) => isChildOf(chat, run)),
+        "chat spans are children of invoke_agent",
+      );
+      assert(isChildOf(tool, run), "execute_tool is a child of invoke_agent");
+      assert(isChildOf(client, tool), "the client's tools/call is a child of execute_tool");
+      assert(isChildOf(served, client), "the server's tools/call is a child of the client's");
+      assertEqual(served.attributes["mcp.method.name"], "tools/call");
+      assertEqual(served.attributes["gen_ai.tool.name"], "echo");
+      assertEqual(served.attributes["jsonrpc.request.id"], client.attributes["jsonrpc.request.id"]);
+      assertEqual(served.attributes["mcp.protocol.version"], "2026-07-28");
+      assertEqual(run.attributes["gen_ai.operation.name"], "invoke_agent");
+      assertEqual(chats[0]?.attributes["gen_ai.operation.name"], "chat");
+      assertEqual(chats[0]?.attributes["gen_ai.request.model"], "scripted");
+      assertEqual(chats[0]?.attributes["gen_ai.usage.input_tokens"], 12);
+      assertEqual(tool.attributes["gen_ai.tool.name"], "echo");
+      assertEqual(client.attributes["mcp.method.name"], "tools/call");
+      assertEqual(client.attributes["gen_ai.tool.name"], "echo");
+      assertEqual(client.attributes["network.transport"], "tcp");
+      assertEqual(client.attributes["server.address"], "localhost");
+      assert(typeof client.attributes["jsonrpc.request.id"] === "string", "jsonrpc.request.id");
+      assert(typeof client.attributes["mcp.protocol.version"] === "string", "mcp.protocol.version");
+      assert(client.attributes["error.type"] === undefined, "a good call has no error.type");
+
+      // What crossed the wire: the client span's own context, beside the progress token.
+      const [call] = toolCalls(server.sent);
+      const { traceId, spanId } = client.spanContext();
+      assertEqual(call?._meta?.traceparent, `00-${traceId}-${spanId}-01`);
+      assert(call?._meta?.progressToken !== undefined, "progressToken is kept");
+      // Connecting (discover or initialize, tools/list) is traced and propagated too.
+      assert(
+        server.sent.every((message) => {
+          const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+          return message.id === undefined || typeof meta?.traceparent === "string";
+        }),
+        "every request carries a traceparent",
+      );
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: a 2025-11-25 session's requests carry trace context and the session id",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const server = recordingServer({ sessions: "memory", observer });
+      const remote = await connectMcp({
+        url: URL_,
+        fetch: server.fetch,
+        observer,
+        protocol: "2025-11-25",
+      });
+      await remote.call("echo", { message: "hi" });
+      await remote.shutdown();
+      const client = otel.span("tools/call echo", SpanKind.CLIENT);
+      const served = otel.span("tools/call echo", SpanKind.SERVER);
+      const [call] = toolCalls(server.sent);
+      const { traceId, spanId } = client.spanContext();
+      assertEqual(call?._meta?.traceparent, `00-${traceId}-${spanId}-01`);
+      assert(isChildOf(served, client), "the server's span is a child of the client's");
+      assertEqual(client.attributes["mcp.protocol.version"], "2025-11-25");
+      assertEqual(served.attributes["mcp.protocol.version"], "2025-11-25");
+      assert(typeof client.attributes["mcp.session.id"] === "string", "mcp.session.id");
+      assertEqual(served.attributes["mcp.session.id"], client.attributes["mcp.session.id"]);
+      assertEqual(otel.span("initialize").attributes["mcp.method.name"], "initialize");
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: isError is error.type tool_error; cancelled and a JSON-RPC error are told apart",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const server = recordingServer({ observer });
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch, observer });
+
+      const failed = await remote.call("fail", {});
+      assertEqual(failed.isError, true);
+      for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+        const toolError = otel.span("tools/call fail", kind);
+        assertEqual(toolError.attributes["error.type"], "tool_error");
+        assertEqual(toolError.status.code, SpanStatusCode.ERROR);
+      }
+
+      const stop = new AbortController();
+      const waiting = remote.call("wait", {}, { signal: stop.signal });
+      await server.observed.started;
+      stop.abort();
+      await assertRejects(
+        () => waiting,
+        (error) => isToolError(error, "cancelled"),
+      );
+      const cancelled = otel.span("tools/call wait", SpanKind.CLIENT);
+      assertEqual(cancelled.attributes["error.type"], "cancelled");
+      assert(
+        cancelled.attributes["rpc.response.status_code"] === undefined,
+        "a cancelled call got no JSON-RPC answer",
+      );
+
+      await assertRejects(
+        () => remote.call("work", { steps: 1 }),
+        (error) => isToolError(error, "protocol"),
+      );
+      const broken = otel.span("tools/call work", SpanKind.CLIENT);
+      assertEqual(broken.attributes["error.type"], "-32603");
+      assertEqual(broken.attributes["rpc.response.status_code"], "-32603");
+      assertEqual(broken.status.code, SpanStatusCode.ERROR);
+      // Arguments the server refuses: MCP answers them as a tool error (`isError`), which the
+      // client raises as `invalid_arguments`; the server's span says what went over the wire.
+      await assertRejects(
+        () => remote.call("add", { a: "one", b: 2 }),
+        (error) => isToolError(error, "invalid_arguments"),
+      );
+      assertEqual(
+        otel.span("tools/call add", SpanKind.SERVER).attributes["error.type"],
+        "tool_error",
+      );
+      await remote.shutdown();
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: mcp.client.operation.duration is recorded per method, tool and outcome",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const server = recordingServer();
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch, observer });
+      await remote.call("echo", { message: "a" });
+      await remote.call("echo", { message: "b" });
+      await remote.call("fail", {});
+      await remote.shutdown();
+      const durations = await otel.durations();
+      const calls = durations.filter(
+        (point) =>
+          point.name === "mcp.client.operation.duration" &&
+          point.attributes["mcp.method.name"] === "tools/call",
+      );
+      const echo = calls.find((point) => point.attributes["gen_ai.tool.name"] === "echo");
+      const fail = calls.find((point) => point.attributes["gen_ai.tool.name"] === "fail");
+      assertEqual(echo?.count, 2);
+      assertEqual(echo?.unit, "s");
+      assert(echo?.attributes["error.type"] === undefined, "a good call has no error.type");
+      assertEqual(fail?.attributes["error.type"], "tool_error");
+      assertEqual(echo?.attributes["network.transport"], "tcp");
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: no arguments, results or prompts by default; all of them on recordPayloads",
+    async run() {
+      const secret = "the-user-said-7f3a";
+      const spansOf = async (recordPayloads: boolean | undefined) => {
+        const otel = otelCapture();
+        const observer = otelObserver(
+          recordPayloads === undefined ? otel : { ...otel, recordPayloads },
+        );
+        const server = recordingServer();
+        const remote = await connectMcp({ url: URL_, fetch: server.fetch, observer });
+        const model = scriptedModel([
+          { toolCalls: [{ name: "echo", arguments: { message: secret } }] },
+          { text: `I said ${secret}` },
+        ]);
+        const agent = new Agent({
+          model,
+          instructions: `Never repeat ${secret}`,
+          toolsets: [remote],
+          approver: modeApprover("allow"),
+          observer,
+        });
+        await agent.run(`please echo ${secret}`).result;
+        await remote.shutdown();
+        const texts = JSON.stringify(
+          otel.spans().map((span) => [span.name, span.attributes, span.status, span.events]),
+        );
+        await otel.shutdown();
+        return texts;
+      };
+      assert(!(await spansOf(undefined)).includes(secret), "a payload was recorded by default");
+      const recorded = await spansOf(true);
+      for (const key of [
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+      ]) {
+        assert(recorded.includes(key), `${key} is recorded with recordPayloads`);
+      }
+      assert(recorded.includes(secret), "the payloads are recorded with recordPayloads");
+    },
+  },
+  {
+    name: "otel: the server's span follows _meta, linked to the HTTP request's own context",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const server = recordingServer({ observer });
+      // An HTTP layer that traces its requests itself sends its own `traceparent` header.
+      const http = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+      const remote = await connectMcp({
+        url: URL_,
+        observer,
+        fetch: (input, init) => {
+          const request = new Request(input, init);
+          request.headers.set("traceparent", http);
+          return server.fetch(request);
+        },
+      });
+      await remote.call("echo", { message: "hi" });
+      await remote.shutdown();
+      const client = otel.span("tools/call echo", SpanKind.CLIENT);
+      const served = otel.span("tools/call echo", SpanKind.SERVER);
+      assert(isChildOf(served, client), "_meta wins over the HTTP header as the parent");
+      assertEqual(
+        served.links.map((link) => link.context.spanId),
+        ["b7ad6b7169203331"],
+        "the HTTP request's context is a link",
+      );
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: without an observer no request carries trace context",
+    async run() {
+      const server = recordingServer();
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch });
+      const model = scriptedModel([
+        { toolCalls: [{ name: "echo", arguments: { message: "hi" } }] },
+        { text: "done" },
+      ]);
+      await new Agent({ model, toolsets: [remote], approver: modeApprover("allow") }).run("hi")
+        .result;
+      await remote.shutdown();
+      const metas = server.sent.map(
+        (message) => (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta,
+      );
+      assert(
+        metas.every((meta) => meta === undefined || !("traceparent" in meta)),
+        "a traceparent was sent without an observer",
+      );
+      assert(toolCalls(server.sent).length === 1, "the call went out");
+    },
+  },
+];
