@@ -258,9 +258,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
     name: "agent + store: core + agent + scriptedModel + createAgentStore",
     // Measured as what loads at once (issue 25, see above): 33.5 KB split, 34.3 KB as one file;
     // the store adds about 1.75 KB to the agent case, as it did under the old measure.
-    budget: 33.75 * KB,
-    // Issue 28's observer hooks (agent and MCP client, about 0.2 KB each) pushed the one file
-    // just over 34.5 KB.
+    // Issue 28's observer hooks (agent and MCP client, about 0.2 KB each) and issue 29's
+    // streamed arguments pushed it to 33.8 KB split, just over 34.5 KB as one file.
+    budget: 34.25 * KB,
     singleFileBudget: 34.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
@@ -277,8 +277,8 @@ export const store = () => createAgentStore((gates) => new Agent({ model, tools:
     // 49.3 KB split, 50.2 KB as one file (pause/resume included), as for the agent above, plus
     // issue 24's client growth: resumable 2025 streams (0.9 KB) and `connectMcp`'s resources,
     // prompts and completion calls (1.2 KB), and 0.35 KB of issue 28's observer hooks (agent and
-    // MCP client; an un-instrumented run calls none of them).
-    budget: 51.75 * KB,
+    // MCP client; an un-instrumented run calls none of them): 51.8 KB split once all merged.
+    budget: 52.25 * KB,
     singleFileBudget: 53 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
@@ -310,9 +310,10 @@ export const bridge = async (languageModel) => [aiSdkModel(languageModel), await
     // The "core + agent + scriptedModel" case driven through the AI SDK's useChat: what the
     // transport adds to an app's agent bundle (the AI SDK's own UI code is the app's, not ours):
     // about 1.5 KB gzip over that case. The single file carries the lazy summarizer, as there.
+    // Measured as what loads at once (issue 25's measure, see above): 33.6 KB split.
     name: "ai-sdk chat transport: agentChatTransport + core + agent + scriptedModel",
-    budget: 29.5 * KB,
-    singleFileBudget: 33.2 * KB,
+    budget: 34 * KB,
+    singleFileBudget: 34.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
