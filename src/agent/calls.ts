@@ -354,28 +354,24 @@ function started(outcome: Outcome, ran: boolean): Outcome & { started: boolean }
 
 // A tool that ran and failed.
 function failed(call: ModelToolCall, text: string): Outcome {
-  const content: ToolContent[] = [{ type: "text", text }];
-  const block: ToolResultBlock = {
-    type: "tool_result",
-    toolUseId: call.id,
-    content,
-    isError: true,
-  };
-  return { block, outcome: "executed" };
+  return { block: errorBlock(call, text), outcome: "executed" };
 }
 
 // A result the loop writes in place of the tool: marked, so passes over the transcript
 // (compaction keeping refusals) never have to recognise its wording.
 function written(call: ModelToolCall, text: string, mark: ToolResultMark): Outcome {
+  return { block: errorBlock(call, text, mark), outcome: OUTCOME_OF[mark] };
+}
+
+function errorBlock(call: ModelToolCall, text: string, mark?: ToolResultMark): ToolResultBlock {
   const content: ToolContent[] = [{ type: "text", text }];
   const block: ToolResultBlock = {
     type: "tool_result",
     toolUseId: call.id,
     content,
     isError: true,
-    mark,
   };
-  return { block, outcome: OUTCOME_OF[mark] };
+  return mark === undefined ? block : { ...block, mark };
 }
 
 const OUTCOME_OF: Record<ToolResultMark, ToolCallOutcome> = {
