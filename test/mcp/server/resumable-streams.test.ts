@@ -158,7 +158,11 @@ describe("createMcpHandler: resumable 2025-11-25 streams", () => {
     expect((await server.resume(id, second)).status).toBe(404);
     expect((await server.resume(`${crypto.randomUUID()}_0`)).status).toBe(404);
     expect((await other.resume(id, other.session)).status).toBe(404);
-    expect((await server.resume(undefined)).status).toBe(405);
+    // Without an id the GET is the session's standalone stream (resource updates), not a replay.
+    const standalone = await server.resume(undefined);
+    expect(standalone.status).toBe(200);
+    expect(standalone.headers.get("content-type")).toBe("text/event-stream");
+    await standalone.body?.cancel();
     server.open();
     expect(messages(await readEvents(await server.resume(id))).at(-1)).toMatchObject({ id: 2 });
   });
