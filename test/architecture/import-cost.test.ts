@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
-import { importCostProblems, probeImport } from "../../bench/import-cost/measure.ts";
+import {
+  IMPORT_BYTES_BUDGET,
+  importCostProblems,
+  probeImport,
+} from "../../bench/import-cost/measure.ts";
 
 // The cold-start step of `npm test` (scripts/check-cold-start.ts) holds each entry to exact
 // figures instead of a CPU time, so it passes or fails the same on an idle and a busy machine
@@ -56,7 +60,7 @@ describe("import cost probe", () => {
   test("flags an import over the byte budget", () => {
     const file = module(
       "big.mjs",
-      `export const big = ${JSON.stringify("y".repeat(460 * 1024))};\n`,
+      `export const big = ${JSON.stringify("y".repeat(IMPORT_BYTES_BUDGET + 1024))};\n`,
     );
     const problems = importCostProblems(probeImport("big", file, own));
     expect(problems).toEqual([expect.stringMatching(/^evaluates \d+ bytes, over the \d+ budget$/)]);
