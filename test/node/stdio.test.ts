@@ -380,12 +380,11 @@ describe("serveStdio", () => {
         onprogress: (p) => progress.push(p.progress),
       });
       // The SDK client runs notification handlers a microtask late but drops the progress
-      // handler as soon as the response is read, so on a loaded machine the last update, read
-      // in one chunk with the result, can reach nobody; the ones before it always arrive, in order.
-      expect([
-        [1, 2],
-        [1, 2, 3],
-      ]).toContainEqual(progress);
+      // handler as soon as the response is read: updates read in one chunk with the result
+      // reach nobody, and a busy test worker reads the pipe late (a full-suite run got [1]).
+      // What does arrive comes in order and unchanged; connectStdio gets every update of the same
+      // tool ("lists and calls the served tools with their progress" below).
+      expect(progress).toEqual([1, 2, 3].slice(0, progress.length));
       const asked = await client.callTool({ name: "ask", arguments: {} });
       expect(asked.content).toEqual([{ type: "text", text: "colour: teal" }]);
       // The SDK cancels with notifications/cancelled; the tool's signal fires.
