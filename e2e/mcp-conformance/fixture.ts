@@ -338,6 +338,17 @@ export function conformanceToolset(
         `LLM response: ${sampledText(await ctx.requestSampling(sample("What is the capital of France?", 100)))}`,
     }),
     defineTool({
+      name: "test_input_required_result_list_roots",
+      description: "Asks the client for its roots and names them",
+      readOnly: true,
+      input: none,
+      interactions: { roots: true },
+      call: async (_input, ctx) => {
+        const roots = await ctx.requestRoots();
+        return `Roots: ${roots.map((root) => root.name ?? root.uri).join(", ") || "none"}`;
+      },
+    }),
+    defineTool({
       name: "test_input_required_result_request_state",
       description: "Asks for a confirmation carried in the signed request state",
       readOnly: true,

@@ -12,6 +12,7 @@ import {
   type ToolInteractionRequest,
 } from "../interaction/interaction-request.ts";
 import { readSamplingResult } from "../interaction/read-sampling.ts";
+import { ROOTS_PROMPT, type Root, readRoots } from "../interaction/roots.ts";
 import { type SamplingResult, samplingPrompt } from "../interaction/sampling.ts";
 import type { Tool, ToolContext } from "./define-tool.ts";
 
@@ -326,6 +327,7 @@ class LocalContext implements ToolContext {
   readonly requestText: ToolContext["requestText"];
   readonly requestForm: ToolContext["requestForm"];
   readonly requestSampling: ToolContext["requestSampling"];
+  readonly requestRoots: ToolContext["requestRoots"];
   readonly once: ToolContext["once"];
 
   constructor(port: LocalHandler, tool: Tool, callId: string | undefined, auth: unknown) {
@@ -358,6 +360,8 @@ class LocalContext implements ToolContext {
         (reply) => readSamplingResult(reply) as SamplingResult,
       );
     };
+    this.requestRoots = () =>
+      port["~ask"](ROOTS_PROMPT, { type: "roots" }).then((reply) => readRoots(reply) as Root[]);
   }
 
   get signal(): AbortSignal {

@@ -128,6 +128,30 @@ describe("ToolContext", () => {
     expect(got).toEqual(reply);
   });
 
+  test("requestRoots asks for roots and resolves with the clean list; undeclared, it ends the call", async () => {
+    let got: unknown;
+    const handler = handlerFor(
+      async (_input, { requestRoots }) => {
+        got = await requestRoots();
+        return "done";
+      },
+      { interactions: { roots: true } },
+    );
+    const request = asked(await handler.step({ type: "invoke", arguments: {} }));
+    expect(request.kind).toEqual({ type: "roots" });
+    await handler.step(submit(request, [{ uri: "file:///a", name: "a", extra: 1 }, { uri: "b" }]));
+    expect(got).toEqual([{ uri: "file:///a", name: "a" }, { uri: "b" }]);
+
+    const undeclared = handlerFor(async (_input, { requestRoots }) => {
+      await requestRoots();
+      return "done";
+    });
+    await expect(undeclared.step({ type: "invoke", arguments: {} })).rejects.toMatchObject({
+      type: "undeclared_interaction",
+      kind: "roots",
+    });
+  });
+
   test("carries the tool's name, and a call id only when there is one", async () => {
     const seen: ToolContext[] = [];
     const tools = Toolset.local([

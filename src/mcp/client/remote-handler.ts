@@ -105,8 +105,13 @@ export class RemoteHandler extends CallMachine<Question> {
     }
     this.#callId = callId;
     if (this.#session.modern && this.answers && !this.#plan.formInteractions) {
-      const { samplingInteractions, maxSchemaDepth } = this.#plan;
-      this.#flags = { formInteractions: true, samplingInteractions, maxSchemaDepth };
+      const { samplingInteractions, rootsInteractions, maxSchemaDepth } = this.#plan;
+      this.#flags = {
+        formInteractions: true,
+        samplingInteractions,
+        rootsInteractions,
+        maxSchemaDepth,
+      };
     }
     this.#send({});
   }

@@ -10,6 +10,7 @@ import type { JournalEntries } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingResult } from "../../interaction/read-sampling.ts";
+import { readRoots } from "../../interaction/roots.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { jsonRpcResult } from "../json-rpc.ts";
 import type { ClientCapabilities } from "./core.ts";
@@ -59,7 +60,7 @@ export function roundAsker(options: {
     const capability = capabilityFor(request.kind);
     if (!capabilities[capability]) {
       const required =
-        capability === "elicitation" ? { elicitation: { form: {} } } : { sampling: {} };
+        capability === "elicitation" ? { elicitation: { form: {} } } : { [capability]: {} };
       stop({
         type: "missing_capability",
         required,
@@ -104,7 +105,8 @@ export function inputResponsesProblem(value: unknown): string | undefined {
 
 /**
  * Why a client's answer is not one: a form answer needs `action` `accept`, `decline` or
- * `cancel`, a sampling answer must be a well-formed `CreateMessageResult`. Such an answer is the
+ * `cancel`, a sampling answer must be a well-formed `CreateMessageResult`, a roots answer a
+ * `ListRootsResult`. Such an answer is the
  * client's protocol error, so the call gets `-32602` rather than the tool a made-up answer.
  */
 function answerProblem(
@@ -114,6 +116,10 @@ function answerProblem(
   if (request.kind.type === "sampling") {
     const read = readSamplingResult(response);
     return typeof read === "string" ? `not a sampling result (${read})` : undefined;
+  }
+  if (request.kind.type === "roots") {
+    const read = readRoots(response.roots);
+    return typeof read === "string" ? `not a roots result (${read})` : undefined;
   }
   return ["accept", "decline", "cancel"].includes(response.action as string)
     ? undefined
