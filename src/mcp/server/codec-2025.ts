@@ -277,8 +277,7 @@ export function handleDelete(
   headers: Headers,
   identity: string | undefined,
 ): Answer {
-  if (!core.registry.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
-  const found = findSession(core, request, headers, identity);
+  const found = ownSession(core, request, headers, identity);
   if (found instanceof JsonAnswer) return found;
   core.registry.endSession(found.id);
   return new Response(null, { status: 204, headers });
@@ -320,9 +319,9 @@ const KEEP_ALIVE_MS = 15_000;
  * Answers GET in `memory` mode. With `Last-Event-ID` it resumes one of the caller's session's
  * response streams (S29), 404 for an id that names none of them. Without it, the session's
  * standalone SSE stream, where `notifications/resources/updated` of its subscriptions go (a new
- * GET replaces the session's earlier stream, which ends; DELETE and expiry end it too). 406
- * without `text/event-stream` in `Accept`, 400/404 for a missing/unknown session as for POST;
- * 405 in stateless mode.
+ * GET replaces the session's earlier stream, which ends; DELETE and expiry end it too). 405 in
+ * stateless mode, 400/404 for a missing/unknown session as for POST, then 406 without
+ * `text/event-stream` in `Accept`.
  */
 export function handleGet(
   core: Core,
@@ -330,12 +329,11 @@ export function handleGet(
   headers: Headers,
   identity: string | undefined,
 ): Answer {
-  if (!core.registry.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
+  const found = ownSession(core, request, headers, identity);
+  if (found instanceof JsonAnswer) return found;
   if (!accepts(request.headers.get("accept"), "text/event-stream")) {
     return httpError(406, "Not Acceptable: Accept must list text/event-stream", headers);
   }
-  const found = findSession(core, request, headers, identity);
-  if (found instanceof JsonAnswer) return found;
   const lastEventId = request.headers.get("last-event-id");
   if (lastEventId !== null) {
     return (
@@ -366,6 +364,18 @@ export function methodNotAllowed(headers: Headers, allow: string): JsonAnswer {
   const merged = new Headers(headers);
   merged.set("allow", allow);
   return httpError(405, "Method Not Allowed", merged);
+}
+
+// The session a GET or DELETE names: 405 when the handler keeps none (stateless), else as
+// `findSession`.
+function ownSession(
+  core: Core,
+  request: IncomingRequest,
+  headers: Headers,
+  identity: string | undefined,
+): Session | JsonAnswer {
+  if (!core.registry.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
+  return findSession(core, request, headers, identity);
 }
 
 // Another identity's session answers exactly like an unknown one, so a session id learnt from
