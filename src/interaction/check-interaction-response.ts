@@ -4,7 +4,7 @@ import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolInteractionRequest } from "./interaction-request.ts";
 import type { ToolInteractionResponse } from "./interaction-response.ts";
 import { readSamplingResult } from "./read-sampling.ts";
-import { readRoots } from "./roots.ts";
+import { NOT_ROOTS, readRoots } from "./roots.ts";
 
 /**
  * Checks a reply against the pending request: the id must match exactly, a text reply must be a
@@ -44,8 +44,7 @@ export async function checkInteractionResponse(
       return;
     }
     case "roots": {
-      const read = readRoots(content);
-      if (typeof read === "string") throw invalid(`a roots reply is malformed: ${read}`);
+      if (!readRoots(content)) throw invalid(`a roots reply ${NOT_ROOTS}`);
       return;
     }
     case "form":

@@ -1,5 +1,3 @@
-import { isJsonObject } from "../schema/is-json-object.ts";
-
 /**
  * A place the caller lets a tool work in, as MCP's `roots/list` names it: a URI (in MCP a
  * `file://` URI) and an optional name to show.
@@ -12,25 +10,24 @@ export interface Root {
 }
 
 /** What a person is shown when a tool asks for the caller's roots. */
-export const ROOTS_PROMPT = "Which roots (directories or files) may this tool work in?";
+export const ROOTS_PROMPT = "Share your roots";
 
 /**
- * Returns a clean copy of a list of roots (only `uri` and `name`), or a phrase naming what is
- * wrong: an array of objects, each with a string `uri` and, if present, a string `name`.
+ * Returns a clean copy of a list of roots (only `uri` and `name`), or `undefined` unless it is
+ * an array of objects, each with a string `uri` and, if present, a string `name`.
  *
  * @param value The candidate: a tool's reply, or the `roots` of an MCP `ListRootsResult`.
  */
-export function readRoots(value: unknown): Root[] | string {
-  if (!Array.isArray(value)) return "the roots must be an array";
+export function readRoots(value: unknown): Root[] | undefined {
+  if (!Array.isArray(value)) return undefined;
   const roots: Root[] = [];
-  for (const [index, item] of value.entries()) {
-    if (!isJsonObject(item) || typeof item.uri !== "string") {
-      return `\`roots[${index}]\` must be an object with a string \`uri\``;
-    }
-    if (item.name !== undefined && typeof item.name !== "string") {
-      return `\`roots[${index}].name\` must be a string`;
-    }
-    roots.push(item.name === undefined ? { uri: item.uri } : { uri: item.uri, name: item.name });
+  for (const item of value) {
+    const { uri, name } = (item ?? {}) as Partial<Root>;
+    if (typeof uri !== "string" || (name !== undefined && typeof name !== "string")) return;
+    roots.push(name === undefined ? { uri } : { uri, name });
   }
   return roots;
 }
+
+/** Why a reply is not a list of roots. */
+export const NOT_ROOTS = "must be an array of { uri, name? } strings";

@@ -361,7 +361,7 @@ class LocalContext implements ToolContext {
       );
     };
     this.requestRoots = () =>
-      port["~ask"](ROOTS_PROMPT, { type: "roots" }).then((reply) => readRoots(reply) as Root[]);
+      port["~ask"](ROOTS_PROMPT, { type: "roots" }).then(readRoots) as Promise<Root[]>;
   }
 
   get signal(): AbortSignal {

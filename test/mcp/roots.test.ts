@@ -89,7 +89,7 @@ describe("MCP round trip: roots", () => {
       ),
     );
     expect(isToolError(error, "invalid_interaction")).toBe(true);
-    expect((error as Error).message).toContain("`roots[0]` must be an object with a string `uri`");
+    expect((error as Error).message).toContain("a roots reply must be an array of { uri, name? }");
     await toolset.shutdown();
   });
 

@@ -10,7 +10,7 @@ import type { JournalEntries } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingResult } from "../../interaction/read-sampling.ts";
-import { readRoots } from "../../interaction/roots.ts";
+import { NOT_ROOTS, readRoots } from "../../interaction/roots.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { jsonRpcResult } from "../json-rpc.ts";
 import type { ClientCapabilities } from "./core.ts";
@@ -118,8 +118,7 @@ function answerProblem(
     return typeof read === "string" ? `not a sampling result (${read})` : undefined;
   }
   if (request.kind.type === "roots") {
-    const read = readRoots(response.roots);
-    return typeof read === "string" ? `not a roots result (${read})` : undefined;
+    return readRoots(response.roots) ? undefined : `\`roots\` ${NOT_ROOTS}`;
   }
   return ["accept", "decline", "cancel"].includes(response.action as string)
     ? undefined

@@ -11,7 +11,7 @@ import type {
 } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingResult } from "../../interaction/read-sampling.ts";
-import { readRoots } from "../../interaction/roots.ts";
+import { NOT_ROOTS, readRoots } from "../../interaction/roots.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { type JsonRpcRequest, type JsonRpcResponse, jsonRpcRequest } from "../json-rpc.ts";
 import type { McpCreateMessageParams, McpElicitParams } from "../protocol.ts";
@@ -115,9 +115,7 @@ export function answerFrom(
       return { type: "decline", id, reason: `the client refused: ${response.error.message}` };
     }
     const roots = readRoots(response.result.roots);
-    if (typeof roots === "string") {
-      return { type: "cancel", id, reason: `the client's roots are malformed: ${roots}` };
-    }
+    if (!roots) return { type: "cancel", id, reason: `the client's roots ${NOT_ROOTS}` };
     return { type: "submit", id, content: roots };
   }
   if (request.kind.type === "sampling") {
