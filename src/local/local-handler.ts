@@ -177,9 +177,9 @@ export class LocalHandler extends CallMachine<Question> {
     // `cancel`: the machine cancels the call next, which rejects the question.
   }
 
-  protected abort(error: ToolError, question: Question | undefined): void {
+  protected abort(error: ToolError, questions: readonly Question[]): void {
     this.#controller?.abort(error);
-    question?.reject(error);
+    for (const question of questions) question.reject(error);
   }
 
   /** The call's signal, made on first use. */
@@ -211,8 +211,6 @@ export class LocalHandler extends CallMachine<Question> {
     // A host that answers by running the tool again refuses a tool that must not run twice.
     const refused = this.#journal?.askProblem(tool.name, tool.replayable !== false);
     if (refused) return Promise.reject(this.stop(refused));
-    if (this.asking)
-      return Promise.reject(unsupported("a second interaction while one is pending"));
     const request: ToolInteractionRequest = {
       id: newInteractionId(),
       toolName: tool.name,

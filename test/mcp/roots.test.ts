@@ -128,3 +128,87 @@ describe("MCP round trip: roots", () => {
     await toolset.shutdown();
   });
 });
+
+describe("MCP round trip: several questions at once", () => {
+  const everything = defineTool({
+    name: "everything",
+    description: "Asks for a name, the model's greeting and the roots together",
+    input: v.object({}),
+    readOnly: true,
+    interactions: { form: true, sampling: true, roots: true },
+    call: async (_input, ctx) => {
+      const [{ name }, greeting, roots] = await Promise.all([
+        ctx.requestForm("Name?", { type: "object", properties: { name: { type: "string" } } }),
+        ctx.requestSampling({
+          messages: [{ role: "user", content: { type: "text", text: "Greet" } }],
+          maxTokens: 10,
+        }),
+        ctx.requestRoots(),
+      ]);
+      const text = greeting.content.type === "text" ? greeting.content.text : "?";
+      return `${text} ${String(name)} in ${roots.map((root) => root.uri).join(",")}`;
+    },
+  });
+
+  for (const mode of MODES) {
+    // 2026-07-28: one input_required round carries all three, so each reaches onInteraction
+    // before any is answered. 2025-11-25 sends each as it is asked on the call's stream, and the
+    // client sees the next once it answered the one before.
+    const together = mode.protocol === "2026-07-28";
+    it(`a tool's questions asked together all reach onInteraction (${mode.label})`, async () => {
+      let posts = 0;
+      const handler = createMcpHandler(Toolset.local([everything]), {
+        name: "all-at-once",
+        version: "1.0.0",
+        sessions: mode.sessions,
+        interactionPolicy: "elicit",
+      });
+      const toolset = await connectMcp({
+        url: URL_,
+        fetch: (input, init) => {
+          if (init?.method === "POST" && String(init.body).includes('"tools/call"')) posts++;
+          return handler.fetch(input as string, init);
+        },
+        protocol: mode.protocol,
+        formInteractions: true,
+        samplingInteractions: true,
+        rootsInteractions: true,
+      });
+      const kinds: string[] = [];
+      let release: () => void = () => {};
+      const allAsked = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const result = await toolset.call(
+        "everything",
+        {},
+        {
+          onInteraction: async (request) => {
+            kinds.push(request.kind.type);
+            if (kinds.length === 3) release();
+            if (together) await allAsked;
+            switch (request.kind.type) {
+              case "form":
+                return InteractionResponse.submit(request.id, { name: "Ada" });
+              case "sampling":
+                return InteractionResponse.submit(request.id, {
+                  role: "assistant",
+                  content: { type: "text", text: "Hello" },
+                  model: "m",
+                });
+              default:
+                return InteractionResponse.submit(request.id, ROOTS);
+            }
+          },
+        },
+      );
+      expect(result.content).toEqual([
+        { type: "text", text: "Hello Ada in file:///work/project,file:///tmp" },
+      ]);
+      expect([...kinds].sort()).toEqual(["form", "roots", "sampling"]);
+      // One input_required round carried all three, so the call was sent twice; 2025 once.
+      expect(posts).toBe(together ? 2 : 1);
+      await toolset.shutdown();
+    });
+  }
+});

@@ -39,8 +39,10 @@ export const ROUND_STOPPED = "toolwire: the round stopped for input";
  * Creates the `onInteraction` of one round. Each question gets a key (`questionKey`, default
  * `q<n>` for the n-th question of the call); one answered in an earlier round (same key, same
  * question) is answered again, one answered by this retry's `inputResponses` is answered and
- * remembered, and the first unanswered one ends the round: `stop` records it and the tool is
- * aborted (which is why a tool should ask before it acts). A question needing a capability this
+ * remembered, and the unanswered ones end the round: questions the tool asks together
+ * (`Promise.all`) are gathered until a macrotask passes with no new one, then `stop` records
+ * them all as one `input_required` and the tool is aborted (which is why a tool should ask
+ * before it acts). A question needing a capability this
  * request did not declare ends the round as `missing_capability`.
  */
 export function roundAsker(options: {
@@ -52,9 +54,34 @@ export function roundAsker(options: {
 }): (request: ToolInteractionRequest, signal: AbortSignal) => Promise<ToolInteractionResponse> {
   const { round, inputResponses, capabilities, questionKey, stop } = options;
   let index = 0;
+  // Questions still being fingerprinted, and the unanswered ones gathered for this round.
+  let reading = 0;
+  let unanswered: { inputRequests: Record<string, unknown>; pending: Map<string, string> };
+  let gathered: Promise<void> | undefined;
+  const gather = () =>
+    new Promise<void>((resolve) => {
+      let seen = -1;
+      const settle = () =>
+        setTimeout(() => {
+          // Another question may still be on its way: its fingerprint is a crypto promise.
+          if (reading > 0 || seen !== unanswered.pending.size) {
+            seen = unanswered.pending.size;
+            return settle();
+          }
+          stop({ type: "input_required", ...unanswered });
+          resolve();
+        }, 0);
+      settle();
+    });
   return async (request) => {
     const key = questionKey(request, index++);
-    const fingerprint = await fingerprintOf(request);
+    reading++;
+    let fingerprint: string;
+    try {
+      fingerprint = await fingerprintOf(request);
+    } finally {
+      reading--;
+    }
     const earlier = round.answers.get(key);
     if (earlier?.fingerprint === fingerprint) return answerOf(request, earlier.response);
     const capability = capabilityFor(request.kind);
@@ -81,11 +108,13 @@ export function roundAsker(options: {
       return answerOf(request, response);
     }
     const question = questionFor(request, key, "2025-11-25");
-    stop({
-      type: "input_required",
-      inputRequests: { [key]: { method: question.method, params: question.params } },
-      pending: new Map([[key, fingerprint]]),
-    });
+    if (!gathered) {
+      unanswered = { inputRequests: {}, pending: new Map() };
+      gathered = gather();
+    }
+    unanswered.inputRequests[key] = { method: question.method, params: question.params };
+    unanswered.pending.set(key, fingerprint);
+    await gathered;
     throw new ToolError({ type: "cancelled", tool: request.toolName, reason: ROUND_STOPPED });
   };
 }
