@@ -322,7 +322,7 @@ import { scriptedModel } from "./src/models/index.ts";
 const add = defineTool({ name: "add", description: "Adds", readOnly: true,
   input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
 const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
-export const chat = { transport: agentChatTransport({ agent: (approver) => new Agent({ model, tools: [add], approver }) }),
+export const chat = { transport: agentChatTransport({ agent: (gates) => new Agent({ model, tools: [add], ...gates }) }),
   sendAutomaticallyWhen: approvalAnswered };`,
   },
   {
