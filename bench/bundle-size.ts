@@ -310,10 +310,12 @@ export const bridge = async (languageModel) => [aiSdkModel(languageModel), await
     // The "core + agent + scriptedModel" case driven through the AI SDK's useChat: what the
     // transport adds to an app's agent bundle (the AI SDK's own UI code is the app's, not ours):
     // about 1.5 KB gzip over that case. The single file carries the lazy summarizer, as there.
-    // Measured as what loads at once (issue 25's measure, see above): 33.6 KB split.
+    // Measured as what loads at once (issue 25's measure, see above): 33.6 KB split. Issue 29's
+    // progress and question data parts and the resume after a reload added 0.5 KB: 34.1 KB
+    // split, 34.9 KB as one file (2.0 KB over the agent case).
     name: "ai-sdk chat transport: agentChatTransport + core + agent + scriptedModel",
-    budget: 34 * KB,
-    singleFileBudget: 34.5 * KB,
+    budget: 34.5 * KB,
+    singleFileBudget: 35 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
