@@ -73,7 +73,7 @@ for (const app of apps) {
 
     // Cancel: a slow tool reports progress; Stop aborts it where it is.
     await send(page, "count slowly");
-    await expect(page.getByTestId("progress").last()).toContainText(/step [2-9] of 50/);
+    await expect(page.getByTestId("progress").last()).toContainText(/step \d+ of 50/);
     await page.getByTestId("stop").click();
     await idle(page);
     await expect
