@@ -404,6 +404,42 @@ describe.each(majors)("the agent chat transport under %s's Chat", (_, newChat) =
     expect(model.requests).toHaveLength(2);
   });
 
+  test("a declined question: the tool goes on without the answer, and the part says declined", async () => {
+    const ask = defineTool({
+      name: "ask",
+      description: "Asks the user",
+      readOnly: true,
+      interactions: { text: true },
+      input: v.object({}),
+      call: async (_, ctx) => {
+        try {
+          return `said ${await ctx.requestText("Your name?")}`;
+        } catch {
+          return "no name given";
+        }
+      },
+    });
+    const { transport } = setup(
+      [{ toolCalls: [{ id: "q2", name: "ask", arguments: {} }] }, { text: "Fine." }],
+      [ask],
+    );
+    const chat = newChat(transport);
+    const sending = chat.sendMessage({ text: "Ask me" });
+    await vi.waitFor(() =>
+      expect(parts(chat).some((part) => part.type === "data-tool-question")).toBe(true),
+    );
+    transport.decline("q2", "rather not");
+    await sending;
+    expect(parts(chat)).toMatchObject([
+      { type: "tool-ask", state: "output-available", output: "no name given" },
+      { type: "data-tool-question", id: "q2", data: { state: "declined" } },
+      { type: "text", text: "Fine." },
+    ]);
+    expect(() => transport.decline("q2")).toThrow(
+      expect.objectContaining({ data: expect.objectContaining({ type: "invalid_interaction" }) }),
+    );
+  });
+
   test("after a reload, an approval answered in the saved messages resumes the run from the store: the call runs once", async () => {
     const log: string[] = [];
     const store = memoryStore();
