@@ -104,6 +104,7 @@ for (const app of apps) {
     await idle(page);
     expect(await effects(page, "web-ui-notes")).toEqual(["buy bread", "buy oat milk"]);
     expect(await effects(page, "web-ui-counts")).toHaveLength(1);
+    await expect(page.getByTestId("error")).toHaveCount(0);
     expect(errors).toEqual([]);
   });
 }

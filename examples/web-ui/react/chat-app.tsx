@@ -95,7 +95,7 @@ export function ChatApp({ transport }: { transport: AgentChatTransport }) {
           </Message>
         );
       })}
-      {error && <p data-testid="error">{error.message}</p>}
+      {error && <li data-testid="error">{error.message}</li>}
     </Page>
   );
 }

@@ -56,6 +56,7 @@ export function StoreApp({ store }: { store: AgentStore }) {
           )}
         </Message>
       ))}
+      {state.error && <li data-testid="error">{state.error.message}</li>}
     </Page>
   );
 }
