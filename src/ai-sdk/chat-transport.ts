@@ -211,7 +211,14 @@ export function agentChatTransport(options: AgentChatTransportOptions): AgentCha
   const onInteraction: InteractionAnswerer = (request, signal) =>
     new Promise((resolve) => {
       asked.set(request.id, resolve);
-      signal.addEventListener("abort", () => asked.delete(request.id), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          asked.delete(request.id);
+          callOf.delete(request.id);
+        },
+        { once: true },
+      );
     });
   const reply = (callId: string, response: (id: string) => ToolInteractionResponse) => {
     const id = [...callOf].find(([, call]) => call === callId)?.[0];
@@ -465,6 +472,7 @@ function translate(
       // so it may not be waiting yet); `answer` refuses a question it does not hold.
       const requested = event.type === "interaction_requested";
       if (requested) callOf.set(event.request.id, event.callId);
+      else callOf.delete(event.response.id);
       if (!requested && !run.questions.has(event.callId)) return false;
       const request = requested ? event.request : run.questions.get(event.callId);
       if (!request) return false;
