@@ -165,6 +165,14 @@ export function createAgentStore(
   let current: AgentRun | undefined;
   let sequence = 0;
   const nextId = () => `a${++sequence}`;
+  // Messages an app saved keep their ids; the ones the store opens next must not repeat them.
+  const shown = (messages: readonly StoreMessage[]) => {
+    for (const { id } of messages) {
+      const n = /^a(\d+)$/.exec(id)?.[1];
+      if (n !== undefined) sequence = Math.max(sequence, Number(n));
+    }
+    return messages;
+  };
 
   // Each listener on its own, as the agent calls its own (A7): one that throws is reported and
   // neither stops the others nor the run.
@@ -365,7 +373,10 @@ export function createAgentStore(
       if (!checkpoint) {
         idle("restoring while a run is in progress");
         const conversation = saved.conversation ?? emptyConversation();
-        set({ conversation, messages: saved.messages ?? messagesOf(conversation.messages) });
+        set({
+          conversation,
+          messages: saved.messages ? shown(saved.messages) : messagesOf(conversation.messages),
+        });
         return undefined;
       }
       // Unverified until the resume checks its signature; a malformed one shows nothing and
@@ -376,7 +387,7 @@ export function createAgentStore(
         : emptyConversation();
       return start((options) => agent.resume(checkpoint, options), {
         conversation,
-        messages: saved.messages ?? messagesOf(conversation.messages),
+        messages: saved.messages ? shown(saved.messages) : messagesOf(conversation.messages),
         checkpoint,
       });
     },

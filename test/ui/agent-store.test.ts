@@ -490,6 +490,10 @@ describe("createAgentStore", () => {
     withMessages.restore({ conversation, messages: JSON.parse(JSON.stringify(messages)) });
     expect(withMessages.getSnapshot().messages).toEqual(messages);
     expect(withMessages.getSnapshot().conversation).toBe(conversation);
+    // Messages it opens next do not reuse a saved message's id (a UI's list keys).
+    await withMessages.send("more").catch(() => {});
+    const ids = withMessages.getSnapshot().messages.map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   test("misuse fails with a typed error: a decision for nothing pending, a second run at once", async () => {
