@@ -2,7 +2,6 @@ import { EventEmitter } from "eventemitter3";
 import {
   Agent,
   type AgentEvent,
-  type AgentEventType,
   type Conversation,
   compact,
   emptyConversation,
@@ -57,26 +56,6 @@ const INSTRUCTIONS = [
   "(keep it current), clock for the time, ask_user when you need information from the user,",
   "slow_task when asked to run it. Answer briefly.",
 ].join(" ");
-
-/** Every agent event type: the inspector's timeline lists them all. */
-const EVENT_TYPES = Object.keys({
-  turn_start: true,
-  text_delta: true,
-  reasoning_delta: true,
-  model_retry: true,
-  usage: true,
-  tool_input_delta: true,
-  tool_call: true,
-  approval_requested: true,
-  approval_resolved: true,
-  interaction_requested: true,
-  interaction_resolved: true,
-  tool_progress: true,
-  tool_result: true,
-  compacted: true,
-  error: true,
-  done: true,
-} satisfies Record<AgentEventType, true>) as AgentEventType[];
 
 /** Timeline entry interface: one agent event, as the timeline lists it. */
 export interface TimelineEntry {
@@ -171,6 +150,9 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
       // A call starts only once the snapshot saying so is kept (docs/design.md A9); the
       // transcript is kept beside it, so a reload finds the cards as they stood.
       onCheckpoint: async (snapshot) => this.#keep(snapshot),
+      // The inspector's feed, which the state does not keep: every event for the timeline, the
+      // transcript size the model counted, and the provider's retries.
+      onEvent: (event) => this.#inspect(event),
     });
     this.store.subscribe(() => this.#divide());
   }
@@ -327,7 +309,7 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
   // the tools and the threshold may have changed since the last.
   #agent(gates: AgentStoreGates): Agent {
     this.#gates = gates;
-    const agent = new Agent({
+    return new Agent({
       model: this.#model,
       toolsets: this.toolsets,
       instructions: INSTRUCTIONS,
@@ -352,10 +334,6 @@ export class DemoSession extends EventEmitter<DemoSessionEvents> {
       },
       snapshots: { secret: this.#secret },
     });
-    // The inspector's feed, which the store does not keep: every event for the timeline, the
-    // transcript size the model counted, and the provider's retries.
-    for (const type of EVENT_TYPES) agent.on(type, (event) => this.#inspect(event));
-    return agent;
   }
 
   async #prepare(): Promise<void> {

@@ -61,6 +61,12 @@ export interface AgentStoreOptions {
    * in `state.checkpoint` by the time this is called.
    */
   onCheckpoint?(snapshot: RunSnapshot): void | Promise<void>;
+  /**
+   * Hears every event of every run of the store's agent (and of the agents `reconfigure`
+   * builds), once the state has taken it in: for what the state does not keep, such as an
+   * event log or a provider's retries.
+   */
+  onEvent?(event: AgentEvent): void;
 }
 
 /** What an app saved to restore a store after a reload. */
@@ -270,7 +276,11 @@ export function createAgentStore(
 
   // The agent's listeners, not a run's stream: they hear each event as it is emitted, so the
   // card of a call is in `approval` before the approver is asked, never a microtask later.
-  const listen = (event: AgentEvent) => (event.type === "done" ? end(event.result) : apply(event));
+  const listen = (event: AgentEvent) => {
+    if (event.type === "done") end(event.result);
+    else apply(event);
+    options.onEvent?.(event);
+  };
   const build = () => {
     const built = create({ approver, onInteraction });
     for (const type of EVENT_TYPES) built.on(type, listen);

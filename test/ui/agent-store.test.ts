@@ -433,8 +433,17 @@ describe("createAgentStore", () => {
 
   test("reconfigure builds the agent again for the next run and keeps the state", async () => {
     let reply = "first model";
+    const heard: string[] = [];
     const store = createAgentStore(
       (gates) => new Agent({ model: scriptedModel([{ text: reply }]), ...gates }),
+      {
+        onEvent: (event) => {
+          // The state has taken the event in by the time it is heard.
+          if (event.type !== "text_delta") return;
+          const shown = store.getSnapshot().messages.at(-1)?.parts.at(-1);
+          heard.push(shown?.type === "text" && shown.text.endsWith(event.text) ? event.text : "");
+        },
+      },
     );
     const first = store.agent;
     await store.send("hi");
@@ -451,11 +460,12 @@ describe("createAgentStore", () => {
       { type: "text", text: "again" },
       { type: "text", text: "second model" },
     ]);
-    // The old agent's events no longer reach the store.
+    // The old agent's events no longer reach the store, and onEvent hears the new one's.
     const changes: number[] = [];
     store.subscribe(() => changes.push(1));
     first.emit("text_delta", { type: "text_delta", turn: 1, text: "stale" });
     expect(changes).toEqual([]);
+    expect(heard.join("")).toBe("first modelsecond model");
     const running = store.send("once more");
     expect(thrown(() => store.reconfigure()).type).toBe("unsupported");
     await running;
