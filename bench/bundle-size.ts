@@ -259,9 +259,11 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
     // Measured as what loads at once (issue 25, see above): 33.5 KB split, 34.3 KB as one file;
     // the store adds about 1.75 KB to the agent case, as it did under the old measure.
     // Issue 28's observer hooks (agent and MCP client, about 0.2 KB each) and issue 29's
-    // streamed arguments pushed it to 33.8 KB split, just over 34.5 KB as one file.
+    // streamed arguments pushed it to 33.8 KB split, just over 34.5 KB as one file. What the
+    // demo needed of the store (who decided a card, its question, onCheckpoint, onEvent,
+    // reconfigure, restored messages) brought the store to 2.0 KB: 34.1 KB split, 34.9 as one.
     budget: 34.25 * KB,
-    singleFileBudget: 34.75 * KB,
+    singleFileBudget: 35 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
