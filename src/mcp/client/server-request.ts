@@ -74,20 +74,10 @@ export function handleServerRequest(
     message: answer,
   });
   if (method === "ping") return reply(jsonRpcResult(id, {}));
-  if (method === "elicitation/create") {
-    const request = flags.formInteractions
-      ? interactionFromElicitation(params, context, flags.maxSchemaDepth)
-      : undefined;
-    return request ? { type: "ask", request } : reply(jsonRpcResult(id, { action: "decline" }));
-  }
-  if (method === "sampling/createMessage" && flags.samplingInteractions) {
-    const request = interactionFromSampling(params, context);
-    if (typeof request !== "string") return { type: "ask", request };
-    return reply(jsonRpcError(id, JSON_RPC_ERROR.invalidParams, request));
-  }
-  if (method === "roots/list" && flags.rootsInteractions) {
-    return { type: "ask", request: rootsInteraction(context) };
-  }
+  const question = questionOf(method, params, flags, context);
+  if (typeof question !== "string") return { type: "ask", request: question };
+  if (method === "elicitation/create") return reply(jsonRpcResult(id, { action: "decline" }));
+  if (question) return reply(jsonRpcError(id, JSON_RPC_ERROR.invalidParams, question));
   return reply(jsonRpcError(id, JSON_RPC_ERROR.methodNotFound, `${method} is not supported`));
 }
 
@@ -139,22 +129,13 @@ export function handleInputRequest(
 ): InputRequestOutcome {
   const method = isJsonObject(entry) ? entry.method : undefined;
   const params = isJsonObject(entry) && isJsonObject(entry.params) ? entry.params : {};
-  if (method === "elicitation/create") {
-    const request = flags.formInteractions
-      ? interactionFromElicitation(params, context, flags.maxSchemaDepth)
-      : undefined;
-    return request ? { type: "ask", request } : { type: "answer", value: { action: "decline" } };
-  }
-  if (method === "roots/list") {
-    return flags.rootsInteractions
-      ? { type: "ask", request: rootsInteraction(context) }
-      : { type: "answer", value: { roots: [] } };
-  }
+  const question = questionOf(method, params, flags, context);
+  if (typeof question !== "string") return { type: "ask", request: question };
+  if (method === "elicitation/create") return { type: "answer", value: { action: "decline" } };
+  if (method === "roots/list") return { type: "answer", value: { roots: [] } };
   const tool = context.toolName;
   if (method === "sampling/createMessage") {
-    const request = flags.samplingInteractions ? interactionFromSampling(params, context) : "";
-    if (typeof request !== "string") return { type: "ask", request };
-    const reason = request || "sampling interactions are off (`samplingInteractions`)";
+    const reason = question || "sampling interactions are off (`samplingInteractions`)";
     return { type: "fail", error: new ToolError({ type: "interaction_declined", tool, reason }) };
   }
   const shown = JSON.stringify(String(method)).slice(0, 60);
@@ -281,6 +262,28 @@ export function interactionFromSampling(
   };
   if (context.callId !== undefined) request.callId = context.callId;
   return request;
+}
+
+/**
+ * The question a server's request becomes, in either revision: a form elicitation with form
+ * interactions, a sampling request with sampling interactions, `roots/list` with roots
+ * interactions. Otherwise why not: a phrase for a sampling request toolwire cannot represent,
+ * else `""` (the kind is off, the elicitation is not a form, or another method).
+ */
+function questionOf(
+  method: unknown,
+  params: JsonRpcParams,
+  flags: ServerRequestFlags,
+  context: { toolName: ToolName; callId: string | undefined },
+): ToolInteractionRequest | string {
+  if (method === "elicitation/create" && flags.formInteractions) {
+    return interactionFromElicitation(params, context, flags.maxSchemaDepth) ?? "";
+  }
+  if (method === "sampling/createMessage" && flags.samplingInteractions) {
+    return interactionFromSampling(params, context);
+  }
+  if (method === "roots/list" && flags.rootsInteractions) return rootsInteraction(context);
+  return "";
 }
 
 /** The roots question a server's `roots/list` becomes. */
