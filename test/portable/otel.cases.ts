@@ -134,7 +134,6 @@ export const cases: PortableCase[] = [
         protocol: "2025-11-25",
       });
       await remote.call("echo", { message: "hi" });
-      await remote.shutdown();
       const client = otel.span("tools/call echo", SpanKind.CLIENT);
       const served = otel.span("tools/call echo", SpanKind.SERVER);
       const [call] = toolCalls(server.sent);
@@ -145,7 +144,34 @@ export const cases: PortableCase[] = [
       assertEqual(served.attributes["mcp.protocol.version"], "2025-11-25");
       assert(typeof client.attributes["mcp.session.id"] === "string", "mcp.session.id");
       assertEqual(served.attributes["mcp.session.id"], client.attributes["mcp.session.id"]);
-      assertEqual(otel.span("initialize").attributes["mcp.method.name"], "initialize");
+      // The requests the 2025 codec answers itself get their server span too.
+      const initialize = otel.span("initialize", SpanKind.CLIENT);
+      assertEqual(initialize.attributes["mcp.method.name"], "initialize");
+      const initialized = otel.span("initialize", SpanKind.SERVER);
+      assert(isChildOf(initialized, initialize), "the server's initialize follows _meta");
+      const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+      const setLevel = await server.fetch(URL_, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+          "mcp-session-id": String(client.attributes["mcp.session.id"]),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 99,
+          method: "logging/setLevel",
+          params: { level: "error", _meta: { traceparent } },
+        }),
+      });
+      assertEqual(setLevel.status, 200);
+      const level = otel.span("logging/setLevel", SpanKind.SERVER);
+      assertEqual(level.parentSpanContext?.spanId, "b7ad6b7169203331");
+      assertEqual(level.attributes["jsonrpc.request.id"], "99");
+      assertEqual(level.attributes["mcp.session.id"], client.attributes["mcp.session.id"]);
+      assert(level.attributes["error.type"] === undefined, "setLevel succeeded");
+      await remote.shutdown();
       await otel.shutdown();
     },
   },
@@ -230,6 +256,45 @@ export const cases: PortableCase[] = [
     },
   },
   {
+    name: "otel: a model turn records gen_ai.client.operation.duration and gen_ai.client.token.usage",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const model = scriptedModel([
+        {
+          toolCalls: [{ name: "echo", arguments: { message: "hi" } }],
+          usage: { inputTokens: 12, outputTokens: 3 },
+        },
+        { text: "done", usage: { inputTokens: 20, outputTokens: 5 } },
+      ]);
+      const server = recordingServer();
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch });
+      const agent = new Agent({
+        model,
+        toolsets: [remote],
+        approver: modeApprover("allow"),
+        observer,
+      });
+      await agent.run("say hi").result;
+      await remote.shutdown();
+      const points = await otel.durations();
+      const chat = points.filter((point) => point.name === "gen_ai.client.operation.duration");
+      assertEqual(chat.length, 1, "one series: chat on the scripted model");
+      assertEqual(chat[0]?.count, 2);
+      assertEqual(chat[0]?.unit, "s");
+      assertEqual(chat[0]?.attributes["gen_ai.operation.name"], "chat");
+      assertEqual(chat[0]?.attributes["gen_ai.request.model"], "scripted");
+      const tokens = points.filter((point) => point.name === "gen_ai.client.token.usage");
+      const input = tokens.find((point) => point.attributes["gen_ai.token.type"] === "input");
+      const output = tokens.find((point) => point.attributes["gen_ai.token.type"] === "output");
+      assertEqual(input?.unit, "{token}");
+      assertEqual([input?.count, input?.sum], [2, 32]);
+      assertEqual([output?.count, output?.sum], [2, 8]);
+      assertEqual(input?.attributes["gen_ai.request.model"], "scripted");
+      await otel.shutdown();
+    },
+  },
+  {
     name: "otel: no arguments, results or prompts by default; all of them on recordPayloads",
     async run() {
       const secret = "the-user-said-7f3a";
@@ -291,7 +356,6 @@ export const cases: PortableCase[] = [
         },
       });
       await remote.call("echo", { message: "hi" });
-      await remote.shutdown();
       const client = otel.span("tools/call echo", SpanKind.CLIENT);
       const served = otel.span("tools/call echo", SpanKind.SERVER);
       assert(isChildOf(served, client), "_meta wins over the HTTP header as the parent");
