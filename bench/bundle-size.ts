@@ -328,8 +328,10 @@ export const chat = { transport: agentChatTransport({ agent: (approver) => new A
   {
     name: "otel: otelObserver + @opentelemetry/api",
     // Paid only by an app that imports toolwire/otel (6.8 KB measured, about two thirds of it
-    // @opentelemetry/api's own).
-    budget: 7.25 * KB,
+    // @opentelemetry/api's own). The GenAI client metrics (`gen_ai.client.operation.duration`,
+    // `gen_ai.client.token.usage`) and the server span made current while its method runs:
+    // 7.2 KB.
+    budget: 7.5 * KB,
     source: `import { otelObserver } from "./src/otel/index.ts";
 export const observer = otelObserver({ recordPayloads: false });`,
   },
