@@ -118,6 +118,12 @@ export const cases: PortableCase[] = [
         }),
         "every request carries a traceparent",
       );
+      // The 2026 codec answers server/discover itself; it has its server span all the same.
+      const discover = otel.span("server/discover", SpanKind.SERVER);
+      assert(
+        isChildOf(discover, otel.span("server/discover", SpanKind.CLIENT)),
+        "the server's server/discover follows _meta",
+      );
       await otel.shutdown();
     },
   },
