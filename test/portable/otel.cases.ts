@@ -262,6 +262,31 @@ export const cases: PortableCase[] = [
     },
   },
   {
+    name: "otel: mcp.server.operation.duration is recorded per method, tool and outcome",
+    async run() {
+      const otel = otelCapture();
+      const server = recordingServer({ observer: otelObserver(otel) });
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch });
+      await remote.call("echo", { message: "a" });
+      await remote.call("echo", { message: "b" });
+      await assertRejects(() => remote.call("add", { a: "one", b: 2 }));
+      await remote.shutdown();
+      const served = (await otel.durations()).filter(
+        (point) =>
+          point.name === "mcp.server.operation.duration" &&
+          point.attributes["mcp.method.name"] === "tools/call",
+      );
+      const echo = served.find((point) => point.attributes["gen_ai.tool.name"] === "echo");
+      const add = served.find((point) => point.attributes["gen_ai.tool.name"] === "add");
+      assertEqual(echo?.count, 2);
+      assertEqual(echo?.unit, "s");
+      assert(echo?.attributes["error.type"] === undefined, "a good call has no error.type");
+      assertEqual(add?.count, 1);
+      assertEqual(add?.attributes["error.type"], "tool_error");
+      await otel.shutdown();
+    },
+  },
+  {
     name: "otel: a model turn records gen_ai.client.operation.duration and gen_ai.client.token.usage",
     async run() {
       const otel = otelCapture();
