@@ -170,7 +170,7 @@ export const run = async () => [await tools.listTools(), await tools.call("add",
     // Issue 24: resuming 2025 streams (above) took it to 23.0 KB, and the connection's
     // resources, prompts and completion calls (`remote-sources.ts`, on every `connectMcp`
     // result) add 1.3 KB: 24.5 KB measured once all of it was merged.
-    // Issue 24, roots answered through onInteraction and a round's questions asked together: 25.0 KB.
+    // Issue 24, roots answered through onInteraction and a round's questions asked together: 24.9 KB.
     budget: 25.25 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 export const run = async (url) => {
@@ -217,7 +217,8 @@ export const run = async (url, authorize) => {
     // lazy chunk shares core code, which esbuild moves into a shared chunk that loads at once
     // and compresses apart) and 33.09 → 34.23 KB as one file.
     // Resumable 2025 streams add 0.9 KB on top (above).
-    // Issue 24, roots/list questions and a 2026 round gathering questions asked together: 33.3 KB.
+    // Issue 24, roots/list questions and a 2026 round gathering questions asked together: 33.4 KB
+    // (after main's OpenTelemetry server hooks).
     budget: 33.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
@@ -247,7 +248,7 @@ export const run = async (signal) => {
     // also carries pause/resume (lazy when split). The default model summarizer loads at once
     // either way (see above). Issue 18 asks for 25 KB; that needs the summarizer to be an
     // explicit choice outside the entry.
-    // Issue 24, the core's roots kind and several open questions: 32.4 KB split, 33.1 KB as one file.
+    // Issue 24, the core's roots kind and several open questions: 32.3 KB split, 33.1 KB as one file.
     budget: 32.5 * KB,
     singleFileBudget: 33.25 * KB,
     source: `import * as v from "valibot";
@@ -343,8 +344,10 @@ export const chat = { transport: agentChatTransport({ agent: (gates) => new Agen
   {
     name: "otel: otelObserver + @opentelemetry/api",
     // Paid only by an app that imports toolwire/otel (6.8 KB measured, about two thirds of it
-    // @opentelemetry/api's own).
-    budget: 7.25 * KB,
+    // @opentelemetry/api's own). The GenAI client metrics (`gen_ai.client.operation.duration`,
+    // `gen_ai.client.token.usage`) and the server span made current while its method runs:
+    // 7.2 KB.
+    budget: 7.5 * KB,
     source: `import { otelObserver } from "./src/otel/index.ts";
 export const observer = otelObserver({ recordPayloads: false });`,
   },
