@@ -242,7 +242,9 @@ export const run = async (signal) => {
     // either way (see above). Issue 18 asks for 25 KB; that needs the summarizer to be an
     // explicit choice outside the entry.
     budget: 32.25 * KB,
-    singleFileBudget: 33 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 33.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -261,7 +263,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
     // Issue 28's observer hooks (agent and MCP client, about 0.2 KB each) and issue 29's
     // streamed arguments pushed it to 33.8 KB split, just over 34.5 KB as one file.
     budget: 34.25 * KB,
-    singleFileBudget: 34.75 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 35.25 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -279,7 +283,9 @@ export const store = () => createAgentStore((gates) => new Agent({ model, tools:
     // prompts and completion calls (1.2 KB), and 0.35 KB of issue 28's observer hooks (agent and
     // MCP client; an un-instrumented run calls none of them): 51.8 KB split once all merged.
     budget: 52.25 * KB,
-    singleFileBudget: 53 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 53.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -313,7 +319,9 @@ export const bridge = async (languageModel) => [aiSdkModel(languageModel), await
     // Measured as what loads at once (issue 25's measure, see above): 33.6 KB split.
     name: "ai-sdk chat transport: agentChatTransport + core + agent + scriptedModel",
     budget: 34 * KB,
-    singleFileBudget: 34.5 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 35 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
