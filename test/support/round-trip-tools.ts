@@ -1,7 +1,8 @@
 // The toolset the MCP round-trip tests serve with createMcpHandler and call back through
-// connectMcp. Web standards only: the portable suite uses it in every runtime.
+// connectMcp (and the stdio trace fixture serves over stdin/stdout). Web standards only: the
+// portable suite uses it in every runtime.
 import * as v from "valibot";
-import { defineTool, ToolResult, Toolset } from "../../src/index.ts";
+import { defineTool, type Tool, ToolResult, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, type McpHandlerOptions } from "../../src/mcp/index.ts";
 
 /** What the served tools saw, for assertions. */
@@ -19,13 +20,12 @@ export interface RoundTripServer {
 }
 
 /**
- * Creates the round-trip server: `echo`, `add` (with an output schema), `fail` (an `isError`
+ * Creates the round-trip tools: `echo`, `add` (with an output schema), `fail` (an `isError`
  * result), `work` (progress and logs), `wait` (until cancelled) and `ask` (a form question).
  *
- * @param options Handler options over the defaults (`interactionPolicy: "elicit"`).
- * @returns The server.
+ * @returns The tools, and what they observed.
  */
-export function roundTripServer(options: Partial<McpHandlerOptions> = {}): RoundTripServer {
+export function roundTripTools(): { tools: Tool[]; observed: RoundTripObserved } {
   let onStart: () => void = () => {};
   let onAbort: (reason: unknown) => void = () => {};
   const observed: RoundTripObserved = {
@@ -36,7 +36,7 @@ export function roundTripServer(options: Partial<McpHandlerOptions> = {}): Round
       onAbort = resolve;
     }),
   };
-  const toolset = Toolset.local([
+  const tools = [
     defineTool({
       name: "echo",
       description: "Echoes a message",
@@ -102,8 +102,19 @@ export function roundTripServer(options: Partial<McpHandlerOptions> = {}): Round
         return `Hello ${String(form.name)}`;
       },
     }),
-  ]);
-  const handler = createMcpHandler(toolset, {
+  ];
+  return { tools, observed };
+}
+
+/**
+ * Creates the round-trip server: the round-trip tools behind `createMcpHandler`.
+ *
+ * @param options Handler options over the defaults (`interactionPolicy: "elicit"`).
+ * @returns The server.
+ */
+export function roundTripServer(options: Partial<McpHandlerOptions> = {}): RoundTripServer {
+  const { tools, observed } = roundTripTools();
+  const handler = createMcpHandler(Toolset.local(tools), {
     name: "round-trip",
     version: "1.0.0",
     interactionPolicy: "elicit",
