@@ -12,6 +12,7 @@ import { ToolError } from "../errors.ts";
 import { newInteractionId } from "../interaction/interaction-request.ts";
 import type { Block, Message } from "../models/message.ts";
 import { toolContentText } from "../models/tool-content-text.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 
 /**
  * A UI message as `useChat` holds it (the AI SDK's `UIMessage`, read structurally): the
@@ -232,7 +233,7 @@ export function agentChatTransport(options: AgentChatTransportOptions): AgentCha
 export function approvalAnswered({ messages }: { messages: readonly AgentChatMessage[] }): boolean {
   const last = messages[messages.length - 1];
   if (last?.role !== "assistant") return false;
-  const states = last.parts.map((part) => (isRecord(part) ? part.state : undefined));
+  const states = last.parts.map((part) => (isJsonObject(part) ? part.state : undefined));
   return states.includes("approval-responded") && !states.includes("approval-requested");
 }
 
@@ -350,9 +351,9 @@ function finishReason(stop: StopCause): "stop" | "length" | "content-filter" | "
 function answerIn(message: AgentChatMessage, callId: string): ApprovalDecision | undefined {
   if (message.role !== "assistant") return undefined;
   for (const part of message.parts) {
-    if (!isRecord(part) || part.toolCallId !== callId || part.state !== "approval-responded")
+    if (!isJsonObject(part) || part.toolCallId !== callId || part.state !== "approval-responded")
       continue;
-    const approval = isRecord(part.approval) ? part.approval : {};
+    const approval = isJsonObject(part.approval) ? part.approval : {};
     if (approval.approved === true) return { type: "allow" };
     const reason = typeof approval.reason === "string" && approval.reason ? approval.reason : "no";
     return { type: "deny", reason };
@@ -360,14 +361,10 @@ function answerIn(message: AgentChatMessage, callId: string): ApprovalDecision |
   return undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
 function textOf(message: AgentChatMessage): string {
   const texts: string[] = [];
   for (const part of message.parts) {
-    if (isRecord(part) && part.type === "text" && typeof part.text === "string")
+    if (isJsonObject(part) && part.type === "text" && typeof part.text === "string")
       texts.push(part.text);
   }
   return texts.join("\n");
@@ -398,7 +395,7 @@ function transcriptOf(messages: readonly AgentChatMessage[]): Message[] {
       results = [];
     };
     for (const part of message.parts) {
-      if (!isRecord(part)) continue;
+      if (!isJsonObject(part)) continue;
       if (part.type === "step-start") flush();
       else if (part.type === "text" && typeof part.text === "string")
         said.push({ type: "text", text: part.text });

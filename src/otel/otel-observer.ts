@@ -29,6 +29,7 @@ import type {
   Operation,
   Outcome,
 } from "../observer.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import { w3cPropagator } from "./trace-context.ts";
 
 /** How `otelObserver` reports; every option may be left out. */
@@ -226,7 +227,7 @@ function mcpPlan(
     },
   };
   const meta = operation.params._meta;
-  const fromMeta = isRecord(meta) ? settings.propagator.extract(active, meta, getter) : active;
+  const fromMeta = isJsonObject(meta) ? settings.propagator.extract(active, meta, getter) : active;
   const headers = operation.headers;
   const fromHttp = headers
     ? settings.propagator.extract(active, headers, {
@@ -329,11 +330,11 @@ class OtelObservation implements Observation {
   #done(result: unknown, attributes: Attributes): Failure | undefined {
     const operation = this.#operation;
     const payloads = this.#settings.payloads;
-    const record = isRecord(result) ? result : {};
+    const record = isJsonObject(result) ? result : {};
     switch (operation.type) {
       case "agent_run":
       case "model_turn": {
-        const usage = isRecord(record.usage) ? record.usage : undefined;
+        const usage = isJsonObject(record.usage) ? record.usage : undefined;
         if (usage && typeof usage.inputTokens === "number") {
           attributes["gen_ai.usage.input_tokens"] = usage.inputTokens;
         }
@@ -389,9 +390,9 @@ function failureOf(outcome: { error: unknown; code?: number | undefined }): Fail
 // The kind of a failure: a toolwire `ToolError`'s or `ModelError`'s `type` (`transport`,
 // `protocol`, `timeout`, `rate_limit`, …), else the error's class name.
 function kindOf(error: unknown): string {
-  if (isRecord(error)) {
+  if (isJsonObject(error)) {
     const data = error.data;
-    if (isRecord(data) && typeof data.type === "string") return data.type;
+    if (isJsonObject(data) && typeof data.type === "string") return data.type;
     if (typeof error.type === "string") return error.type;
     if (typeof error.name === "string" && error.name !== "") return error.name;
   }
@@ -404,10 +405,6 @@ function messageOf(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const name = error.name;
   return name === "ToolError" || name === "ModelError" ? error.message : name;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }
 
 function json(value: unknown): string {
