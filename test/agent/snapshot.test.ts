@@ -47,6 +47,17 @@ function shop(options: { idempotentNote?: boolean; payDescription?: string } = {
   return { tools: [pay, note] as Tool[], paid, noted };
 }
 
+/** A read-only `page` tool whose result for page `n` is `page <n>: ` and `words` words. */
+function pageTool(words: number) {
+  return defineTool({
+    name: "page",
+    description: "Reads a page",
+    readOnly: true,
+    input: v.object({ n: v.number() }),
+    call: ({ n }) => `page ${n}: ${"text ".repeat(words)}`,
+  });
+}
+
 /** A model that decides from the transcript alone, so a resumed run on a new agent continues it. */
 function modelFor(turns: ScriptedTurn[]) {
   return scriptedModel((request) => {
@@ -248,13 +259,7 @@ describe("a run that dies", () => {
 
 describe("checkpoints of a run that compacts", () => {
   it("resume from every checkpoint, before and after compaction swapped messages", async () => {
-    const page = defineTool({
-      name: "page",
-      description: "Reads a page",
-      readOnly: true,
-      input: v.object({ n: v.number() }),
-      call: ({ n }) => `page ${n}: ${"text ".repeat(200)}`,
-    });
+    const page = pageTool(200);
     // Reads the next page after the last one the transcript shows (a summary keeps the last
     // two messages), so a resumed run on a new agent goes on where the checkpoint was.
     const model = scriptedModel((request) => {
@@ -380,13 +385,7 @@ describe("refusals", () => {
   // open one, must still be refused.
   it("refuses a long run's snapshot with an earlier message edited, swapped or dropped", async () => {
     const { tools } = shop();
-    const page = defineTool({
-      name: "page",
-      description: "Reads a page",
-      readOnly: true,
-      input: v.object({ n: v.number() }),
-      call: ({ n }) => `page ${n}: ${"text ".repeat(2_000)}`,
-    });
+    const page = pageTool(2_000);
     const reads = Array.from({ length: 8 }, (_, n) => ({
       toolCalls: [{ id: `r${n}`, name: "page", arguments: { n } }],
     }));
