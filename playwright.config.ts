@@ -30,7 +30,9 @@ export default defineConfig({
   ],
   webServer: [
     {
-      command: "node_modules/.bin/vite build --logLevel warn && node_modules/.bin/vite preview",
+      // The demo, and examples/web-ui built beside it (e2e/web-ui-build.ts).
+      command:
+        "node_modules/.bin/vite build --logLevel warn && node_modules/.bin/tsx e2e/web-ui-build.ts && node_modules/.bin/vite preview",
       url: "http://127.0.0.1:4173",
       reuseExistingServer: !process.env.CI,
       timeout: 60_000,

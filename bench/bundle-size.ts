@@ -261,11 +261,13 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
     // Measured as what loads at once (issue 25, see above): 33.5 KB split, 34.3 KB as one file;
     // the store adds about 1.75 KB to the agent case, as it did under the old measure.
     // Issue 28's observer hooks (agent and MCP client, about 0.2 KB each) and issue 29's
-    // streamed arguments pushed it to 33.8 KB split, just over 34.5 KB as one file.
+    // streamed arguments pushed it to 33.8 KB split, just over 34.5 KB as one file. What the
+    // demo needed of the store (who decided a card, its question, onCheckpoint, onEvent,
+    // reconfigure, restored messages) brought the store to 2.0 KB: 34.1 KB split, 34.9 as one.
     budget: 34.25 * KB,
     // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
     // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
-    singleFileBudget: 35.25 * KB,
+    singleFileBudget: 35.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -316,12 +318,14 @@ export const bridge = async (languageModel) => [aiSdkModel(languageModel), await
     // The "core + agent + scriptedModel" case driven through the AI SDK's useChat: what the
     // transport adds to an app's agent bundle (the AI SDK's own UI code is the app's, not ours):
     // about 1.5 KB gzip over that case. The single file carries the lazy summarizer, as there.
-    // Measured as what loads at once (issue 25's measure, see above): 33.6 KB split.
+    // Measured as what loads at once (issue 25's measure, see above): 33.6 KB split. Issue 29's
+    // progress and question data parts and the resume after a reload added 0.5 KB: 34.1 KB
+    // split, 34.9 KB as one file (2.0 KB over the agent case).
     name: "ai-sdk chat transport: agentChatTransport + core + agent + scriptedModel",
-    budget: 34 * KB,
+    budget: 34.5 * KB,
     // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
     // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
-    singleFileBudget: 35 * KB,
+    singleFileBudget: 35.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -330,14 +334,16 @@ import { scriptedModel } from "./src/models/index.ts";
 const add = defineTool({ name: "add", description: "Adds", readOnly: true,
   input: v.object({ a: v.number(), b: v.number() }), call: ({ a, b }) => String(a + b) });
 const model = scriptedModel([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
-export const chat = { transport: agentChatTransport({ agent: (approver) => new Agent({ model, tools: [add], approver }) }),
+export const chat = { transport: agentChatTransport({ agent: (gates) => new Agent({ model, tools: [add], ...gates }) }),
   sendAutomaticallyWhen: approvalAnswered };`,
   },
   {
     name: "otel: otelObserver + @opentelemetry/api",
     // Paid only by an app that imports toolwire/otel (6.8 KB measured, about two thirds of it
-    // @opentelemetry/api's own).
-    budget: 7.25 * KB,
+    // @opentelemetry/api's own). The GenAI client metrics (`gen_ai.client.operation.duration`,
+    // `gen_ai.client.token.usage`) and the server span made current while its method runs:
+    // 7.2 KB.
+    budget: 7.5 * KB,
     source: `import { otelObserver } from "./src/otel/index.ts";
 export const observer = otelObserver({ recordPayloads: false });`,
   },

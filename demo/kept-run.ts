@@ -8,6 +8,7 @@ import type {
   ToolResultBlock,
 } from "../src/agent/index.ts";
 import type { Store } from "../src/index.ts";
+import type { StoreMessage, ToolCard } from "../src/ui/index.ts";
 import { unreachable } from "./unreachable.ts";
 
 // The run in flight, kept across a reload (docs/demo.md, "A reload keeps your place"): the
@@ -188,6 +189,70 @@ function settledCall(call: SnapshotCall): SettledCall {
     default:
       return unreachable(call);
   }
+}
+
+/**
+ * Returns the transcript a settled run leaves: each call's card ends as `settleKeptRun` ended
+ * the call (a card the page had not saved yet is added), and the person's message is there
+ * even when the page went away before saving it.
+ *
+ * @param messages The transcript as the page last saved it.
+ * @param kept The kept run.
+ * @param calls Its calls, settled.
+ * @returns The transcript.
+ */
+export function settledMessages(
+  messages: readonly StoreMessage[],
+  kept: KeptRun,
+  calls: readonly SettledCall[],
+): StoreMessage[] {
+  const out = messages.slice();
+  const lastUser = [...out].reverse().find((message) => message.role === "user");
+  const said = lastUser?.parts.some((part) => part.type === "text" && part.text === kept.input);
+  if (!kept.snapshot && kept.input !== "" && !said) {
+    out.push({
+      id: `u-${crypto.randomUUID()}`,
+      role: "user",
+      parts: [{ type: "text", text: kept.input }],
+    });
+  }
+  for (const call of calls) {
+    const ended = {
+      status: "done",
+      outcome: call.outcome,
+      isError: call.result.isError === true,
+      content: call.result.content,
+    } as const;
+    const end = (card: ToolCard): ToolCard => {
+      const { progress: _, ...rest } = card;
+      return { ...rest, ...ended };
+    };
+    const m = out.findIndex((message) =>
+      message.parts.some((part) => part.type === "tool" && part.callId === call.id),
+    );
+    const message = out[m];
+    if (message) {
+      out[m] = {
+        ...message,
+        parts: message.parts.map((part) =>
+          part.type === "tool" && part.callId === call.id ? end(part) : part,
+        ),
+      };
+      continue;
+    }
+    const card: ToolCard = {
+      type: "tool",
+      callId: call.id,
+      toolName: call.name,
+      argumentsText: JSON.stringify(call.arguments) ?? "",
+      arguments: call.arguments,
+      ...ended,
+    };
+    const last = out.at(-1);
+    if (last?.role === "assistant") out[out.length - 1] = { ...last, parts: [...last.parts, card] };
+    else out.push({ id: `s-${crypto.randomUUID()}`, role: "assistant", parts: [card] });
+  }
+  return out;
 }
 
 // As the agent folds input: into the last message when it is the user's, so no two user

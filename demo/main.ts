@@ -48,7 +48,7 @@ async function start(root: HTMLElement): Promise<void> {
   const selectInBrowser = () => {
     if (inBrowser()) void choice.select(settings.provider as InBrowserKind | "auto").catch(report);
   };
-  const session = new DemoSession({
+  const session = await DemoSession.open({
     store,
     demo,
     model: () =>
@@ -68,7 +68,7 @@ async function start(root: HTMLElement): Promise<void> {
   };
 
   const chat = createChatView({ empty: intro(persistent), readOnly });
-  const dock = createPromptDock();
+  const dock = createPromptDock(session.store);
   const composer = createComposer({
     send: (text) => void session.send(text).catch(report),
     stop: () => session.stop(),
@@ -155,27 +155,31 @@ async function start(root: HTMLElement): Promise<void> {
       tokenSource: size.source,
       threshold: settings.thresholdTokens,
       messages: session.conversation.messages.length,
-      running: session.running,
+      running: session.busy,
       records: session.compactions,
       summaries: head.summaries,
       carried: head.carried,
     });
   };
-  session.on("items", (items) => chat.upsert(items));
-  session.on("reset", (items) => {
-    chat.reset(items);
-    timeline.clear();
-  });
+  // The transcript and the dock render the agent store's snapshot; the page's notes sit
+  // between its messages.
+  const draw = () => {
+    const state = session.store.getSnapshot();
+    chat.render(state.messages, session.notes);
+    dock.show(state);
+  };
+  session.store.subscribe(draw);
+  session.on("notes", draw);
+  session.on("reset", () => timeline.clear());
   session.on("timeline", (entry) => timeline.add(entry));
   session.on("context", drawContext);
   session.on("tokens", ({ tokens, source }) =>
     compaction.updateTokens(tokens, source, settings.thresholdTokens),
   );
-  session.on("prompt", (prompt) => dock.show(prompt));
-  session.on("running", (running) => {
-    composer.setRunning(running);
+  session.on("busy", (busy) => {
+    composer.setRunning(busy);
     drawContext();
-    if (!running) composer.focus();
+    if (!busy) composer.focus();
   });
   session.on("tools", () => tools.update(localTools, session.remotes.list));
 
@@ -205,7 +209,7 @@ async function start(root: HTMLElement): Promise<void> {
           on: {
             click: () => {
               if (
-                session.log.items.length === 0 ||
+                (session.store.getSnapshot().messages.length === 0 && session.notes.length === 0) ||
                 confirm("Start over? This clears the transcript and the todo list.")
               ) {
                 void session.reset().catch(report);
@@ -238,9 +242,10 @@ async function start(root: HTMLElement): Promise<void> {
   selectInBrowser();
   // A run a reload cut short at an approval or a question resumes here, its card in the dock.
   await session.load();
+  draw();
   drawContext();
-  composer.setRunning(session.running);
-  if (!session.running) composer.focus();
+  composer.setRunning(session.busy);
+  if (!session.busy) composer.focus();
 }
 
 function intro(persistent: boolean): HTMLElement {

@@ -1,7 +1,8 @@
 import { type Conversation, emptyConversation } from "../src/agent/index.ts";
+import type { StoreMessage } from "../src/ui/index.ts";
 import type { CompactionRecord } from "./compaction-record.ts";
-import type { DisplayItem } from "./display-log.ts";
 import type { Store } from "./store.ts";
+import type { TranscriptNote } from "./transcript-note.ts";
 
 /**
  * Saved session interface: what survives a reload.
@@ -9,15 +10,22 @@ import type { Store } from "./store.ts";
 export interface SavedSession {
   /** What the model sees (its `rewritten` copies live in the compaction records instead). */
   conversation: Conversation;
-  /** The visible transcript. */
-  items: DisplayItem[];
+  /** The visible transcript: the agent store's messages, and the page's notes between them. */
+  transcript: SavedTranscript;
   /** The compaction log. */
   compactions: CompactionRecord[];
 }
 
+/** The visible transcript, which compaction never shortens. */
+export interface SavedTranscript {
+  messages: readonly StoreMessage[];
+  notes: readonly TranscriptNote[];
+}
+
+// `transcript` replaced the earlier pages' `display` list, which this page no longer reads.
 const KEYS = {
   conversation: "conversation",
-  items: "display",
+  transcript: "transcript",
   compactions: "compactions",
 } as const;
 
@@ -28,14 +36,17 @@ const KEYS = {
  * @returns The session.
  */
 export async function loadSession(store: Store): Promise<SavedSession> {
-  const [conversation, items, compactions] = await Promise.all([
+  const [conversation, transcript, compactions] = await Promise.all([
     store.get<Conversation>(KEYS.conversation),
-    store.get<DisplayItem[]>(KEYS.items),
+    store.get<SavedTranscript>(KEYS.transcript),
     store.get<CompactionRecord[]>(KEYS.compactions),
   ]);
   return {
     conversation: conversation ? { ...conversation, rewritten: [] } : emptyConversation(),
-    items: items ?? [],
+    transcript: {
+      messages: transcript?.messages ?? [],
+      notes: transcript?.notes ?? [],
+    },
     compactions: compactions ?? [],
   };
 }
@@ -50,7 +61,7 @@ export async function saveSession(store: Store, session: SavedSession): Promise<
   const { messages, taint } = session.conversation;
   await Promise.all([
     store.set(KEYS.conversation, { messages, taint, rewritten: [] }),
-    store.set(KEYS.items, session.items),
+    saveTranscript(store, session.transcript),
     store.set(KEYS.compactions, session.compactions),
   ]);
 }
@@ -61,8 +72,8 @@ export async function saveSession(store: Store, session: SavedSession): Promise<
  * cards as they stood.
  *
  * @param store The store.
- * @param items The transcript.
+ * @param transcript The transcript.
  */
-export async function saveItems(store: Store, items: readonly DisplayItem[]): Promise<void> {
-  await store.set(KEYS.items, items);
+export async function saveTranscript(store: Store, transcript: SavedTranscript): Promise<void> {
+  await store.set(KEYS.transcript, transcript);
 }

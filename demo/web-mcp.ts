@@ -13,7 +13,7 @@ export interface DemoWebMcp {
  * (a script's, a frame's) to the demo's agent as one more toolset, `page__name`, behind the same
  * approval gate. Without WebMCP it does nothing and the demo is unchanged.
  *
- * @param session The demo's session: its local tools, its prompts for questions, its toolsets.
+ * @param session The demo's session: its local tools, its questions to the person, its toolsets.
  * @returns What was offered, or `undefined` without WebMCP.
  */
 export async function startWebMcp(session: DemoSession): Promise<DemoWebMcp | undefined> {
@@ -22,7 +22,7 @@ export async function startWebMcp(session: DemoSession): Promise<DemoWebMcp | un
   const registration = await registerWebMcpTools(session.local, {
     signal: new AbortController().signal,
     // A browser agent's call to ask_user gets the same prompt as the demo's own agent's.
-    onInteraction: (request, signal) => session.prompts.interact(request, signal),
+    onInteraction: (request, signal) => session.ask(request, signal),
   });
   const own = new Set(registration.names);
   const page = await connectWebMcp({ namespace: "page" });

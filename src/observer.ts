@@ -38,11 +38,16 @@ export interface McpRequestOperation {
    * context rides) included.
    */
   params: Record<string, unknown>;
+  /** Client: the protocol version negotiated (a server reads its `headers`). */
   protocolVersion?: string | undefined;
+  /** Client: the 2025 session's id (a server reads its `headers`). */
   sessionId?: string | undefined;
   /** Client: the endpoint, without user info, query or fragment; `stdio:` for a child. */
   endpoint?: string | undefined;
-  /** Server: the headers of the HTTP request it came in (over stdio, the ones stdio sets). */
+  /**
+   * Server: the headers of the HTTP request it came in (over stdio, the ones stdio sets), where
+   * `mcp-protocol-version` and `mcp-session-id` are read.
+   */
   headers?: { get(name: string): string | null } | undefined;
 }
 
@@ -67,6 +72,13 @@ export interface Observation {
   readonly meta?: Readonly<Record<string, string>> | undefined;
   /** Ends the operation; called exactly once. */
   end(outcome: Outcome): void;
+  /**
+   * Runs `body` with this operation as the runtime's current context, where the runtime keeps
+   * one (Node's `AsyncLocalStorage`), so that what `body` starts nests under it. The MCP server
+   * runs a request's method through it: a tool's own spans and fetches are children of the
+   * server's span. Optional; without it `body` is simply called.
+   */
+  run?<T>(body: () => T): T;
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { DisplayItem } from "../display-log.ts";
+import type { StoreMessage } from "../../src/ui/index.ts";
+import type { TranscriptNote } from "../transcript-note.ts";
 import { unreachable } from "../unreachable.ts";
 import { element } from "./element.ts";
 import { richText } from "./rich-text.ts";
@@ -10,10 +11,12 @@ import { toolCallCard } from "./tool-call-card.ts";
 export interface ChatView {
   /** The scrolling transcript element. */
   element: HTMLElement;
-  /** Adds new items and redraws changed ones. */
-  upsert(items: readonly DisplayItem[]): void;
-  /** Replaces everything (restore, new conversation). */
-  reset(items: readonly DisplayItem[]): void;
+  /**
+   * Shows the agent store's messages with the page's notes between them. A message or a note
+   * that is the same object as last time keeps its elements (the store keeps the identity of
+   * what did not change).
+   */
+  render(messages: readonly StoreMessage[], notes: readonly TranscriptNote[]): void;
 }
 
 /**
@@ -36,25 +39,43 @@ export function createChatView(options: {
       tabindex: 0,
     },
   });
-  const nodes = new Map<string, HTMLElement>();
+  let drawn = new Map<object, HTMLElement[]>();
 
-  const render = (item: DisplayItem): HTMLElement => {
+  const message = (item: StoreMessage): HTMLElement[] => {
+    if (item.role === "user") {
+      const text = item.parts.map((part) => (part.type === "text" ? part.text : "")).join("");
+      return [
+        element("div", { className: "msg msg-user" }, [
+          element("div", { className: "bubble", text }),
+        ]),
+      ];
+    }
+    return item.parts.flatMap((part) => {
+      switch (part.type) {
+        case "text":
+          return [
+            element("div", { className: "msg msg-assistant" }, [
+              element("div", { className: "avatar", text: "tw", attrs: { "aria-hidden": "true" } }),
+              element("div", { className: "bubble" }, [richText(part.text)]),
+            ]),
+          ];
+        // The model's thinking stays in the Timeline tab.
+        case "reasoning":
+          return [];
+        case "tool":
+          return [toolCallCard(part, options.readOnly(part.toolName))];
+        default:
+          return unreachable(part);
+      }
+    });
+  };
+
+  const note = (item: TranscriptNote): HTMLElement => {
     switch (item.type) {
-      case "user":
-        return element("div", { className: "msg msg-user" }, [
-          element("div", { className: "bubble", text: item.text }),
-        ]);
-      case "assistant":
-        return element("div", { className: "msg msg-assistant" }, [
-          element("div", { className: "avatar", text: "tw", attrs: { "aria-hidden": "true" } }),
-          element("div", { className: "bubble" }, [richText(item.text)]),
-        ]);
-      case "tool":
-        return toolCallCard(item, options.readOnly(item.toolName));
       case "compaction":
         return element("div", { className: "divider", attrs: { role: "note" } }, [
           element("span", {
-            text: `Compacted (${reasonText(item.reason)}): ${item.before} → ${item.after} messages${item.summarized ? ", older ones replaced by a summary" : ", shortened without a summary"}`,
+            text: `Compacted (${reasonText(item.reason)}): ${item.from} → ${item.to} messages${item.summarized ? ", older ones replaced by a summary" : ", shortened without a summary"}`,
             attrs: {
               title:
                 "The transcript grew past the threshold in the Context tab, so the agent shortened what it sends the model. This chat still shows everything.",
@@ -74,30 +95,37 @@ export function createChatView(options: {
   root.addEventListener("scroll", () => {
     follow = root.scrollHeight - root.scrollTop - root.clientHeight < 80;
   });
-  const sync = () => {
-    const empty = nodes.size === 0;
-    if (empty && !options.empty.isConnected) root.append(options.empty);
-    if (!empty) options.empty.remove();
-  };
 
   return {
     element: root,
-    upsert(items) {
-      for (const item of items) {
-        const next = render(item);
-        const current = nodes.get(item.id);
-        if (current) current.replaceWith(next);
-        else root.append(next);
-        nodes.set(item.id, next);
-      }
-      sync();
+    render(messages, notes) {
+      const next = new Map<object, HTMLElement[]>();
+      const nodes: HTMLElement[] = [];
+      const show = <T extends object>(item: T, draw: (item: T) => HTMLElement[]) => {
+        const elements = drawn.get(item) ?? draw(item);
+        next.set(item, elements);
+        nodes.push(...elements);
+      };
+      let n = 0;
+      const notesUpTo = (count: number) => {
+        while (n < notes.length && (notes[n] as TranscriptNote).at <= count) {
+          show(notes[n] as TranscriptNote, (item) => [note(item)]);
+          n++;
+        }
+      };
+      messages.forEach((item, index) => {
+        notesUpTo(index);
+        show(item, message);
+      });
+      notesUpTo(Number.POSITIVE_INFINITY);
+      if (nodes.length === 0) nodes.push(options.empty);
+      const same =
+        nodes.length === root.childElementCount &&
+        nodes.every((node, index) => root.children[index] === node);
+      if (!same) root.replaceChildren(...nodes);
+      if (nodes.length === 1 && nodes[0] === options.empty) follow = true;
+      drawn = next;
       if (follow) root.scrollTop = root.scrollHeight;
-    },
-    reset(items) {
-      root.replaceChildren();
-      nodes.clear();
-      follow = true;
-      this.upsert(items);
     },
   };
 }

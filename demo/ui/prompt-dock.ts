@@ -1,5 +1,9 @@
-import type { PendingPrompt } from "../prompt-queue.ts";
-import { unreachable } from "../unreachable.ts";
+import type {
+  AgentStore,
+  AgentStoreState,
+  PendingApproval,
+  PendingQuestion,
+} from "../../src/ui/index.ts";
 import { element } from "./element.ts";
 import { formatArguments } from "./tool-call-card.ts";
 
@@ -9,8 +13,11 @@ import { formatArguments } from "./tool-call-card.ts";
  */
 export interface PromptDock {
   element: HTMLElement;
-  /** Shows a prompt, or hides the dock. */
-  show(prompt: PendingPrompt | undefined): void;
+  /**
+   * Shows the first approval or question waiting in the agent store, or hides the dock; the
+   * same one as last time is left as it is (with what the person typed).
+   */
+  show(state: AgentStoreState): void;
 }
 
 /**
@@ -20,32 +27,30 @@ export interface PromptDock {
  *
  * @returns The dock.
  */
-export function createPromptDock(): PromptDock {
+export function createPromptDock(store: AgentStore): PromptDock {
   const root = element("div", { className: "dock", attrs: { hidden: true } });
+  let shown: PendingApproval | PendingQuestion | undefined;
   return {
     element: root,
-    show(prompt) {
+    show(state) {
+      const approval = state.approvals[0];
+      const question = approval ? undefined : state.questions[0];
+      if ((approval ?? question) === shown) return;
+      shown = approval ?? question;
       root.replaceChildren();
-      root.hidden = prompt === undefined;
-      if (!prompt) return;
-      switch (prompt.type) {
-        case "approval":
-          root.append(approvalPanel(prompt));
-          root.querySelector<HTMLElement>("[data-testid=approve]")?.focus();
-          return;
-        case "interaction":
-          root.append(questionPanel(prompt));
-          root.querySelector<HTMLElement>("[data-testid=interaction-input]")?.focus();
-          return;
-        default:
-          return unreachable(prompt);
+      root.hidden = shown === undefined;
+      if (approval) {
+        root.append(approvalPanel(store, approval));
+        root.querySelector<HTMLElement>("[data-testid=approve]")?.focus();
+      } else if (question) {
+        root.append(questionPanel(store, question));
+        root.querySelector<HTMLElement>("[data-testid=interaction-input]")?.focus();
       }
     },
   };
 }
 
-function approvalPanel(prompt: Extract<PendingPrompt, { type: "approval" }>): HTMLElement {
-  const { request } = prompt;
+function approvalPanel(store: AgentStore, request: PendingApproval): HTMLElement {
   const caps = Object.entries(request.capabilities)
     .filter(([, on]) => on)
     .map(([name]) => name);
@@ -58,8 +63,7 @@ function approvalPanel(prompt: Extract<PendingPrompt, { type: "approval" }>): HT
       "aria-label": "Reason for denying",
     },
   });
-  const deny = () =>
-    prompt.answer({ type: "deny", reason: reason.value.trim() || "no reason given" });
+  const deny = () => store.deny(request.callId, reason.value.trim() || "no reason given");
   reason.addEventListener("keydown", (event) => {
     if (event.key === "Enter") deny();
   });
@@ -97,15 +101,15 @@ function approvalPanel(prompt: Extract<PendingPrompt, { type: "approval" }>): HT
           className: "button button-primary",
           text: "Allow once",
           attrs: { type: "button", "data-testid": "approve" },
-          on: { click: () => prompt.answer({ type: "allow" }) },
+          on: { click: () => store.approve(request.callId) },
         }),
       ]),
     ],
   );
 }
 
-function questionPanel(prompt: Extract<PendingPrompt, { type: "interaction" }>): HTMLElement {
-  const { request } = prompt;
+function questionPanel(store: AgentStore, pending: PendingQuestion): HTMLElement {
+  const { request, callId } = pending;
   const multiline = request.kind.type === "text" && request.kind.multiline;
   const input = element(multiline ? "textarea" : "input", {
     className: "input",
@@ -120,10 +124,10 @@ function questionPanel(prompt: Extract<PendingPrompt, { type: "interaction" }>):
     // asking to use the model) is declined, so the tool hears "no" instead of a wrong answer.
     if (request.kind.type !== "text") {
       const what = request.kind.type === "form" ? "forms" : "sampling requests";
-      prompt.answer({ type: "decline", id: request.id, reason: `${what} are not supported here` });
+      store.decline(callId, `${what} are not supported here`);
       return;
     }
-    prompt.answer({ type: "submit", id: request.id, content: input.value });
+    store.answer(callId, input.value);
   };
   input.addEventListener("keydown", (event) => {
     const key = event as KeyboardEvent;
@@ -149,7 +153,7 @@ function questionPanel(prompt: Extract<PendingPrompt, { type: "interaction" }>):
           className: "button",
           text: "Decline",
           attrs: { type: "button", "data-testid": "interaction-decline" },
-          on: { click: () => prompt.answer({ type: "decline", id: request.id }) },
+          on: { click: () => store.decline(callId) },
         }),
         element("button", {
           className: "button button-primary",

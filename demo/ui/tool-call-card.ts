@@ -1,7 +1,21 @@
-import type { ToolCard, ToolCardStatus } from "../display-log.ts";
+import type { ToolContent } from "../../src/index.ts";
+import type { ToolCard } from "../../src/ui/index.ts";
+import { unreachable } from "../unreachable.ts";
 import { element } from "./element.ts";
 
-const STATUS_LABELS: Record<ToolCardStatus, string> = {
+/** How a tool call card stands on the page (its `data-status`). */
+export type CardStatus =
+  | "pending"
+  | "awaiting_approval"
+  | "running"
+  | "awaiting_input"
+  | "done"
+  | "failed"
+  | "refused"
+  | "cancelled"
+  | "interrupted";
+
+const STATUS_LABELS: Record<CardStatus, string> = {
   pending: "queued",
   awaiting_approval: "waiting for your approval",
   running: "running",
@@ -13,25 +27,50 @@ const STATUS_LABELS: Record<ToolCardStatus, string> = {
   interrupted: "interrupted, not run again",
 };
 
+/** Returns the page's status of an agent store's card: how it ended, once `done`. */
+export function cardStatus(card: ToolCard): CardStatus {
+  switch (card.status) {
+    case "streaming":
+    case "waiting":
+    case "approved":
+      return "pending";
+    case "approval":
+      return "awaiting_approval";
+    case "question":
+      return "awaiting_input";
+    case "running":
+      return "running";
+    case "done":
+      if (card.outcome === "refused") return "refused";
+      if (card.outcome === "cancelled") return "cancelled";
+      if (card.outcome === "interrupted") return "interrupted";
+      return card.isError ? "failed" : "done";
+    default:
+      return unreachable(card.status);
+  }
+}
+
 /**
  * Returns the card for one tool call: name, arguments, approval, progress, the question it
  * asked, and its result. `data-testid="tool-call"`, with `data-tool` and `data-status`.
  *
- * @param card The call's state.
+ * @param card The call as the agent store shows it.
  * @param readOnly Whether the tool is read-only (`undefined` when unknown).
  * @returns The element.
  */
 export function toolCallCard(card: ToolCard, readOnly: boolean | undefined): HTMLElement {
-  const live = card.status === "running" || card.status === "pending";
+  const status = cardStatus(card);
+  const live = status === "running" || status === "pending";
+  const result = card.content === undefined ? undefined : contentText(card.content);
   return element(
     "article",
     {
-      className: `tool-card status-${card.status}`,
+      className: `tool-card status-${status}`,
       attrs: {
         "data-testid": "tool-call",
         "data-tool": card.toolName,
-        "data-status": card.status,
-        "aria-label": `Tool call ${card.toolName}: ${STATUS_LABELS[card.status]}`,
+        "data-status": status,
+        "aria-label": `Tool call ${card.toolName}: ${STATUS_LABELS[status]}`,
         "aria-busy": live,
       },
     },
@@ -45,16 +84,21 @@ export function toolCallCard(card: ToolCard, readOnly: boolean | undefined): HTM
               className: `badge ${readOnly ? "badge-read" : "badge-write"}`,
               text: readOnly ? "read-only" : "writes",
             }),
-        element("span", { className: "tool-status", text: STATUS_LABELS[card.status] }),
+        element("span", { className: "tool-status", text: STATUS_LABELS[status] }),
       ]),
-      element("pre", { className: "tool-args", text: formatArguments(card.arguments) }),
+      element("pre", {
+        className: "tool-args",
+        // While the model still writes them, the arguments as they stream in.
+        text: card.status === "streaming" ? card.argumentsText : formatArguments(card.arguments),
+      }),
       approvalLine(card),
-      progressLine(card),
-      interactionLine(card),
+      // Progress is news only while the tool runs.
+      status === "running" ? progressLine(card) : undefined,
+      questionLine(card),
       // A denied or blocked call's result only repeats the approval line's reason.
-      card.result === undefined || (card.status === "refused" && card.approval !== undefined)
+      result === undefined || (status === "refused" && card.approval !== undefined)
         ? undefined
-        : element("pre", { className: "tool-result", text: card.result }),
+        : element("pre", { className: "tool-result", text: result }),
     ],
   );
 }
@@ -62,17 +106,20 @@ export function toolCallCard(card: ToolCard, readOnly: boolean | undefined): HTM
 function approvalLine(card: ToolCard): HTMLElement | undefined {
   const { approval } = card;
   if (!approval) return undefined;
+  const { decision } = approval;
   let text: string;
-  if (approval.decision === "allow") {
-    text = approval.automatic
-      ? "Allowed automatically (you ticked “Allow without asking” in the Tools tab)"
-      : "Allowed once by you";
-  } else if (approval.decision === "deny") {
-    text = `Denied by you: ${approval.reason ?? ""}`;
+  if (decision.type === "allow") {
+    // The page's only policy is the Tools tab's list.
+    text =
+      approval.by === "policy"
+        ? "Allowed automatically (you ticked “Allow without asking” in the Tools tab)"
+        : "Allowed once by you";
+  } else if (decision.type === "deny") {
+    text = `Denied by you: ${decision.reason}`;
   } else {
-    text = `Blocked by policy: ${approval.reason ?? ""}`;
+    text = `Blocked by policy: ${decision.reason}`;
   }
-  return element("p", { className: `tool-approval approval-${approval.decision}`, text });
+  return element("p", { className: `tool-approval approval-${decision.type}`, text });
 }
 
 function progressLine(card: ToolCard): HTMLElement | undefined {
@@ -96,17 +143,19 @@ function progressLine(card: ToolCard): HTMLElement | undefined {
   ]);
 }
 
-function interactionLine(card: ToolCard): HTMLElement | undefined {
-  const { interaction } = card;
-  if (!interaction) return undefined;
-  const answer = interaction.declined
-    ? "(declined)"
-    : interaction.answer === undefined
+function questionLine(card: ToolCard): HTMLElement | undefined {
+  const { question } = card;
+  if (!question) return undefined;
+  const { response } = question;
+  const answer =
+    response === undefined
       ? "…"
-      : interaction.answer;
+      : response.type === "submit"
+        ? String(response.content)
+        : "(declined)";
   return element("dl", { className: "tool-interaction" }, [
     element("dt", { text: "Asked" }),
-    element("dd", { text: interaction.prompt }),
+    element("dd", { text: question.request.prompt }),
     element("dt", { text: "You answered" }),
     element("dd", { text: answer }),
   ]);
@@ -122,4 +171,32 @@ export function formatArguments(value: unknown): string {
   const compact = JSON.stringify(value);
   if (compact === undefined) return String(value);
   return compact.length <= 80 ? compact : JSON.stringify(value, null, 2);
+}
+
+/**
+ * Returns tool content as plain text, one line per item.
+ *
+ * @param content The content.
+ * @returns The text.
+ */
+export function contentText(content: readonly ToolContent[]): string {
+  return content
+    .map((item) => {
+      switch (item.type) {
+        case "text":
+          return item.text;
+        case "json":
+          return JSON.stringify(item.value, null, 2);
+        case "image":
+        case "audio":
+          return `[${item.type} ${item.mimeType}]`;
+        case "resource_link":
+          return item.title ? `${item.title} <${item.uri}>` : item.uri;
+        case "embedded_resource":
+          return item.resource.text ?? `[resource ${item.resource.uri}]`;
+        default:
+          return unreachable(item);
+      }
+    })
+    .join("\n");
 }

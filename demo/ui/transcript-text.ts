@@ -1,6 +1,6 @@
 import type { Message } from "../../src/agent/index.ts";
-import { contentText } from "../display-log.ts";
 import { unreachable } from "../unreachable.ts";
+import { contentText } from "./tool-call-card.ts";
 
 /**
  * Returns a transcript as readable text, one tagged entry per block, for the expandable

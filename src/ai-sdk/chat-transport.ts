@@ -4,12 +4,19 @@
 // bundle; the agent is the app's, built by the factory it passes.
 
 import type { Agent } from "../agent/agent.ts";
+import type { InteractionAnswerer } from "../agent/calls.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import type { ApprovalDecision, Approver } from "../agent/gates.ts";
+import type { AgentRun } from "../agent/run.ts";
 import type { RunResult, StopCause } from "../agent/run-result.ts";
 import type { Conversation } from "../compaction/conversation.ts";
 import { ToolError } from "../errors.ts";
-import { newInteractionId } from "../interaction/interaction-request.ts";
+import type { ToolProgress } from "../execution/handler-io.ts";
+import {
+  newInteractionId,
+  type ToolInteractionRequest,
+} from "../interaction/interaction-request.ts";
+import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { Block, Message } from "../models/message.ts";
 import { toolContentText } from "../models/tool-content-text.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
@@ -22,14 +29,45 @@ export interface AgentChatMessage {
   id: string;
   role: "system" | "user" | "assistant";
   parts: readonly unknown[];
+  /** The message's metadata; the transport's own is `AgentChatMetadata`. */
+  metadata?: unknown;
+}
+
+/**
+ * The data of a `data-tool-progress` part: the latest progress a running tool reported. One
+ * part per call (its `id` is the call id), updated in place.
+ */
+export interface AgentChatProgress extends ToolProgress {
+  toolCallId: string;
+}
+
+/**
+ * The data of a `data-tool-question` part: a question a running tool asks the person, answered
+ * with `transport.answer` or `transport.decline`. One part per call (its `id` is the call id),
+ * updated in place to `answered` or `declined` when the person replies.
+ */
+export interface AgentChatQuestion {
+  toolCallId: string;
+  toolName: string;
+  request: ToolInteractionRequest;
+  state: "asked" | "answered" | "declined";
+}
+
+/**
+ * The metadata of an assistant message the transport wrote (the AI SDK's `message.metadata`):
+ * the id the run is kept under in the agent's `snapshots.store`, when it has one. An app that
+ * saves the chat's messages keeps it, so an approval answered after a reload resumes that run.
+ */
+export interface AgentChatMetadata {
+  toolwireRunId?: string;
 }
 
 /**
  * One chunk of the AI SDK's UI message stream, as this transport writes them (a subset of the
- * AI SDK's `UIMessageChunk`, in its shapes).
+ * AI SDK's `UIMessageChunk`, in its shapes; progress and questions are data parts).
  */
 export type AgentChatChunk =
-  | { type: "start"; messageId?: string }
+  | { type: "start"; messageId?: string; messageMetadata?: AgentChatMetadata }
   | { type: "start-step" }
   | { type: "finish-step" }
   | { type: "text-start"; id: string }
@@ -45,6 +83,8 @@ export type AgentChatChunk =
   | { type: "tool-output-available"; toolCallId: string; output: unknown }
   | { type: "tool-output-error"; toolCallId: string; errorText: string }
   | { type: "tool-output-denied"; toolCallId: string }
+  | { type: "data-tool-progress"; id: string; data: AgentChatProgress }
+  | { type: "data-tool-question"; id: string; data: AgentChatQuestion }
   | { type: "error"; errorText: string }
   | { type: "abort" }
   | { type: "finish"; finishReason?: "stop" | "length" | "content-filter" | "other" };
@@ -58,14 +98,29 @@ export interface AgentChatSendOptions {
   abortSignal: AbortSignal | undefined;
 }
 
+/** What the transport hands the agent it builds: the gates through which the chat decides. */
+export interface AgentChatGates {
+  /**
+   * Puts each call that needs approval to the chat: a `tool-approval-request` part, answered
+   * with `addToolApprovalResponse`.
+   */
+  approver: Approver;
+  /**
+   * Puts each question a running tool asks to the chat: a `data-tool-question` part, answered
+   * with `transport.answer` or `transport.decline`.
+   */
+  onInteraction: InteractionAnswerer;
+}
+
 /** Options of `agentChatTransport`. */
 export interface AgentChatTransportOptions {
   /**
-   * Builds the agent the chat drives, once. Pass the given `approver` as the agent's `approver`
-   * to put each call that needs approval to the chat (a `tool-approval-request` part, answered
-   * with `addToolApprovalResponse`); an agent with its own approver never asks the chat.
+   * Builds the agent the chat drives, once, with the transport's gates
+   * (`(gates) => new Agent({ model, tools, ...gates })`); an agent with its own approver or
+   * answerer never asks the chat. With `snapshots` and a `store`, an approval answered after a
+   * reload resumes the run it paused (`AgentChatMetadata`).
    */
-  agent: (approver: Approver) => Agent;
+  agent: (gates: AgentChatGates) => Agent;
 }
 
 /**
@@ -86,6 +141,19 @@ export interface AgentChatTransport {
    *   approval answer for a waiting run.
    */
   sendMessages(options: AgentChatSendOptions): Promise<ReadableStream<AgentChatChunk>>;
+  /**
+   * Answers the question a running call asks (its `data-tool-question` part): a string for
+   * text, an object for a form. The run, and the chat's stream, go on.
+   *
+   * @throws ToolError `invalid_interaction` when no question of that call is pending.
+   */
+  answer(toolCallId: string, content: unknown): void;
+  /**
+   * Declines the question a running call asks; the tool carries on without the answer.
+   *
+   * @throws ToolError `invalid_interaction` when no question of that call is pending.
+   */
+  decline(toolCallId: string, reason?: string): void;
   /** Always `null`: an in-page run has no stream to reconnect to after a reload. */
   reconnectToStream(options: { chatId: string }): Promise<null>;
 }
@@ -102,6 +170,8 @@ interface Live {
   readonly denied: Set<string>;
   /** Calls whose `tool-input-start` went out. */
   readonly started: Set<string>;
+  /** The questions put to the chat, by call id, to write their answered state. */
+  readonly questions: Map<string, ToolInteractionRequest>;
   text: string | undefined;
   reasoning: string | undefined;
   step: boolean;
@@ -134,7 +204,38 @@ export function agentChatTransport(options: AgentChatTransportOptions): AgentCha
       waiting.set(request.callId, resolve);
       signal.addEventListener("abort", () => waiting.delete(request.callId), { once: true });
     });
-  const agent = options.agent(approver);
+  // Questions stay in the stream: the chat shows the part while the run waits, and the answer
+  // comes straight back through `answer` (the AI SDK has no round trip for a question).
+  // By the request's id; the stream names each question's call as it writes its part.
+  const asked = new Map<string, (response: ToolInteractionResponse) => void>();
+  const callOf = new Map<string, string>();
+  const onInteraction: InteractionAnswerer = (request, signal) =>
+    new Promise((resolve) => {
+      asked.set(request.id, resolve);
+      signal.addEventListener(
+        "abort",
+        () => {
+          asked.delete(request.id);
+          callOf.delete(request.id);
+        },
+        { once: true },
+      );
+    });
+  const reply = (callId: string, response: (id: string) => ToolInteractionResponse) => {
+    const id = [...callOf].find(([, call]) => call === callId)?.[0];
+    const resolve = id === undefined ? undefined : asked.get(id);
+    if (id === undefined || !resolve) {
+      throw new ToolError({
+        type: "invalid_interaction",
+        id: callId,
+        message: `no question of call \`${callId}\` is pending`,
+      });
+    }
+    asked.delete(id);
+    callOf.delete(id);
+    resolve(response(id));
+  };
+  const agent = options.agent({ approver, onInteraction });
   const live = new Map<string, Live>();
   // The conversation after each chat's last answer, keyed by chat, with that answer's id.
   const saved = new Map<string, { messageId: string; conversation: Conversation }>();
@@ -154,7 +255,7 @@ export function agentChatTransport(options: AgentChatTransportOptions): AgentCha
         const { done, value } = await run.events.read();
         if (done) return controller.close();
         const chunks: AgentChatChunk[] = [];
-        const end = translate(run, value, chunks, waiting);
+        const end = translate(run, value, chunks, waiting, callOf);
         for (const chunk of chunks) controller.enqueue(chunk);
         if (value.type === "done") settle(chatId, run, value.result);
         if (end) controller.close();
@@ -185,6 +286,10 @@ export function agentChatTransport(options: AgentChatTransportOptions): AgentCha
         while (!(await current.events.read()).done) {}
         settle(chatId, current, await current.result);
       }
+      if (!current && last?.role === "assistant") {
+        const resumed = resume(chatId, last, abortSignal);
+        if (resumed) return resumed;
+      }
       if (last?.role !== "user") {
         throw new ToolError({
           type: "invalid_configuration",
@@ -202,25 +307,60 @@ export function agentChatTransport(options: AgentChatTransportOptions): AgentCha
           ? agent.run(input, { signal: controller.signal, conversation: previous.conversation })
           : agent.run([...transcriptOf(before), userMessage(input)], { signal: controller.signal });
       const messageId = newInteractionId();
-      const state: Live = {
-        messageId,
-        controller,
-        events: run.events.getReader(),
-        result: run.result,
-        denied: new Set(),
-        started: new Set(),
-        waiting: undefined,
-        text: undefined,
-        reasoning: undefined,
-        step: false,
-        parts: 0,
-      };
+      const state = open(messageId, controller, run);
       live.set(chatId, state);
-      return stream(chatId, state, { type: "start", messageId }, abortSignal);
+      const start: AgentChatChunk = { type: "start", messageId };
+      if (run.id !== undefined) start.messageMetadata = { toolwireRunId: run.id };
+      return stream(chatId, state, start, abortSignal);
+    },
+    answer(toolCallId, content) {
+      reply(toolCallId, (id) => ({ type: "submit", id, content }));
+    },
+    decline(toolCallId, reason) {
+      reply(toolCallId, (id) =>
+        reason === undefined ? { type: "decline", id } : { type: "decline", id, reason },
+      );
     },
     async reconnectToStream() {
       return null;
     },
+  };
+
+  // An approval answered in a message this page did not stream (the chat's saved messages,
+  // after a reload): the run the message's metadata names resumes from the agent's store with
+  // that decision, so the call runs at most once whatever happened before.
+  function resume(chatId: string, last: AgentChatMessage, signal: AbortSignal | undefined) {
+    const runId = isJsonObject(last.metadata) ? last.metadata.toolwireRunId : undefined;
+    const decisions = answersIn(last);
+    if (typeof runId !== "string" || decisions.size === 0) return undefined;
+    const controller = new AbortController();
+    const run = agent.resume(runId, {
+      signal: controller.signal,
+      decisions: Object.fromEntries(decisions),
+    });
+    const state = open(last.id, controller, run);
+    for (const [callId, decision] of decisions) {
+      if (decision.type === "deny") state.denied.add(callId);
+    }
+    live.set(chatId, state);
+    return stream(chatId, state, { type: "start" }, signal);
+  }
+}
+
+function open(messageId: string, controller: AbortController, run: AgentRun): Live {
+  return {
+    messageId,
+    controller,
+    events: run.events.getReader(),
+    result: run.result,
+    denied: new Set(),
+    started: new Set(),
+    questions: new Map(),
+    waiting: undefined,
+    text: undefined,
+    reasoning: undefined,
+    step: false,
+    parts: 0,
   };
 }
 
@@ -243,6 +383,7 @@ function translate(
   event: AgentEvent,
   out: AgentChatChunk[],
   waiting: ReadonlyMap<string, unknown>,
+  callOf: Map<string, string>,
 ): boolean {
   const id = () => `${run.messageId}-${run.parts++}`;
   const closeText = () => {
@@ -319,6 +460,36 @@ function translate(
       }
       return false;
     }
+    case "tool_progress":
+      out.push({
+        type: "data-tool-progress",
+        id: event.callId,
+        data: { toolCallId: event.callId, ...event.progress },
+      });
+      return false;
+    case "interaction_requested":
+    case "interaction_resolved": {
+      // Written whoever answers (the transport's answerer is asked a little after the event,
+      // so it may not be waiting yet); `answer` refuses a question it does not hold.
+      const requested = event.type === "interaction_requested";
+      if (requested) callOf.set(event.request.id, event.callId);
+      else callOf.delete(event.response.id);
+      if (!requested && !run.questions.has(event.callId)) return false;
+      const request = requested ? event.request : run.questions.get(event.callId);
+      if (!request) return false;
+      run.questions.set(event.callId, request);
+      const state = requested
+        ? "asked"
+        : event.response.type === "submit"
+          ? "answered"
+          : "declined";
+      out.push({
+        type: "data-tool-question",
+        id: event.callId,
+        data: { toolCallId: event.callId, toolName: event.toolName, request, state },
+      });
+      return false;
+    }
     case "error":
       out.push({ type: "error", errorText: event.message });
       return false;
@@ -335,7 +506,7 @@ function translate(
       return true;
     }
     default:
-      // Retries, usage, approvals resolved, questions, progress and compactions have no part.
+      // Retries, usage, approvals resolved and compactions have no part.
       return false;
   }
 }
@@ -349,16 +520,23 @@ function finishReason(stop: StopCause): "stop" | "length" | "content-filter" | "
 
 /** The decision in an assistant message's answer to the approval of `callId`, if any. */
 function answerIn(message: AgentChatMessage, callId: string): ApprovalDecision | undefined {
-  if (message.role !== "assistant") return undefined;
+  return message.role === "assistant" ? answersIn(message).get(callId) : undefined;
+}
+
+/** The approval answers in a message whose calls have not run yet, by call id. */
+function answersIn(message: AgentChatMessage): Map<string, ApprovalDecision> {
+  const answers = new Map<string, ApprovalDecision>();
   for (const part of message.parts) {
-    if (!isJsonObject(part) || part.toolCallId !== callId || part.state !== "approval-responded")
-      continue;
+    if (!isJsonObject(part) || typeof part.toolCallId !== "string") continue;
+    if (part.state !== "approval-responded") continue;
     const approval = isJsonObject(part.approval) ? part.approval : {};
-    if (approval.approved === true) return { type: "allow" };
     const reason = typeof approval.reason === "string" && approval.reason ? approval.reason : "no";
-    return { type: "deny", reason };
+    answers.set(
+      part.toolCallId,
+      approval.approved === true ? { type: "allow" } : { type: "deny", reason },
+    );
   }
-  return undefined;
+  return answers;
 }
 
 function textOf(message: AgentChatMessage): string {

@@ -13,7 +13,11 @@ export { type AiSdkLanguageModel, type AiSdkModelOptions, aiSdkModel } from "./a
 export { type AiSdkTool, type AiSdkToolsOptions, aiSdkTools } from "./ai-sdk-tools.ts";
 export {
   type AgentChatChunk,
+  type AgentChatGates,
   type AgentChatMessage,
+  type AgentChatMetadata,
+  type AgentChatProgress,
+  type AgentChatQuestion,
   type AgentChatSendOptions,
   type AgentChatTransport,
   type AgentChatTransportOptions,

@@ -6,10 +6,8 @@ import {
 } from "../interaction/check-interaction-response.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
-import type { Observation } from "../observer.ts";
 import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolHandlerBackend } from "./backend.ts";
-import type { CallJournal } from "./call-journal.ts";
 import type {
   StepOptions,
   ToolHandlerInput,
@@ -25,6 +23,9 @@ import type { ToolResult } from "./tool-result.ts";
 // progress/log listeners and their cleanup live here once.
 
 /** Where a call is: `ready` → `running` ⇄ `pending` → `finished`. */
+/** The input that starts a call, as its `Toolset` hands it on (`CallOptions`' own fields). */
+export type Invoke = Extract<ToolHandlerInput, { type: "invoke" }>;
+
 export type CallState = "ready" | "running" | "pending" | "finished";
 
 /**
@@ -67,13 +68,7 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
    * Starts the work: check the arguments (a throw ends the call in `finished`, nothing ran),
    * then begin it; it reports through `emit`.
    */
-  protected abstract start(
-    args: unknown,
-    callId: string | undefined,
-    auth: unknown,
-    journal: CallJournal | undefined,
-    observation: Observation | undefined,
-  ): Promise<void> | void;
+  protected abstract start(input: Invoke, callId: string | undefined): Promise<void> | void;
 
   /**
    * Routes an accepted reply (or the reason the question failed) to the work. A `cancel`
@@ -177,20 +172,14 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     return error;
   }
 
-  async #invoke(input: Extract<ToolHandlerInput, { type: "invoke" }>): Promise<ToolHandlerOutput> {
+  async #invoke(input: Invoke): Promise<ToolHandlerOutput> {
     if (this.#state !== "ready") {
       throw unsupported(`invoke on a ${this.#state} handler (one handler runs one call)`);
     }
     this.#enter("running");
     try {
       const callId = typeof input.callId === "string" ? input.callId : undefined;
-      await this.start(
-        input.arguments,
-        callId,
-        input.auth,
-        input["~journal"],
-        input["~observation"],
-      );
+      await this.start(input, callId);
     } catch (error) {
       if ((this.#state as CallState) !== "finished") this.#enter("finished");
       throw this.#stopped ?? error;

@@ -3,7 +3,12 @@ import { byName, type ToolName } from "../declaration/tool-name.ts";
 import { errorText, isToolError, ToolError, type ToolErrorInput } from "../errors.ts";
 import type { ToolsetBackend } from "../execution/backend.ts";
 import { type CallJournal, createCallJournal } from "../execution/call-journal.ts";
-import { type CallAnswer, CallMachine, unsupported } from "../execution/call-machine.ts";
+import {
+  type CallAnswer,
+  CallMachine,
+  type Invoke,
+  unsupported,
+} from "../execution/call-machine.ts";
 import { isToolResult, resultFromShape, ToolResult } from "../execution/tool-result.ts";
 import { checkInteractionRequest } from "../interaction/check-interaction-request.ts";
 import {
@@ -127,16 +132,11 @@ export class LocalHandler extends CallMachine<Question> {
     this.formValidator = tool["~formValidator"];
   }
 
-  protected async start(
-    args: unknown,
-    callId: string | undefined,
-    auth: unknown,
-    journal: CallJournal | undefined,
-  ): Promise<void> {
+  protected async start(input: Invoke, callId: string | undefined): Promise<void> {
     this.#callId = callId;
-    this.#journal = journal;
+    this.#journal = input["~journal"];
     const tool = this.#tool;
-    const outcome = await tool["~input"].validate(args);
+    const outcome = await tool["~input"].validate(input.arguments);
     if (this.stopped) return;
     if (!outcome.ok) {
       const first = outcome.issues[0];
@@ -148,7 +148,7 @@ export class LocalHandler extends CallMachine<Question> {
         issues: outcome.issues,
       });
     }
-    const ctx = new LocalContext(this, tool, callId, auth);
+    const ctx = new LocalContext(this, tool, callId, input.auth);
     const value = outcome.value;
     const run = tool["~run"] ?? tool.call;
     // The tool starts on a microtask, so the step is waiting before it can report.

@@ -60,6 +60,13 @@ const SCOPE = "toolwire";
 const VERSION = "0.1.0";
 // The conventions' advice for MCP operation durations, in seconds.
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+// Their advice for a GenAI client's operation duration (seconds) and its token counts.
+const GEN_AI_DURATION_BUCKETS = [
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+const TOKEN_BUCKETS = [
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+];
 
 /**
  * An `Observer` that turns the operations of an `Agent`, `connectMcp`/`connectStdio` and
@@ -82,11 +89,11 @@ const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 
 export function otelObserver(options: OtelObserverOptions = {}): Observer {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION);
-  const histogram = (name: string, description: string) =>
+  const histogram = (name: string, description: string, unit = "s", buckets = DURATION_BUCKETS) =>
     meter.createHistogram(name, {
       description,
-      unit: "s",
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+      unit,
+      advice: { explicitBucketBoundaries: buckets },
     });
   const durations = {
     client: histogram(
@@ -97,11 +104,23 @@ export function otelObserver(options: OtelObserverOptions = {}): Observer {
       "mcp.server.operation.duration",
       "The duration of an MCP request as observed by the server, until its response.",
     ),
+    chat: histogram(
+      "gen_ai.client.operation.duration",
+      "GenAI operation duration.",
+      "s",
+      GEN_AI_DURATION_BUCKETS,
+    ),
   };
   const settings: Settings = {
     propagator: options.propagator ?? w3cPropagator,
     payloads: options.recordPayloads === true,
     agentName: options.agentName,
+    tokens: histogram(
+      "gen_ai.client.token.usage",
+      "Number of input and output tokens used.",
+      "{token}",
+      TOKEN_BUCKETS,
+    ),
   };
   return {
     start(operation: Operation, parent?: Observation): Observation {
@@ -110,10 +129,13 @@ export function otelObserver(options: OtelObserverOptions = {}): Observer {
       const plan = planOf(operation, parentContext, settings);
       const span = tracer.startSpan(plan.name, plan.options, plan.parent);
       const spanContext = trace.setSpan(plan.parent, span);
-      const metric =
+      const histogram =
         operation.type === "mcp_request"
-          ? { histogram: durations[operation.side], attributes: plan.metricAttributes }
-          : undefined;
+          ? durations[operation.side]
+          : operation.type === "model_turn"
+            ? durations.chat
+            : undefined;
+      const metric = histogram && { histogram, attributes: plan.metricAttributes };
       return new OtelObservation(span, spanContext, operation, settings, metric);
     },
   };
@@ -123,6 +145,8 @@ interface Settings {
   propagator: TextMapPropagator;
   payloads: boolean;
   agentName: string | undefined;
+  /** `gen_ai.client.token.usage`, recorded per model turn and token type. */
+  tokens: Histogram;
 }
 
 interface Plan {
@@ -150,7 +174,7 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
       if (settings.payloads) attributes["gen_ai.input.messages"] = json(operation.input);
       return plan(name === undefined ? "invoke_agent" : `invoke_agent ${name}`, SpanKind.INTERNAL);
     }
-    case "model_turn":
+    case "model_turn": {
       attributes["gen_ai.operation.name"] = "chat";
       attributes["gen_ai.request.model"] = operation.model;
       if (settings.payloads) {
@@ -159,7 +183,13 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
           attributes["gen_ai.system_instructions"] = operation.system;
         }
       }
-      return plan(`chat ${operation.model}`, SpanKind.CLIENT);
+      const chat = plan(`chat ${operation.model}`, SpanKind.CLIENT);
+      chat.metricAttributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": operation.model,
+      };
+      return chat;
+    }
     case "tool_call":
       attributes["gen_ai.operation.name"] = "execute_tool";
       attributes["gen_ai.tool.name"] = operation.toolName;
@@ -190,10 +220,15 @@ function mcpPlan(
   } else if (target !== undefined) {
     metric["gen_ai.prompt.name"] = attributes["gen_ai.prompt.name"] = target;
   }
-  if (operation.protocolVersion !== undefined) {
-    metric["mcp.protocol.version"] = attributes["mcp.protocol.version"] = operation.protocolVersion;
+  // A server reads them from the request's headers (over stdio, the ones stdio sets).
+  const headers = operation.headers;
+  const protocolVersion =
+    operation.protocolVersion ?? headers?.get("mcp-protocol-version") ?? undefined;
+  if (protocolVersion !== undefined) {
+    metric["mcp.protocol.version"] = attributes["mcp.protocol.version"] = protocolVersion;
   }
-  if (operation.sessionId !== undefined) attributes["mcp.session.id"] = operation.sessionId;
+  const sessionId = operation.sessionId ?? headers?.get("mcp-session-id") ?? undefined;
+  if (sessionId !== undefined) attributes["mcp.session.id"] = sessionId;
   const endpoint = operation.endpoint;
   if (endpoint === "stdio:") {
     metric["network.transport"] = attributes["network.transport"] = "pipe";
@@ -228,7 +263,6 @@ function mcpPlan(
   };
   const meta = operation.params._meta;
   const fromMeta = isJsonObject(meta) ? settings.propagator.extract(active, meta, getter) : active;
-  const headers = operation.headers;
   const fromHttp = headers
     ? settings.propagator.extract(active, headers, {
         keys: () => [],
@@ -297,6 +331,13 @@ class OtelObservation implements Observation {
     }
   }
 
+  // Where the runtime keeps a current context (Node's AsyncLocalStorage, once a context
+  // manager is registered), `body` runs with this span current, so what it starts nests under
+  // it; elsewhere `context.with` just calls it.
+  run<T>(body: () => T): T {
+    return contextApi.with(this.context, body);
+  }
+
   end(outcome: Outcome): void {
     if (this.#ended) return;
     this.#ended = true;
@@ -321,6 +362,19 @@ class OtelObservation implements Observation {
       if (failure) recorded["error.type"] = failure.type;
       if (failure?.code !== undefined) recorded["rpc.response.status_code"] = failure.code;
       metric.histogram.record((performance.now() - this.#started) / 1000, recorded);
+    }
+    const operation = this.#operation;
+    if (metric && operation.type === "model_turn" && outcome.type === "done") {
+      // Token counts as the model reported them, one point per type.
+      const usage = isJsonObject(outcome.result) ? outcome.result.usage : undefined;
+      for (const [type, count] of [
+        ["input", isJsonObject(usage) ? usage.inputTokens : undefined],
+        ["output", isJsonObject(usage) ? usage.outputTokens : undefined],
+      ] as const) {
+        if (typeof count === "number") {
+          this.#settings.tokens.record(count, { ...metric.attributes, "gen_ai.token.type": type });
+        }
+      }
     }
   }
 

@@ -274,6 +274,9 @@ function sortedByName(list: ToolInfo[]): ToolInfo[] {
   return copy;
 }
 
+// What a call's options hand on to its handler, as they were given.
+const HANDED_ON = ["callId", "auth", "~journal", "~observation"] as const;
+
 // Drives one handler from `invoke` to completion. Every wait is raced against the caller's
 // signal; when it aborts, or anything fails, the handler gets `cancel`, so a tool is never left
 // suspended on a question nobody will answer. The signal `onInteraction` receives aborts when
@@ -290,10 +293,9 @@ async function drive(
   let dialog: AbortController | undefined;
   try {
     const invoke: ToolHandlerInput = { type: "invoke", arguments: args };
-    if (options.callId !== undefined) invoke.callId = options.callId;
-    if (options.auth !== undefined) invoke.auth = options.auth;
-    if (options["~journal"] !== undefined) invoke["~journal"] = options["~journal"];
-    if (options["~observation"] !== undefined) invoke["~observation"] = options["~observation"];
+    for (const key of HANDED_ON) {
+      if (options[key] !== undefined) (invoke as Record<string, unknown>)[key] = options[key];
+    }
     let output = await raceSignal(handler.step(invoke, steps), signal, cancelled);
     while (output.type === "interaction") {
       const { onInteraction } = options;

@@ -21,6 +21,7 @@ import {
   type PendingApproval,
   type PendingQuestion,
   reduceMessages,
+  type StoreMessage,
 } from "./store-state.ts";
 
 /** Every agent event type, checked complete by the type checker. */
@@ -51,10 +52,33 @@ export interface AgentStoreGates {
   onInteraction: InteractionAnswerer;
 }
 
+/** Options of `createAgentStore`. */
+export interface AgentStoreOptions {
+  /**
+   * Keeps each checkpoint of a run (an agent with `snapshots`) before the run goes on: awaited
+   * before a call starts (A9), so a reload resumes the call rather than running it twice. A
+   * throw or a rejection keeps the call from starting (it ends `cancelled`). The checkpoint is
+   * in `state.checkpoint` by the time this is called.
+   */
+  onCheckpoint?(snapshot: RunSnapshot): void | Promise<void>;
+  /**
+   * Hears every event of every run of the store's agent (and of the agents `reconfigure`
+   * builds), once the state has taken it in: for what the state does not keep, such as an
+   * event log or a provider's retries.
+   */
+  onEvent?(event: AgentEvent): void;
+}
+
 /** What an app saved to restore a store after a reload. */
 export interface AgentStoreSaved {
   /** The conversation of the last finished run (`state.conversation`). */
   conversation?: Conversation;
+  /**
+   * The messages to show (`state.messages`), for an app that keeps what the person saw apart
+   * from what the model reads (compaction rewrites the conversation, not the messages). Default:
+   * the messages of the conversation, or of the checkpoint's.
+   */
+  messages?: readonly StoreMessage[];
   /**
    * The latest checkpoint of a run that was in progress (`state.checkpoint`); the run resumes
    * from it: completed calls keep their results, a call waiting for a decision is asked again.
@@ -103,6 +127,13 @@ export interface AgentStore {
    * @throws ToolError `unsupported` while a run is in progress.
    */
   restore(saved: AgentStoreSaved): Promise<RunResult> | undefined;
+  /**
+   * Builds the agent again with `create`, for the next run: a model, tools or settings the
+   * person changed since take effect, and the state stays as it is. `agent` is the new one.
+   *
+   * @throws ToolError `unsupported` while a run is in progress.
+   */
+  reconfigure(): void;
 }
 
 /**
@@ -119,7 +150,10 @@ export interface AgentStore {
  * ```
  */
 /* @__NO_SIDE_EFFECTS__ */
-export function createAgentStore(create: (gates: AgentStoreGates) => Agent): AgentStore {
+export function createAgentStore(
+  create: (gates: AgentStoreGates) => Agent,
+  options: AgentStoreOptions = {},
+): AgentStore {
   let state: AgentStoreState = {
     status: "idle",
     messages: [],
@@ -131,10 +165,20 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
   const listeners = new Set<() => void>();
   const decide = new Map<string, (decision: ApprovalDecision) => void>();
   const reply = new Map<string, (response: ToolInteractionResponse) => void>();
+  // Calls whose approval a person decided through `approve` / `deny`, until the agent reports it.
+  const decided = new Set<string>();
   let controller: AbortController | undefined;
   let current: AgentRun | undefined;
   let sequence = 0;
   const nextId = () => `a${++sequence}`;
+  // Messages an app saved keep their ids; the ones the store opens next must not repeat them.
+  const shown = (messages: readonly StoreMessage[]) => {
+    for (const { id } of messages) {
+      const n = /^a(\d+)$/.exec(id)?.[1];
+      if (n !== undefined) sequence = Math.max(sequence, Number(n));
+    }
+    return messages;
+  };
 
   // Each listener on its own, as the agent calls its own (A7): one that throws is reported and
   // neither stops the others nor the run.
@@ -192,10 +236,10 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
       set({ questions: [...state.questions, pending] });
     });
 
-  const agent = create({ approver, onInteraction });
-
   const apply = (event: AgentEvent) => {
-    const messages = reduceMessages(state.messages, event, nextId);
+    const messages = reduceMessages(state.messages, event, nextId, (callId) =>
+      decided.delete(callId),
+    );
     switch (event.type) {
       case "compacted": {
         const { type: _, ...record } = event;
@@ -232,8 +276,21 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
 
   // The agent's listeners, not a run's stream: they hear each event as it is emitted, so the
   // card of a call is in `approval` before the approver is asked, never a microtask later.
-  const listen = (event: AgentEvent) => (event.type === "done" ? end(event.result) : apply(event));
-  for (const type of EVENT_TYPES) agent.on(type, listen);
+  const listen = (event: AgentEvent) => {
+    if (event.type === "done") end(event.result);
+    else apply(event);
+    options.onEvent?.(event);
+  };
+  const build = () => {
+    const built = create({ approver, onInteraction });
+    for (const type of EVENT_TYPES) built.on(type, listen);
+    return built;
+  };
+  let agent = build();
+
+  const idle = (operation: string) => {
+    if (controller) throw new ToolError({ type: "unsupported", operation });
+  };
 
   const start = (
     begin: (options: {
@@ -242,12 +299,7 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     }) => AgentRun,
     patch: Partial<AgentStoreState>,
   ): Promise<RunResult> => {
-    if (controller) {
-      throw new ToolError({
-        type: "unsupported",
-        operation: "starting a run while one is in progress (cancel it, or wait for it to end)",
-      });
-    }
+    idle("starting a run while one is in progress (cancel it, or wait for it to end)");
     controller = new AbortController();
     const next: AgentStoreState = { ...state, ...patch, status: "running" };
     delete next.error;
@@ -255,7 +307,10 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     state = next;
     const run = begin({
       signal: controller.signal,
-      onCheckpoint: (snapshot) => set({ checkpoint: snapshot }),
+      onCheckpoint: (snapshot) => {
+        set({ checkpoint: snapshot });
+        return options.onCheckpoint?.(snapshot);
+      },
     });
     // A run that ended at once (a refused input) is already over; only one still going counts.
     if (controller) current = run;
@@ -276,7 +331,9 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
   };
 
   return {
-    agent,
+    get agent() {
+      return agent;
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => {
@@ -305,9 +362,11 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     },
     approve(callId) {
       pending(decide, callId, { type: "allow" });
+      decided.add(callId);
     },
     deny(callId, reason = "not approved") {
       pending(decide, callId, { type: "deny", reason });
+      decided.add(callId);
     },
     answer(callId, content) {
       const id = state.questions.find((question) => question.callId === callId)?.request.id ?? "";
@@ -322,14 +381,12 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
     restore(saved) {
       const { checkpoint } = saved;
       if (!checkpoint) {
-        if (controller) {
-          throw new ToolError({
-            type: "unsupported",
-            operation: "restoring while a run is in progress",
-          });
-        }
+        idle("restoring while a run is in progress");
         const conversation = saved.conversation ?? emptyConversation();
-        set({ conversation, messages: messagesOf(conversation.messages) });
+        set({
+          conversation,
+          messages: saved.messages ? shown(saved.messages) : messagesOf(conversation.messages),
+        });
         return undefined;
       }
       // Unverified until the resume checks its signature; a malformed one shows nothing and
@@ -340,9 +397,14 @@ export function createAgentStore(create: (gates: AgentStoreGates) => Agent): Age
         : emptyConversation();
       return start((options) => agent.resume(checkpoint, options), {
         conversation,
-        messages: messagesOf(conversation.messages),
+        messages: saved.messages ? shown(saved.messages) : messagesOf(conversation.messages),
         checkpoint,
       });
+    },
+    reconfigure() {
+      idle("reconfiguring while a run is in progress");
+      for (const type of EVENT_TYPES) agent.off(type, listen);
+      agent = build();
     },
   };
 }

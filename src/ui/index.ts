@@ -27,6 +27,7 @@
 export {
   type AgentStore,
   type AgentStoreGates,
+  type AgentStoreOptions,
   type AgentStoreSaved,
   createAgentStore,
 } from "./agent-store.ts";

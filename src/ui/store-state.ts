@@ -4,6 +4,7 @@
 // checks) and re-renders only what moved.
 
 import type { AgentEvent } from "../agent/events.ts";
+import type { ApprovalDecision } from "../agent/gates.ts";
 import type { StopCause } from "../agent/run-result.ts";
 import type { RunSnapshot } from "../agent/snapshot.ts";
 import type { ToolCallOutcome } from "../agent/transcript.ts";
@@ -12,7 +13,8 @@ import type { Capabilities } from "../declaration/capabilities.ts";
 import type { ToolProgress } from "../execution/handler-io.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
-import type { Message } from "../models/message.ts";
+import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
+import type { Message, ToolResultMark } from "../models/message.ts";
 import type { ModelUsage } from "../models/model.ts";
 
 /**
@@ -39,6 +41,14 @@ export interface ToolCard {
   argumentsText: string;
   /** The parsed arguments, once the model completed the call. */
   arguments?: unknown;
+  /**
+   * How its approval was decided, once it was: `by: "person"` through the store's `approve` /
+   * `deny`, `"policy"` when the agent's approver answered without asking (an approver that
+   * wraps the store's, say "always allow this tool").
+   */
+  approval?: { decision: ApprovalDecision; by: "person" | "policy" };
+  /** The question the running tool asked, and the person's response once it came. */
+  question?: { request: ToolInteractionRequest; response?: ToolInteractionResponse };
   /** The latest progress the running tool reported. */
   progress?: ToolProgress;
   /** How it ended, once `done`. */
@@ -140,7 +150,7 @@ export function messagesOf(messages: readonly Message[]): StoreMessage[] {
           card.status = "done";
           card.isError = block.isError;
           card.content = block.content;
-          card.outcome = "executed";
+          card.outcome = block.mark === undefined ? "executed" : OUTCOMES[block.mark];
         }
       }
     }
@@ -149,14 +159,25 @@ export function messagesOf(messages: readonly Message[]): StoreMessage[] {
   return out;
 }
 
+// The outcome a result the agent loop wrote itself stands for (`ToolResultBlock.mark`).
+const OUTCOMES: Record<ToolResultMark, ToolCallOutcome> = {
+  denied: "refused",
+  blocked: "refused",
+  unknown: "unknown",
+  cancelled: "cancelled",
+  interrupted: "interrupted",
+};
+
 /**
  * Returns the messages after one agent event, or the same array when the event changes none.
- * `nextId` names a message the event opens.
+ * `nextId` names a message the event opens; `byPerson` says whether a call's approval was
+ * decided through the store.
  */
 export function reduceMessages(
   messages: readonly StoreMessage[],
   event: AgentEvent,
   nextId: () => string,
+  byPerson: (callId: string) => boolean = () => false,
 ): readonly StoreMessage[] {
   switch (event.type) {
     case "turn_start":
@@ -199,14 +220,29 @@ export function reduceMessages(
     }
     case "approval_requested":
       return status(messages, event.callId, event.toolName, "approval");
-    case "approval_resolved":
-      return event.decision.type === "allow"
-        ? status(messages, event.callId, event.toolName, "approved")
-        : messages;
+    case "approval_resolved": {
+      const approval = {
+        decision: event.decision,
+        by: byPerson(event.callId) ? "person" : "policy",
+      } as const;
+      return editCard(messages, event.callId, event.toolName, (card) => ({
+        ...card,
+        status: event.decision.type === "allow" ? "approved" : card.status,
+        approval,
+      }));
+    }
     case "interaction_requested":
-      return status(messages, event.callId, event.toolName, "question");
+      return editCard(messages, event.callId, event.toolName, (card) => ({
+        ...card,
+        status: "question",
+        question: { request: event.request },
+      }));
     case "interaction_resolved":
-      return status(messages, event.callId, event.toolName, "running");
+      return editCard(messages, event.callId, event.toolName, (card) => {
+        const next: ToolCard = { ...card, status: "running" };
+        if (card.question) next.question = { ...card.question, response: event.response };
+        return next;
+      });
     case "tool_progress":
       return editCard(messages, event.callId, event.toolName, (card) => ({
         ...card,

@@ -25,6 +25,7 @@ import {
 } from "../../src/ai-sdk/chat-transport.ts";
 import { defineTool } from "../../src/local/define-tool.ts";
 import { type ScriptedTurns, scriptedModel } from "../../src/models/scripted-model.ts";
+import { memoryStore } from "../../src/store/store.ts";
 
 type Status = "submitted" | "streaming" | "ready" | "error";
 
@@ -66,8 +67,9 @@ interface TestChat {
 
 class Chat6 extends AbstractChat6<UIMessage6> {
   readonly #state: ArrayState<UIMessage6>;
-  constructor(transport: ChatTransport6<UIMessage6>) {
+  constructor(transport: ChatTransport6<UIMessage6>, messages: UIMessage6[] = []) {
     const state = new ArrayState<UIMessage6>();
+    state.messages = messages;
     // The state's shape is the AI SDK's `ChatState`; checked here for AI SDK 6.
     const checked: ChatState6<UIMessage6> = state;
     super({ transport, state: checked, sendAutomaticallyWhen: approvalAnswered });
@@ -80,8 +82,9 @@ class Chat6 extends AbstractChat6<UIMessage6> {
 
 class Chat7 extends AbstractChat7<UIMessage7> {
   readonly #state: ArrayState<UIMessage7>;
-  constructor(transport: ChatTransport7<UIMessage7>) {
+  constructor(transport: ChatTransport7<UIMessage7>, messages: UIMessage7[] = []) {
     const state = new ArrayState<UIMessage7>();
+    state.messages = messages;
     super({ transport, state, sendAutomaticallyWhen: approvalAnswered });
     this.#state = state;
   }
@@ -90,9 +93,12 @@ class Chat7 extends AbstractChat7<UIMessage7> {
   }
 }
 
-const majors: [string, (transport: AgentChatTransport) => TestChat][] = [
-  ["AI SDK 6", (transport) => new Chat6(transport)],
-  ["AI SDK 7", (transport) => new Chat7(transport)],
+/** Makes a chat over `transport`, starting from saved messages (a reloaded page's). */
+type NewChat = (transport: AgentChatTransport, messages?: AgentChatMessage[]) => TestChat;
+
+const majors: [string, NewChat][] = [
+  ["AI SDK 6", (transport, messages) => new Chat6(transport, messages as UIMessage6[])],
+  ["AI SDK 7", (transport, messages) => new Chat7(transport, messages as UIMessage7[])],
 ];
 
 const write = (log: string[]) =>
@@ -109,7 +115,7 @@ const write = (log: string[]) =>
 function setup(turns: ScriptedTurns, tools = [write([])]) {
   const model = scriptedModel(turns);
   const transport = agentChatTransport({
-    agent: (approver) => new Agent({ model, tools, approver }),
+    agent: (gates) => new Agent({ model, tools, ...gates }),
   });
   return { model, transport };
 }
@@ -320,6 +326,169 @@ describe.each(majors)("the agent chat transport under %s's Chat", (_, newChat) =
     await chat.sendMessage({ text: "Hello?" });
     expect(parts(chat)).toMatchObject([{ type: "text", text: "Back again." }]);
     expect(model.requests).toHaveLength(2);
+  });
+
+  test("a running tool's progress is one data part, updated in place", async () => {
+    const count = defineTool({
+      name: "count",
+      description: "Counts to three",
+      readOnly: true,
+      input: v.object({}),
+      call: (_, ctx) => {
+        for (let n = 1; n <= 3; n++) ctx.progress({ progress: n, total: 3, message: `${n} of 3` });
+        return "counted";
+      },
+    });
+    const { transport } = setup(
+      [{ toolCalls: [{ id: "k1", name: "count", arguments: {} }] }, { text: "Done." }],
+      [count],
+    );
+    const chat = newChat(transport);
+    await chat.sendMessage({ text: "Count" });
+    const progress = parts(chat).filter((part) => part.type === "data-tool-progress");
+    expect(progress).toEqual([
+      {
+        type: "data-tool-progress",
+        id: "k1",
+        data: { toolCallId: "k1", progress: 3, total: 3, message: "3 of 3" },
+      },
+    ]);
+    // It was written as it went: the chat saw the first step before the last.
+    const seen = chat.written.flatMap((m) =>
+      m.parts.flatMap((p) =>
+        (p as { type: string }).type === "data-tool-progress"
+          ? [(p as { data: { progress: number } }).data.progress]
+          : [],
+      ),
+    );
+    expect(seen).toContain(1);
+  });
+
+  test("a running tool's question waits in a data part; the answer reaches the tool and the model", async () => {
+    const ask = defineTool({
+      name: "ask",
+      description: "Asks the user",
+      readOnly: true,
+      interactions: { text: true },
+      input: v.object({}),
+      call: async (_, ctx) => `The user said: ${await ctx.requestText("Your favourite colour?")}`,
+    });
+    const { model, transport } = setup(
+      [{ toolCalls: [{ id: "q1", name: "ask", arguments: {} }] }, { text: "Blue it is." }],
+      [ask],
+    );
+    const chat = newChat(transport);
+    const sending = chat.sendMessage({ text: "Ask me" });
+    await vi.waitFor(() =>
+      expect(parts(chat).find((part) => part.type === "data-tool-question")).toMatchObject({
+        id: "q1",
+        data: {
+          toolCallId: "q1",
+          toolName: "ask",
+          state: "asked",
+          request: { kind: { type: "text" }, prompt: "Your favourite colour?" },
+        },
+      }),
+    );
+    expect(chat.status).toBe("streaming");
+    expect(() => transport.answer("nope", "red")).toThrow(
+      expect.objectContaining({ data: expect.objectContaining({ type: "invalid_interaction" }) }),
+    );
+    transport.answer("q1", "blue");
+    await sending;
+    expect(parts(chat)).toMatchObject([
+      { type: "tool-ask", state: "output-available", output: "The user said: blue" },
+      { type: "data-tool-question", id: "q1", data: { state: "answered" } },
+      { type: "text", text: "Blue it is." },
+    ]);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  test("a declined question: the tool goes on without the answer, and the part says declined", async () => {
+    const ask = defineTool({
+      name: "ask",
+      description: "Asks the user",
+      readOnly: true,
+      interactions: { text: true },
+      input: v.object({}),
+      call: async (_, ctx) => {
+        try {
+          return `said ${await ctx.requestText("Your name?")}`;
+        } catch {
+          return "no name given";
+        }
+      },
+    });
+    const { transport } = setup(
+      [{ toolCalls: [{ id: "q2", name: "ask", arguments: {} }] }, { text: "Fine." }],
+      [ask],
+    );
+    const chat = newChat(transport);
+    const sending = chat.sendMessage({ text: "Ask me" });
+    await vi.waitFor(() =>
+      expect(parts(chat).some((part) => part.type === "data-tool-question")).toBe(true),
+    );
+    transport.decline("q2", "rather not");
+    await sending;
+    expect(parts(chat)).toMatchObject([
+      { type: "tool-ask", state: "output-available", output: "no name given" },
+      { type: "data-tool-question", id: "q2", data: { state: "declined" } },
+      { type: "text", text: "Fine." },
+    ]);
+    expect(() => transport.decline("q2")).toThrow(
+      expect.objectContaining({ data: expect.objectContaining({ type: "invalid_interaction" }) }),
+    );
+  });
+
+  test("after a reload, an approval answered in the saved messages resumes the run from the store: the call runs once", async () => {
+    const log: string[] = [];
+    const store = memoryStore();
+    const snapshots = { secret: "s".repeat(32), store };
+    const turns: ScriptedTurns = [
+      { toolCalls: [{ id: "w1", name: "write", arguments: { path: "a.txt", text: "x" } }] },
+      { text: "Saved." },
+    ];
+    const page = (model = scriptedModel(turns)) => ({
+      model,
+      transport: agentChatTransport({
+        agent: (gates) => new Agent({ model, tools: [write(log)], snapshots, ...gates }),
+      }),
+    });
+    const first = newChat(page().transport);
+    await first.sendMessage({ text: "Save it" });
+    expect(parts(first)[0]).toMatchObject({ state: "approval-requested" });
+    const runId = (assistant(first).metadata as { toolwireRunId?: string }).toolwireRunId;
+    expect(runId).toEqual(expect.any(String));
+
+    // The page reloads: a new agent and transport, the chat's messages as the app saved them.
+    const saved = structuredClone(first.messages);
+    const second = page(scriptedModel(turns.slice(1)));
+    const chat = newChat(second.transport, saved);
+    const [call] = parts(chat);
+    await chat.addToolApprovalResponse({
+      id: (call?.approval as { id: string } | undefined)?.id ?? "none",
+      approved: true,
+    });
+    await vi.waitFor(() =>
+      expect(parts(chat).at(-1)).toMatchObject({ type: "text", text: "Saved." }),
+    );
+    await settled(chat);
+    expect(parts(chat)[0]).toMatchObject({ state: "output-available", output: "wrote a.txt" });
+    expect(log).toEqual(["a.txt"]);
+    expect(second.model.requests[0]?.messages.at(-1)?.content).toMatchObject([
+      { type: "tool_result", toolUseId: "w1", isError: false },
+    ]);
+
+    // The same answer sent again (another tab with the same saved messages) runs nothing.
+    const third = newChat(page(scriptedModel(turns.slice(1))).transport, saved);
+    const [again] = parts(third);
+    await third.addToolApprovalResponse({
+      id: (again?.approval as { id: string } | undefined)?.id ?? "none",
+      approved: true,
+    });
+    await settled(third, "error");
+    expect(third.error?.message).toMatch(/snapshot refused/);
+    expect(log).toEqual(["a.txt"]);
   });
 
   test("a failing model turn puts the chat in error with the model's message", async () => {

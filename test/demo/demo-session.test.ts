@@ -1,108 +1,111 @@
 import { describe, expect, it } from "vitest";
 import { DemoSession } from "../../demo/demo-session.ts";
 import { offlineModel } from "../../demo/model/scripted-intents.ts";
-import type { PendingPrompt } from "../../demo/prompt-queue.ts";
 import { memoryStore, type Store } from "../../demo/store.ts";
 import { createDemoTools } from "../../demo/tools/demo-tools.ts";
 import { estimateTokens } from "../../src/agent/index.ts";
+import { type Model, scriptedModel } from "../../src/models/index.ts";
+import {
+  cards,
+  onWaiting,
+  statuses,
+  transcriptText,
+  type Waiting,
+} from "../support/demo-session.ts";
 
-/** A session whose visitor ticked "Allow without asking" for `todo` in the Tools tab. */
-function session(store: Store = memoryStore(), threshold = 600) {
+function open(store: Store, threshold: number) {
   const demo = createDemoTools(store, { tickMs: 20 });
-  const s = new DemoSession({
+  return DemoSession.open({
     store,
     demo,
     model: () => offlineModel(),
     offline: () => true,
     thresholdTokens: () => threshold,
-  });
-  s.alwaysAllow.add("todo");
-  return { s, demo, store };
+  }).then((s) => ({ s, demo, store }));
 }
 
-/** Answers each prompt as it appears, with the given answers in order. */
-function answering(s: DemoSession, answers: ((p: PendingPrompt) => void)[]) {
-  s.on("prompt", (prompt) => {
-    if (prompt) queueMicrotask(() => answers.shift()?.(prompt));
-  });
+/** A session whose visitor ticked "Allow without asking" for `todo` in the Tools tab. */
+async function session(store: Store = memoryStore(), threshold = 600) {
+  const opened = await open(store, threshold);
+  opened.s.alwaysAllow.add("todo");
+  return opened;
 }
 
-const textOf = (s: DemoSession) => JSON.stringify(s.log.items);
+/** Answers each thing that waits for the person as it appears, with the answers in order. */
+function answering(s: DemoSession, answers: ((item: Waiting) => void)[]) {
+  onWaiting(s, (item) => queueMicrotask(() => answers.shift()?.(item)));
+}
 
 describe("DemoSession with the offline model", () => {
   it("starts with an empty always-allow list, so a todo write asks first", async () => {
-    const store = memoryStore();
-    const demo = createDemoTools(store, { tickMs: 20 });
-    const s = new DemoSession({
-      store,
-      demo,
-      model: () => offlineModel(),
-      offline: () => true,
-      thresholdTokens: () => 600,
-    });
+    const { s } = await open(memoryStore(), 600);
     expect([...s.alwaysAllow]).toEqual([]);
     const asked: string[] = [];
-    s.on("prompt", (prompt) => {
-      if (prompt?.type !== "approval") return;
-      asked.push(prompt.request.toolName);
-      queueMicrotask(() => prompt.answer({ type: "allow" }));
+    onWaiting(s, (item) => {
+      if (item.type !== "approval") return;
+      asked.push(item.pending.toolName);
+      queueMicrotask(() => s.store.approve(item.pending.callId));
     });
     await s.send("add todos: draft the post, review it");
     expect(asked).toEqual(["todo"]);
-    expect(s.log.items.find((i) => i.type === "tool")).toMatchObject({
+    expect(cards(s)[0]).toMatchObject({
       toolName: "todo",
       status: "done",
-      approval: { decision: "allow", automatic: false },
+      approval: { decision: { type: "allow" }, by: "person" },
     });
   });
 
+  it("marks a call the always-allow list let through as allowed by policy", async () => {
+    const { s } = await session();
+    await s.send("add todos: draft the post, review it");
+    expect(cards(s)[0]?.approval).toEqual({ decision: { type: "allow" }, by: "policy" });
+  });
+
   it("runs a read-only call, an approved and a denied write, and an ask_user exchange", async () => {
-    const { s } = session();
+    const { s } = await session();
     answering(s, [
-      (p) => p.type === "approval" && p.answer({ type: "allow" }),
-      (p) => p.type === "approval" && p.answer({ type: "deny", reason: "not that one" }),
-      (p) =>
-        p.type === "interaction" && p.answer({ type: "submit", id: p.request.id, content: "teal" }),
+      (w) => w.type === "approval" && s.store.approve(w.pending.callId),
+      (w) => w.type === "approval" && s.store.deny(w.pending.callId, "not that one"),
+      (w) => w.type === "question" && s.store.answer(w.pending.callId, "teal"),
     ]);
     await s.send("calculate 2+3*4");
     await s.send("add a note: buy oat milk");
     await s.send("add a note: sell the car");
     await s.send("ask me my favourite colour");
-    const cards = s.log.items.filter((i) => i.type === "tool");
-    expect(cards.map((c) => [c.toolName, c.status])).toEqual([
+    expect(statuses(s)).toEqual([
       ["calculator", "done"],
       ["save_note", "done"],
       ["save_note", "refused"],
       ["ask_user", "done"],
     ]);
-    expect(textOf(s)).toContain("The result is **14**");
-    expect(textOf(s)).toContain("you denied it (“not that one”)");
-    expect(textOf(s)).toContain("You said: “teal”");
+    expect(transcriptText(s)).toContain("The result is **14**");
+    expect(transcriptText(s)).toContain("you denied it (“not that one”)");
+    expect(transcriptText(s)).toContain("You said: “teal”");
+    expect(cards(s)[3]?.question).toMatchObject({
+      request: { prompt: "What is your favourite colour?" },
+      response: { type: "submit", content: "teal" },
+    });
   });
 
-  it("stops a slow task and denies a pending approval when stopped", async () => {
-    const { s, store } = session();
-    s.on("items", (items) => {
-      for (const item of items) {
-        if (item.type === "tool" && (item.progress?.progress ?? 0) >= 2) s.stop();
-      }
+  it("stops a slow task and cancels a pending approval when stopped", async () => {
+    const { s, store } = await session();
+    const stopAtTwo = s.store.subscribe(() => {
+      if (cards(s).some((c) => (c.progress?.progress ?? 0) >= 2)) s.stop();
     });
     await s.send("run the slow task");
-    const card = s.log.items.find((i) => i.type === "tool");
-    expect(card).toMatchObject({ toolName: "slow_task", status: "cancelled" });
-    expect(s.running).toBe(false);
+    stopAtTwo();
+    expect(statuses(s)).toEqual([["slow_task", "cancelled"]]);
+    expect(s.busy).toBe(false);
+    expect(s.notes.at(-1)).toMatchObject({ text: "Stopped. Everything in flight was cancelled." });
 
-    s.removeAllListeners("items");
-    s.on("prompt", (prompt) => {
-      if (prompt) queueMicrotask(() => s.stop());
-    });
+    onWaiting(s, () => queueMicrotask(() => s.stop()));
     await s.send("add a note: never saved");
-    expect(s.log.items.at(-2)).toMatchObject({ toolName: "save_note", status: "cancelled" });
+    expect(statuses(s).at(-1)).toEqual(["save_note", "cancelled"]);
     expect(await store.get("notes")).toBeUndefined();
   });
 
   it("compacts past the threshold and carries the todo list verbatim, and reloads", async () => {
-    const { s, demo, store } = session();
+    const { s, demo, store } = await session();
     await s.send("add todos: draft the post, review it, publish");
     await s.send("start todo 1");
     for (const prompt of ["calculate 1+1", "what time is it", "calculate 2*21", "list my notes"]) {
@@ -121,17 +124,23 @@ describe("DemoSession with the offline model", () => {
       expect(record.summary).toMatch(/Task: add todos/);
       expect(record.transcript.length).toBe(record.before.messages);
     }
+    // Each compaction has its divider in the transcript, which still shows every message.
+    expect(s.notes.filter((n) => n.type === "compaction")).toHaveLength(s.compactions.length);
+    expect(s.store.getSnapshot().messages.filter((m) => m.role === "user").length).toBeGreaterThan(
+      s.conversation.messages.filter((m) => m.role === "user").length,
+    );
 
-    const again = session(store).s;
+    const again = (await session(store)).s;
     await again.load();
-    expect(again.log.items).toEqual(s.log.items);
+    expect(again.store.getSnapshot().messages).toEqual(s.store.getSnapshot().messages);
+    expect(again.notes).toEqual(s.notes);
     expect(again.conversation.messages).toEqual(s.conversation.messages);
     expect(again.compactions.length).toBe(s.compactions.length);
   });
 
   it("stays under its threshold over many todo turns, message 0 bounded by the fold", async () => {
     const threshold = 600;
-    const { s } = session(memoryStore(), threshold);
+    const { s } = await session(memoryStore(), threshold);
     await s.send(`add todos: ${Array.from({ length: 8 }, (_, i) => `step ${i + 1}`).join(", ")}`);
     const heads: number[] = [];
     for (let turn = 0; turn < 120; turn++) {
@@ -157,26 +166,28 @@ describe("DemoSession with the offline model", () => {
   });
 
   it("compacts on request and clears everything on reset", async () => {
-    const { s, demo } = session(memoryStore(), 100_000);
+    const { s, demo } = await session(memoryStore(), 100_000);
     await s.send("add todos: one, two");
     await s.compactNow();
-    expect(s.log.items.at(-1)).toMatchObject({ type: "notice" });
+    expect(s.notes.at(-1)).toMatchObject({ type: "notice" });
     for (const prompt of ["calculate 1+2", "calculate 3+4", "calculate 5+6"]) await s.send(prompt);
     await s.compactNow();
     expect(s.compactions.at(-1)).toMatchObject({ reason: "manual", summarized: true });
+    expect(s.notes.at(-1)).toMatchObject({ type: "compaction", reason: "manual" });
     expect(s.carried).toBe("## todo\n[ ] 1. one\n[ ] 2. two");
     await s.reset();
-    expect(s.log.items).toEqual([]);
+    expect(s.store.getSnapshot().messages).toEqual([]);
+    expect(s.notes).toEqual([]);
     expect(s.conversation.messages).toEqual([]);
     expect(demo.todo.body()).toBe("");
   });
 
   it("updates the token reading live from each turn's usage, and estimates between runs", async () => {
-    const { s } = session(memoryStore(), 100_000);
+    const { s } = await session(memoryStore(), 100_000);
     const empty = s.tokens;
     expect(empty.source).toBe("estimated");
     const readings: { source: string; tokens: number; running: boolean }[] = [];
-    s.on("tokens", (reading) => readings.push({ ...reading, running: s.running }));
+    s.on("tokens", (reading) => readings.push({ ...reading, running: s.busy }));
     await s.send("calculate 2+3*4");
     // One reading per model turn (the calculator call, then the answer), each while running.
     expect(readings.map((r) => [r.source, r.running])).toEqual([
@@ -189,5 +200,25 @@ describe("DemoSession with the offline model", () => {
     expect(s.tokens).toEqual({ tokens: second, source: "model's count, turn 2" });
     await s.reset();
     expect(s.tokens).toEqual(empty);
+  });
+
+  it("builds its agent again for each run, so a model picked in Settings answers the next", async () => {
+    const store = memoryStore();
+    let picked: Model = offlineModel();
+    const s = await DemoSession.open({
+      store,
+      demo: createDemoTools(store),
+      model: () => picked,
+      offline: () => true,
+      thresholdTokens: () => 100_000,
+    });
+    await s.send("calculate 1+1");
+    const first = s.store.agent;
+    picked = scriptedModel([{ text: "The other model here." }]);
+    await s.send("hello");
+    expect(s.store.agent).not.toBe(first);
+    expect(s.store.getSnapshot().messages.at(-1)?.parts).toEqual([
+      { type: "text", text: "The other model here." },
+    ]);
   });
 });

@@ -1,18 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { DemoSession } from "../../demo/demo-session.ts";
-import type { ToolCard } from "../../demo/display-log.ts";
-import { createRunKeeper, settleKeptRun, waitsForPerson } from "../../demo/kept-run.ts";
+import {
+  createRunKeeper,
+  settledMessages,
+  settleKeptRun,
+  waitsForPerson,
+} from "../../demo/kept-run.ts";
 import { offlineModel } from "../../demo/model/scripted-intents.ts";
-import type { PendingPrompt } from "../../demo/prompt-queue.ts";
 import { type Store as DemoStore, memoryStore as demoMemoryStore } from "../../demo/store.ts";
 import { createDemoTools } from "../../demo/tools/demo-tools.ts";
 import type { RunSnapshot } from "../../src/agent/index.ts";
 import { memoryStore, type Store } from "../../src/index.ts";
 import type { Model, ModelEvent } from "../../src/models/index.ts";
+import type { StoreMessage } from "../../src/ui/index.ts";
+import {
+  cards,
+  idle,
+  nextWaiting,
+  onWaiting,
+  statuses,
+  transcriptText,
+} from "../support/demo-session.ts";
 
 // A page load of the demo over stores that outlive it (IndexedDB in the browser). `kill` makes
 // the page's stores hang from then on, as a page that is gone writes nothing more.
-function page(stores: { data: DemoStore; runs: Store }) {
+async function page(stores: { data: DemoStore; runs: Store }) {
   let dead = false;
   const hang = new Promise<never>(() => {});
   const alive = <T extends object>(store: T): T =>
@@ -24,7 +36,7 @@ function page(stores: { data: DemoStore; runs: Store }) {
       },
     });
   const data = alive(stores.data);
-  const s = new DemoSession({
+  const s = await DemoSession.open({
     store: data,
     demo: createDemoTools(data, { tickMs: 20 }),
     model: () => offlineModel(),
@@ -44,77 +56,52 @@ function sharedStores() {
   return { data: demoMemoryStore(), runs: memoryStore() };
 }
 
-function nextPrompt(s: DemoSession): Promise<PendingPrompt> {
-  return new Promise((resolve) => {
-    const on = (prompt: PendingPrompt | undefined) => {
-      if (!prompt) return;
-      s.off("prompt", on);
-      resolve(prompt);
-    };
-    s.on("prompt", on);
-  });
-}
-
-function idle(s: DemoSession): Promise<void> {
-  return new Promise((resolve) => {
-    const on = (running: boolean) => {
-      if (running) return;
-      s.off("running", on);
-      resolve();
-    };
-    s.on("running", on);
-  });
-}
-
-// The page draws what the run reported: its events reach the transcript a moment after the
-// approver or answerer is called.
-const turnOver = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-const cards = (s: DemoSession) => s.log.items.filter((i): i is ToolCard => i.type === "tool");
 const notes = async (data: DemoStore) => (await data.get<{ text: string }[]>("notes")) ?? [];
+const userTexts = (s: DemoSession) =>
+  s.store
+    .getSnapshot()
+    .messages.filter((m) => m.role === "user")
+    .map((m) => m.parts.map((p) => (p.type === "text" ? p.text : "")).join(""));
 
 describe("a reload keeps the person's place in the demo", () => {
   it("brings back a pending approval with the person's message; approving runs the tool once", async () => {
     const stores = sharedStores();
-    const first = page(stores);
-    const asked = nextPrompt(first.s);
+    const first = await page(stores);
+    const asked = nextWaiting(first.s);
     void first.s.send("add a note: buy oat milk");
     expect((await asked).type).toBe("approval");
     first.kill();
 
     // Reloaded twice while the approval waits: each load resumes the same pending call.
-    const second = page(stores);
-    const askedAgain = nextPrompt(second.s);
+    const second = await page(stores);
+    const askedAgain = nextWaiting(second.s);
     await second.s.load();
     expect((await askedAgain).type).toBe("approval");
     second.kill();
-    const third = page(stores);
-    const prompt = nextPrompt(third.s);
+    const third = await page(stores);
+    const waiting = nextWaiting(third.s);
     await third.s.load();
-    const approval = await prompt;
+    const approval = await waiting;
     if (approval.type !== "approval") throw new Error("expected the approval back");
-    expect(approval.request).toMatchObject({
+    expect(approval.pending).toMatchObject({
       toolName: "save_note",
       arguments: { text: "buy oat milk" },
     });
-    await turnOver();
-    expect(third.s.running).toBe(true);
-    expect(third.s.log.items[0]).toMatchObject({ type: "user", text: "add a note: buy oat milk" });
-    expect(cards(third.s).map((c) => [c.toolName, c.status])).toEqual([
-      ["save_note", "awaiting_approval"],
-    ]);
+    expect(third.s.busy).toBe(true);
+    expect(userTexts(third.s)).toEqual(["add a note: buy oat milk"]);
+    expect(statuses(third.s)).toEqual([["save_note", "awaiting_approval"]]);
 
     const done = idle(third.s);
-    approval.answer({ type: "allow" });
+    third.s.store.approve(approval.pending.callId);
     await done;
     expect(await notes(stores.data)).toMatchObject([{ text: "buy oat milk" }]);
-    expect(cards(third.s).map((c) => c.status)).toEqual(["done"]);
-    expect(JSON.stringify(third.s.log.items)).toContain("Saved note #1: buy oat milk");
+    expect(statuses(third.s)).toEqual([["save_note", "done"]]);
+    expect(transcriptText(third.s)).toContain("Saved note #1: buy oat milk");
 
     // Once answered, nothing is left to resume, and the conversation holds the whole run.
-    const fourth = page(stores);
+    const fourth = await page(stores);
     await fourth.s.load();
-    expect(fourth.s.running).toBe(false);
+    expect(fourth.s.busy).toBe(false);
     expect(fourth.s.conversation.messages.map((m) => m.role)).toEqual([
       "user",
       "assistant",
@@ -126,49 +113,47 @@ describe("a reload keeps the person's place in the demo", () => {
 
   it("asks a tool's question again after a reload, and the answer reaches the model", async () => {
     const stores = sharedStores();
-    const first = page(stores);
-    const asked = nextPrompt(first.s);
+    const first = await page(stores);
+    const asked = nextWaiting(first.s);
     void first.s.send("ask me my favourite colour");
-    expect((await asked).type).toBe("interaction");
+    expect((await asked).type).toBe("question");
     first.kill();
 
-    const second = page(stores);
-    const prompt = nextPrompt(second.s);
+    const second = await page(stores);
+    const waiting = nextWaiting(second.s);
     await second.s.load();
-    const question = await prompt;
-    if (question.type !== "interaction") throw new Error("expected the question back");
-    expect(question.request.prompt).toBe("What is your favourite colour?");
+    const question = await waiting;
+    if (question.type !== "question") throw new Error("expected the question back");
+    expect(question.pending.request.prompt).toBe("What is your favourite colour?");
     const done = idle(second.s);
-    question.answer({ type: "submit", id: question.request.id, content: "teal" });
+    second.s.store.answer(question.pending.callId, "teal");
     await done;
-    expect(cards(second.s).map((c) => [c.toolName, c.status])).toEqual([["ask_user", "done"]]);
-    expect(JSON.stringify(second.s.log.items)).toContain("You said: “teal”");
+    expect(statuses(second.s)).toEqual([["ask_user", "done"]]);
+    expect(transcriptText(second.s)).toContain("You said: “teal”");
   });
 
   it("settles a run that was working: the running call is reported, not run again", async () => {
     const stores = sharedStores();
-    const first = page(stores);
+    const first = await page(stores);
     const progressed = new Promise<void>((resolve) =>
-      first.s.on("items", (items) => {
-        if (items.some((i) => i.type === "tool" && (i.progress?.progress ?? 0) >= 1)) resolve();
+      first.s.store.subscribe(() => {
+        if (cards(first.s).some((c) => (c.progress?.progress ?? 0) >= 1)) resolve();
       }),
     );
     void first.s.send("run the slow task");
     await progressed;
     first.kill();
 
-    const second = page(stores);
+    const second = await page(stores);
     let prompted = false;
-    second.s.on("prompt", () => {
+    onWaiting(second.s, () => {
       prompted = true;
     });
     await second.s.load();
-    expect(second.s.running).toBe(false);
+    expect(second.s.busy).toBe(false);
     expect(prompted).toBe(false);
-    expect(cards(second.s).map((c) => [c.toolName, c.status])).toEqual([
-      ["slow_task", "interrupted"],
-    ]);
-    expect(second.s.log.items.at(-1)).toMatchObject({
+    expect(statuses(second.s)).toEqual([["slow_task", "interrupted"]]);
+    expect(second.s.notes.at(-1)).toMatchObject({
       type: "notice",
       text: expect.stringContaining("slow_task was interrupted"),
     });
@@ -176,7 +161,7 @@ describe("a reload keeps the person's place in the demo", () => {
     const last = second.s.conversation.messages.at(-1);
     expect(JSON.stringify(last)).toContain("Interrupted: the page was reloaded");
     await second.s.send("calculate 1+1");
-    expect(JSON.stringify(second.s.log.items)).toContain("The result is **2**");
+    expect(transcriptText(second.s)).toContain("The result is **2**");
   });
 
   it("keeps the person's message when the page went away while the model streamed", async () => {
@@ -196,7 +181,7 @@ describe("a reload keeps the person's place in the demo", () => {
           },
         }),
     };
-    const held = new DemoSession({
+    const held = await DemoSession.open({
       store: stores.data,
       demo: createDemoTools(stores.data),
       model: () => model,
@@ -207,50 +192,48 @@ describe("a reload keeps the person's place in the demo", () => {
     void held.send("calculate 2+2");
     await streamed;
 
-    const second = page(stores);
+    const second = await page(stores);
     await second.s.load();
-    expect(second.s.running).toBe(false);
-    expect(second.s.log.items[0]).toMatchObject({ type: "user", text: "calculate 2+2" });
+    expect(second.s.busy).toBe(false);
+    expect(userTexts(second.s)).toEqual(["calculate 2+2"]);
     expect(second.s.conversation.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "calculate 2+2" }] },
     ]);
-    expect(second.s.log.items.at(-1)).toMatchObject({
+    expect(second.s.notes.at(-1)).toMatchObject({
       type: "notice",
       text: expect.stringContaining("Nothing was run again"),
     });
     await second.s.send("calculate 3+3");
-    expect(JSON.stringify(second.s.log.items)).toContain("The result is **6**");
+    expect(transcriptText(second.s)).toContain("The result is **6**");
   });
 
   it("runs a call once when two tabs hold the same pending approval", async () => {
     const stores = sharedStores();
-    const a = page(stores);
-    const askedA = nextPrompt(a.s);
+    const a = await page(stores);
+    const askedA = nextWaiting(a.s);
     void a.s.send("add a note: once");
     const approvalA = await askedA;
-    const b = page(stores);
-    const askedB = nextPrompt(b.s);
+    const b = await page(stores);
+    const askedB = nextWaiting(b.s);
     await b.s.load();
     const approvalB = await askedB;
-    if (approvalA.type !== "approval" || approvalB.type !== "approval")
-      throw new Error("approvals");
 
     const aDone = idle(a.s);
-    approvalA.answer({ type: "allow" });
+    a.s.store.approve(approvalA.pending.callId);
     await aDone;
     // Tab B took the run over when it resumed it, so tab A's call does not start.
-    expect(cards(a.s).map((c) => c.status)).toEqual(["cancelled"]);
+    expect(statuses(a.s).map(([, status]) => status)).toEqual(["cancelled"]);
     const bDone = idle(b.s);
-    approvalB.answer({ type: "allow" });
+    b.s.store.approve(approvalB.pending.callId);
     await bDone;
-    expect(cards(b.s).map((c) => c.status)).toEqual(["done"]);
+    expect(statuses(b.s).map(([, status]) => status)).toEqual(["done"]);
     expect(await notes(stores.data)).toMatchObject([{ text: "once" }]);
   });
 
   it("refuses a kept snapshot that was edited, and runs nothing of it", async () => {
     const stores = sharedStores();
-    const first = page(stores);
-    const asked = nextPrompt(first.s);
+    const first = await page(stores);
+    const asked = nextWaiting(first.s);
     void first.s.send("add a note: as approved");
     await asked;
     first.kill();
@@ -261,22 +244,22 @@ describe("a reload keeps the person's place in the demo", () => {
     call.arguments = { text: "something else" };
     await stores.runs.put("run", JSON.stringify(kept));
 
-    const second = page(stores);
+    const second = await page(stores);
     let prompted = false;
-    second.s.on("prompt", () => {
+    onWaiting(second.s, () => {
       prompted = true;
     });
     const done = idle(second.s);
     await second.s.load();
     await done;
     expect(prompted).toBe(false);
-    expect(second.s.log.items.at(-1)).toMatchObject({
+    expect(second.s.notes.at(-1)).toMatchObject({
       type: "notice",
       text: expect.stringContaining(
         "could not be picked up again (the snapshot's signature does not match",
       ),
     });
-    expect(cards(second.s).map((c) => c.status)).toEqual(["cancelled"]);
+    expect(statuses(second.s).map(([, status]) => status)).toEqual(["cancelled"]);
     expect(await notes(stores.data)).toEqual([]);
   });
 });
@@ -369,5 +352,46 @@ describe("settleKeptRun and waitsForPerson", () => {
     const question = { id: "q", kind: { type: "text" }, prompt: "Colour?" };
     expect(waitsForPerson(kept([{ ...call("a"), state: "running", question }]))).toBe(true);
     expect(waitsForPerson({ input: "hi" })).toBe(false);
+  });
+
+  it("ends each settled call's card as the call was settled, adding one the page had not saved", () => {
+    const run = kept([
+      { ...call("a"), state: "running" },
+      { ...call("b"), state: "approved" },
+    ]);
+    const settled = settleKeptRun(
+      { messages: [], taint: run.snapshot.body.conversation.taint, rewritten: [] },
+      run,
+    );
+    const saved: StoreMessage[] = [
+      { id: "a1", role: "user", parts: [{ type: "text", text: "do it" }] },
+      {
+        id: "a2",
+        role: "assistant",
+        parts: [
+          {
+            type: "tool",
+            callId: "a",
+            toolName: "save_note",
+            status: "running",
+            argumentsText: '{"text":"a"}',
+            arguments: { text: "a" },
+            progress: { progress: 1, total: 3 },
+          },
+        ],
+      },
+    ];
+    const messages = settledMessages(saved, run, settled.calls);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const shown = messages[1]?.parts ?? [];
+    expect(shown).toMatchObject([
+      { callId: "a", status: "done", outcome: "interrupted", isError: true },
+      { callId: "b", status: "done", outcome: "cancelled", arguments: { text: "b" } },
+    ]);
+    expect(shown[0]).not.toHaveProperty("progress");
+    // The person's message is added when the page went before saving it (no snapshot yet).
+    const lost = settledMessages([], { input: "hello" }, []);
+    expect(lost).toMatchObject([{ role: "user", parts: [{ type: "text", text: "hello" }] }]);
+    expect(settledMessages(lost, { input: "hello" }, [])).toHaveLength(1);
   });
 });

@@ -15,7 +15,7 @@ const server = import.meta.glob<string>("../../e2e/demo-mcp-server.ts", {
   eager: true,
 });
 
-/** The browser entries: `toolwire`, `toolwire/agent`, `toolwire/models`, `toolwire/mcp`, `toolwire/oauth`, `toolwire/web`. */
+/** The browser entries: `toolwire`, `toolwire/agent`, `toolwire/models`, `toolwire/mcp`, `toolwire/oauth`, `toolwire/web`, `toolwire/in-browser`, `toolwire/ui`. */
 const BROWSER_ENTRIES = [
   "src/index.ts",
   "src/agent/index.ts",
@@ -24,6 +24,7 @@ const BROWSER_ENTRIES = [
   "src/oauth/index.ts",
   "src/web/index.ts",
   "src/in-browser/index.ts",
+  "src/ui/index.ts",
 ];
 /** The e2e's MCP server runs in Node, so it may use `toolwire/node` too. */
 const NODE_ENTRIES = [...BROWSER_ENTRIES, "src/node/index.ts"];

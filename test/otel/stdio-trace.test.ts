@@ -68,6 +68,10 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("over stdio, %s", (protocol
         parentSpanId: client.spanContext().spanId,
         attributes: { "mcp.method.name": "tools/call", "gen_ai.tool.name": "echo" },
       });
+      // The tool ran with the server's span current: its own span is a child of it.
+      const own = served.find((span) => span.name === "echo's own work");
+      expect(own).toMatchObject({ traceId: run.spanContext().traceId });
+      expect(own?.parentSpanId).toBe(server?.spanId);
       const failed = served.find((span) => span.name === "tools/call fail");
       expect(failed?.attributes["error.type"]).toBe("tool_error");
       expect(otel.span("execute_tool fail").attributes["error.type"]).toBe("tool_error");

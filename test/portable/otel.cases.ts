@@ -118,6 +118,12 @@ export const cases: PortableCase[] = [
         }),
         "every request carries a traceparent",
       );
+      // The 2026 codec answers server/discover itself; it has its server span all the same.
+      const discover = otel.span("server/discover", SpanKind.SERVER);
+      assert(
+        isChildOf(discover, otel.span("server/discover", SpanKind.CLIENT)),
+        "the server's server/discover follows _meta",
+      );
       await otel.shutdown();
     },
   },
@@ -134,7 +140,6 @@ export const cases: PortableCase[] = [
         protocol: "2025-11-25",
       });
       await remote.call("echo", { message: "hi" });
-      await remote.shutdown();
       const client = otel.span("tools/call echo", SpanKind.CLIENT);
       const served = otel.span("tools/call echo", SpanKind.SERVER);
       const [call] = toolCalls(server.sent);
@@ -145,7 +150,34 @@ export const cases: PortableCase[] = [
       assertEqual(served.attributes["mcp.protocol.version"], "2025-11-25");
       assert(typeof client.attributes["mcp.session.id"] === "string", "mcp.session.id");
       assertEqual(served.attributes["mcp.session.id"], client.attributes["mcp.session.id"]);
-      assertEqual(otel.span("initialize").attributes["mcp.method.name"], "initialize");
+      // The requests the 2025 codec answers itself get their server span too.
+      const initialize = otel.span("initialize", SpanKind.CLIENT);
+      assertEqual(initialize.attributes["mcp.method.name"], "initialize");
+      const initialized = otel.span("initialize", SpanKind.SERVER);
+      assert(isChildOf(initialized, initialize), "the server's initialize follows _meta");
+      const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+      const setLevel = await server.fetch(URL_, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+          "mcp-session-id": String(client.attributes["mcp.session.id"]),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 99,
+          method: "logging/setLevel",
+          params: { level: "error", _meta: { traceparent } },
+        }),
+      });
+      assertEqual(setLevel.status, 200);
+      const level = otel.span("logging/setLevel", SpanKind.SERVER);
+      assertEqual(level.parentSpanContext?.spanId, "b7ad6b7169203331");
+      assertEqual(level.attributes["jsonrpc.request.id"], "99");
+      assertEqual(level.attributes["mcp.session.id"], client.attributes["mcp.session.id"]);
+      assert(level.attributes["error.type"] === undefined, "setLevel succeeded");
+      await remote.shutdown();
       await otel.shutdown();
     },
   },
@@ -230,6 +262,70 @@ export const cases: PortableCase[] = [
     },
   },
   {
+    name: "otel: mcp.server.operation.duration is recorded per method, tool and outcome",
+    async run() {
+      const otel = otelCapture();
+      const server = recordingServer({ observer: otelObserver(otel) });
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch });
+      await remote.call("echo", { message: "a" });
+      await remote.call("echo", { message: "b" });
+      await assertRejects(() => remote.call("add", { a: "one", b: 2 }));
+      await remote.shutdown();
+      const served = (await otel.durations()).filter(
+        (point) =>
+          point.name === "mcp.server.operation.duration" &&
+          point.attributes["mcp.method.name"] === "tools/call",
+      );
+      const echo = served.find((point) => point.attributes["gen_ai.tool.name"] === "echo");
+      const add = served.find((point) => point.attributes["gen_ai.tool.name"] === "add");
+      assertEqual(echo?.count, 2);
+      assertEqual(echo?.unit, "s");
+      assert(echo?.attributes["error.type"] === undefined, "a good call has no error.type");
+      assertEqual(add?.count, 1);
+      assertEqual(add?.attributes["error.type"], "tool_error");
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: a model turn records gen_ai.client.operation.duration and gen_ai.client.token.usage",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const model = scriptedModel([
+        {
+          toolCalls: [{ name: "echo", arguments: { message: "hi" } }],
+          usage: { inputTokens: 12, outputTokens: 3 },
+        },
+        { text: "done", usage: { inputTokens: 20, outputTokens: 5 } },
+      ]);
+      const server = recordingServer();
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch });
+      const agent = new Agent({
+        model,
+        toolsets: [remote],
+        approver: modeApprover("allow"),
+        observer,
+      });
+      await agent.run("say hi").result;
+      await remote.shutdown();
+      const points = await otel.durations();
+      const chat = points.filter((point) => point.name === "gen_ai.client.operation.duration");
+      assertEqual(chat.length, 1, "one series: chat on the scripted model");
+      assertEqual(chat[0]?.count, 2);
+      assertEqual(chat[0]?.unit, "s");
+      assertEqual(chat[0]?.attributes["gen_ai.operation.name"], "chat");
+      assertEqual(chat[0]?.attributes["gen_ai.request.model"], "scripted");
+      const tokens = points.filter((point) => point.name === "gen_ai.client.token.usage");
+      const input = tokens.find((point) => point.attributes["gen_ai.token.type"] === "input");
+      const output = tokens.find((point) => point.attributes["gen_ai.token.type"] === "output");
+      assertEqual(input?.unit, "{token}");
+      assertEqual([input?.count, input?.sum], [2, 32]);
+      assertEqual([output?.count, output?.sum], [2, 8]);
+      assertEqual(input?.attributes["gen_ai.request.model"], "scripted");
+      await otel.shutdown();
+    },
+  },
+  {
     name: "otel: no arguments, results or prompts by default; all of them on recordPayloads",
     async run() {
       const secret = "the-user-said-7f3a";
@@ -291,7 +387,6 @@ export const cases: PortableCase[] = [
         },
       });
       await remote.call("echo", { message: "hi" });
-      await remote.shutdown();
       const client = otel.span("tools/call echo", SpanKind.CLIENT);
       const served = otel.span("tools/call echo", SpanKind.SERVER);
       assert(isChildOf(served, client), "_meta wins over the HTTP header as the parent");

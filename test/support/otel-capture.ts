@@ -14,12 +14,13 @@ import {
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
 
-/** A recorded duration: the histogram's name, its data point's attributes and count. */
+/** A recorded histogram point: the histogram's name, its data point's attributes, count and sum. */
 export interface RecordedDuration {
   name: string;
   unit: string;
   attributes: Record<string, unknown>;
   count: number;
+  sum: number;
 }
 
 /** Providers whose spans and metrics stay in memory, to be read back. */
@@ -72,6 +73,7 @@ export function otelCapture(): OtelCapture {
             unit: metric.descriptor.unit,
             attributes: { ...point.attributes },
             count: (point.value as { count: number }).count,
+            sum: (point.value as { sum: number }).sum,
           })),
         ),
       );

@@ -1,8 +1,7 @@
 // The toolset the MCP round-trip tests serve with createMcpHandler and call back through
-// connectMcp (and the stdio trace fixture serves over stdin/stdout). Web standards only: the
-// portable suite uses it in every runtime.
+// connectMcp. Web standards only: the portable suite uses it in every runtime.
 import * as v from "valibot";
-import { defineTool, type Tool, ToolResult, Toolset } from "../../src/index.ts";
+import { defineTool, ToolResult, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, type McpHandlerOptions } from "../../src/mcp/index.ts";
 
 /** What the served tools saw, for assertions. */
@@ -20,12 +19,13 @@ export interface RoundTripServer {
 }
 
 /**
- * Creates the round-trip tools: `echo`, `add` (with an output schema), `fail` (an `isError`
+ * Creates the round-trip server: `echo`, `add` (with an output schema), `fail` (an `isError`
  * result), `work` (progress and logs), `wait` (until cancelled) and `ask` (a form question).
  *
- * @returns The tools, and what they observed.
+ * @param options Handler options over the defaults (`interactionPolicy: "elicit"`).
+ * @returns The server.
  */
-export function roundTripTools(): { tools: Tool[]; observed: RoundTripObserved } {
+export function roundTripServer(options: Partial<McpHandlerOptions> = {}): RoundTripServer {
   let onStart: () => void = () => {};
   let onAbort: (reason: unknown) => void = () => {};
   const observed: RoundTripObserved = {
@@ -36,7 +36,7 @@ export function roundTripTools(): { tools: Tool[]; observed: RoundTripObserved }
       onAbort = resolve;
     }),
   };
-  const tools = [
+  const toolset = Toolset.local([
     defineTool({
       name: "echo",
       description: "Echoes a message",
@@ -102,19 +102,8 @@ export function roundTripTools(): { tools: Tool[]; observed: RoundTripObserved }
         return `Hello ${String(form.name)}`;
       },
     }),
-  ];
-  return { tools, observed };
-}
-
-/**
- * Creates the round-trip server: the round-trip tools behind `createMcpHandler`.
- *
- * @param options Handler options over the defaults (`interactionPolicy: "elicit"`).
- * @returns The server.
- */
-export function roundTripServer(options: Partial<McpHandlerOptions> = {}): RoundTripServer {
-  const { tools, observed } = roundTripTools();
-  const handler = createMcpHandler(Toolset.local(tools), {
+  ]);
+  const handler = createMcpHandler(toolset, {
     name: "round-trip",
     version: "1.0.0",
     interactionPolicy: "elicit",

@@ -133,6 +133,16 @@ describe("createAgentStore", () => {
       ["q1", "done", "executed", false],
     ]);
     expect(card(end, "q1")?.content).toEqual([{ type: "text", text: "You chose Oslo" }]);
+    // Each card says who decided it and what the tool asked, for a UI to show after the fact.
+    expect(card(end, "w1")?.approval).toEqual({ decision: { type: "allow" }, by: "person" });
+    expect(card(end, "w2")?.approval).toEqual({
+      decision: { type: "deny", reason: "not that one" },
+      by: "person",
+    });
+    expect(card(end, "q1")?.question).toMatchObject({
+      request: { prompt: "Which city?" },
+      response: { type: "submit", content: "Oslo" },
+    });
     expect(end.messages.at(-1)?.parts).toEqual([
       { type: "text", text: "Wrote a.md; you chose Oslo." },
     ]);
@@ -342,6 +352,158 @@ describe("createAgentStore", () => {
     expect(store.getSnapshot().compactions).toMatchObject([
       { type: "compacted", reason: "requested", summarized: true },
     ]);
+  });
+
+  test("a call an approver that wraps the store's allowed itself is marked decided by policy", async () => {
+    const { written, tools } = files();
+    const model = scriptedModel([twoWrites, { text: "Done." }]);
+    const store = createAgentStore(
+      (gates) =>
+        new Agent({
+          model,
+          tools,
+          // "Always allow a.md", as a UI's remembered choice would.
+          approver: (request, signal) =>
+            (request.arguments as { path: string }).path === "a.md"
+              ? Promise.resolve({ type: "allow" })
+              : gates.approver(request, signal),
+          onInteraction: gates.onInteraction,
+        }),
+    );
+    const finished = store.send("Write");
+    const asking = await when(store, (s) => s.approvals.length === 1);
+    expect(asking.approvals.map((a) => a.callId)).toEqual(["w2"]);
+    store.approve("w2");
+    await finished;
+    expect(written).toEqual(["a.md", "b.md"]);
+    const end = store.getSnapshot();
+    expect(card(end, "w1")?.approval).toEqual({ decision: { type: "allow" }, by: "policy" });
+    expect(card(end, "w2")?.approval).toEqual({ decision: { type: "allow" }, by: "person" });
+  });
+
+  test("onCheckpoint keeps each checkpoint before the call starts; a rejection keeps it from starting", async () => {
+    const { written, tools } = files();
+    const snapshots = { secret: "a-secret-of-at-least-32-characters!" };
+    const model = () =>
+      scriptedModel((request) =>
+        request.messages.some((m) => m.role === "assistant")
+          ? { text: "Done." }
+          : {
+              toolCalls: [
+                { id: "w1", name: "write_file", arguments: { path: "a.md", content: "A" } },
+              ],
+            },
+      );
+    const kept: { state: string | undefined; written: number }[] = [];
+    const store = createAgentStore(
+      (gates) => new Agent({ model: model(), tools, snapshots, ...gates }),
+      {
+        onCheckpoint: async (snapshot) => {
+          // The state already holds it, and nothing ran before it was kept.
+          expect(store.getSnapshot().checkpoint).toBe(snapshot);
+          kept.push({ state: snapshot.body.calls[0]?.state, written: written.length });
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        },
+      },
+    );
+    void store.send("Save a.md");
+    await when(store, (s) => s.approvals.length === 1);
+    store.approve("w1");
+    await when(store, (s) => s.status === "idle");
+    expect(written).toEqual(["a.md"]);
+    // The call started only after the checkpoint saying it runs was kept.
+    expect(kept).toContainEqual({ state: "running", written: 0 });
+
+    // A checkpoint that cannot be kept (another tab took the run over, say): the call never runs.
+    const refusing = createAgentStore(
+      (gates) => new Agent({ model: model(), tools, snapshots, ...gates }),
+      {
+        onCheckpoint: (snapshot) => {
+          if (snapshot.body.calls[0]?.state === "running") throw new Error("taken over");
+        },
+      },
+    );
+    void refusing.send("Save a.md");
+    await when(refusing, (s) => s.approvals.length === 1);
+    refusing.approve("w1");
+    const end = await when(refusing, (s) => s.status === "idle");
+    expect(written).toEqual(["a.md"]);
+    expect(card(end, "w1")).toMatchObject({ status: "done", outcome: "cancelled" });
+  });
+
+  test("reconfigure builds the agent again for the next run and keeps the state", async () => {
+    let reply = "first model";
+    const heard: string[] = [];
+    const store = createAgentStore(
+      (gates) => new Agent({ model: scriptedModel([{ text: reply }]), ...gates }),
+      {
+        onEvent: (event) => {
+          // The state has taken the event in by the time it is heard.
+          if (event.type !== "text_delta") return;
+          const shown = store.getSnapshot().messages.at(-1)?.parts.at(-1);
+          heard.push(shown?.type === "text" && shown.text.endsWith(event.text) ? event.text : "");
+        },
+      },
+    );
+    const first = store.agent;
+    await store.send("hi");
+    reply = "second model";
+    store.reconfigure();
+    expect(store.agent).not.toBe(first);
+    const before = store.getSnapshot();
+    await store.send("again");
+    const end = store.getSnapshot();
+    expect(end.messages[1]).toBe(before.messages[1]);
+    expect(end.messages.map((m) => m.parts[0])).toEqual([
+      { type: "text", text: "hi" },
+      { type: "text", text: "first model" },
+      { type: "text", text: "again" },
+      { type: "text", text: "second model" },
+    ]);
+    // The old agent's events no longer reach the store, and onEvent hears the new one's.
+    const changes: number[] = [];
+    store.subscribe(() => changes.push(1));
+    first.emit("text_delta", { type: "text_delta", turn: 1, text: "stale" });
+    expect(changes).toEqual([]);
+    expect(heard.join("")).toBe("first modelsecond model");
+    const running = store.send("once more");
+    expect(thrown(() => store.reconfigure()).type).toBe("unsupported");
+    await running;
+  });
+
+  test("restore shows the messages an app saved, and results the loop wrote keep their outcome", async () => {
+    const { tools } = files();
+    const store = createAgentStore(
+      (gates) => new Agent({ model: scriptedModel([twoWrites, { text: "ok" }]), tools, ...gates }),
+    );
+    const finished = store.send("Write");
+    await when(store, (s) => s.approvals.length === 1);
+    store.deny("w1", "no");
+    await when(store, (s) => s.approvals[0]?.callId === "w2");
+    store.cancel();
+    await finished;
+    const { conversation, messages } = store.getSnapshot();
+
+    // From the conversation alone: the denied and the cancelled call read as such.
+    const fromConversation = createAgentStore(
+      (gates) => new Agent({ model: scriptedModel([]), ...gates }),
+    );
+    fromConversation.restore({ conversation });
+    expect(cards(fromConversation.getSnapshot()).map((c) => [c.callId, c.outcome])).toEqual([
+      ["w1", "refused"],
+      ["w2", "cancelled"],
+    ]);
+    // With the messages saved beside it, exactly those.
+    const withMessages = createAgentStore(
+      (gates) => new Agent({ model: scriptedModel([]), ...gates }),
+    );
+    withMessages.restore({ conversation, messages: JSON.parse(JSON.stringify(messages)) });
+    expect(withMessages.getSnapshot().messages).toEqual(messages);
+    expect(withMessages.getSnapshot().conversation).toBe(conversation);
+    // Messages it opens next do not reuse a saved message's id (a UI's list keys).
+    await withMessages.send("more").catch(() => {});
+    const ids = withMessages.getSnapshot().messages.map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   test("misuse fails with a typed error: a decision for nothing pending, a second run at once", async () => {

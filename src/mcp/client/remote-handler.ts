@@ -5,6 +5,7 @@ import {
   type CallEvent,
   CallMachine,
   type CallState,
+  type Invoke,
 } from "../../execution/call-machine.ts";
 import type { ToolProgress } from "../../execution/handler-io.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
@@ -90,16 +91,10 @@ export class RemoteHandler extends CallMachine<Question> {
   }
 
   // Arguments that fail the check end the call here; nothing reaches the server.
-  protected start(
-    args: unknown,
-    callId: string | undefined,
-    _auth: unknown,
-    _journal: unknown,
-    observation: Observation | undefined,
-  ): void {
-    this.#observation = observation;
+  protected start(input: Invoke, callId: string | undefined): void {
+    this.#observation = input["~observation"];
     try {
-      this.#arguments = this.#plan.checkArguments(args);
+      this.#arguments = this.#plan.checkArguments(input.arguments);
     } catch (error) {
       throw this.#session.scrubError(error);
     }

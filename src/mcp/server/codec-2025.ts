@@ -29,6 +29,7 @@ import {
   type Caller,
   type Core,
   MAX_SUBSCRIPTIONS,
+  observed,
   readClientCapabilities,
   type Session,
   serve,
@@ -111,12 +112,14 @@ function handleRequest(
 ): Promise<Answer> | Answer {
   switch (message.method) {
     case "initialize":
-      return initialize(core, caller, headers, message);
+      return observed(core, request, message, initialize(core, caller, headers, message));
     case "logging/setLevel":
-      return setLevel(session, headers, message);
+      return observed(core, request, message, setLevel(session, headers, message));
     case "resources/subscribe":
     case "resources/unsubscribe":
-      if (core.sources.resources) return subscribe(session, headers, message);
+      if (core.sources.resources) {
+        return observed(core, request, message, subscribe(session, headers, message));
+      }
   }
   const method = core.methods[message.method];
   if (!method) {

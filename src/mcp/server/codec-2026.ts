@@ -35,6 +35,7 @@ import {
   type Listen,
   MAX_SUBSCRIPTIONS,
   type Outcome,
+  observed,
   readClientCapabilities,
   result,
   serve,
@@ -519,7 +520,12 @@ export function createModernCodec(core: Core): ModernCodec {
     }
     switch (rpc.method) {
       case "server/discover":
-        return jsonAnswer(jsonRpcResult(rpc.id, complete(discover())), 200, headers);
+        return observed(
+          core,
+          request,
+          rpc,
+          jsonAnswer(jsonRpcResult(rpc.id, complete(discover())), 200, headers),
+        );
       case "subscriptions/listen":
         return listen(rpc, headers, caller);
     }

@@ -10,6 +10,7 @@ import type { ToolInfo } from "../../declaration/tool-info.ts";
 import type { CallJournal } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
+import type { Observation } from "../../observer.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import type { Toolset } from "../../toolset/toolset.ts";
 import {
@@ -27,6 +28,7 @@ import {
   type Answer,
   createResponseChannel,
   type IncomingRequest,
+  type JsonAnswer,
   type ResponseChannel,
   type SseWriter,
 } from "./http.ts";
@@ -231,18 +233,7 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
   const stopListening = disconnect ? request.onAbort(disconnect) : undefined;
   const params = message.params ?? {};
   const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  // A traced client's context rides in `_meta`; the HTTP headers may carry the transport's.
-  const headers = request.headers;
-  const observed = core.options.observer?.start({
-    type: "mcp_request",
-    side: "server",
-    method: message.method,
-    id: message.id,
-    params,
-    protocolVersion: headers.get("mcp-protocol-version") ?? undefined,
-    sessionId: headers.get("mcp-session-id") ?? undefined,
-    headers,
-  });
+  const observed = observe(core, request, message);
   const scope: Scope = {
     core,
     id: message.id,
@@ -267,7 +258,10 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
   };
   const run = async () => {
     try {
-      let outcome = await method(params, scope);
+      // The request's span is the runtime's current context while its method runs (Node's
+      // AsyncLocalStorage), so what the tool starts (its own spans, its fetches) nests under it.
+      const invoke = () => method(params, scope);
+      let outcome = await (observed?.run ? observed.run(invoke) : invoke());
       if (envelope.decorate) outcome = await envelope.decorate(outcome);
       observed?.end(
         outcome.type === "result"
@@ -289,6 +283,50 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
   };
   void run();
   return channel.response;
+}
+
+// Tells the handler's observer that a request is being handled, with its params as they came
+// (a traced client's context rides in `_meta`) and the headers (the transport's own context,
+// the protocol version and session): nothing at all without an observer.
+function observe(
+  core: Core,
+  request: IncomingRequest,
+  message: JsonRpcRequest,
+): Observation | undefined {
+  return core.options.observer?.start({
+    type: "mcp_request",
+    side: "server",
+    method: message.method,
+    id: message.id,
+    params: message.params ?? {},
+    headers: request.headers,
+  });
+}
+
+/**
+ * Tells the handler's observer of a request the codec answers itself (2025 `initialize`,
+ * `logging/setLevel`, `resources/subscribe`; 2026 `server/discover`), as `serve` tells it of
+ * the others, and returns the answer as it is.
+ */
+export function observed(
+  core: Core,
+  request: IncomingRequest,
+  message: JsonRpcRequest,
+  answer: JsonAnswer,
+): JsonAnswer {
+  const observation = observe(core, request, message);
+  if (observation) {
+    const { result, error } = JSON.parse(answer.text) as {
+      result?: unknown;
+      error?: { code: number };
+    };
+    observation.end(
+      result !== undefined
+        ? { type: "done", result }
+        : { type: "failed", error, code: error?.code },
+    );
+  }
+  return answer;
 }
 
 /** The JSON-RPC response an outcome is answered with; none for `cancelled`. */

@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createDisplayLog } from "../../demo/display-log.ts";
+import { retryText, stopText } from "../../demo/transcript-note.ts";
 import { ModelError } from "../../src/models/index.ts";
 
 // What the chat shows while the model adapter retries a request (design.md, "Models"): a 429
 // is the provider asking to wait, a 5xx the provider failing; the two read differently.
 describe("the demo's retry notice", () => {
-  const notice = (error: unknown) => {
-    const log = createDisplayLog();
-    const [item] = log.apply({
-      type: "model_retry",
-      turn: 1,
-      attempt: 2,
-      delayMs: 1500,
-      error,
-      message: String(error),
-    });
-    return item?.type === "notice" ? item.text : undefined;
-  };
+  const notice = (error: unknown) => retryText({ attempt: 2, delayMs: 1500, error });
 
   it("says busy for a 429 and for an overloaded provider", () => {
     const limited = new ModelError({
@@ -52,5 +41,14 @@ describe("the demo's retry notice", () => {
   it("says the provider could not be reached when no answer came", () => {
     const offline = new ModelError({ type: "http", provider: "openai", message: "fetch failed" });
     expect(notice(offline)).toMatch(/^The model provider could not be reached; retry 2/);
+  });
+});
+
+describe("the demo's stop notice", () => {
+  it("says nothing for an answer or a failure (the error says it), and how any other run stopped", () => {
+    expect(stopText("done")).toBeUndefined();
+    expect(stopText("error")).toBeUndefined();
+    expect(stopText("cancelled")).toBe("Stopped. Everything in flight was cancelled.");
+    expect(stopText("compaction_stalled")).toContain("could not bring the transcript under");
   });
 });
