@@ -2,10 +2,11 @@
 // last call waits for an approval. Printed beside a plain run of the same turns in the same
 // run: the same run keeping snapshots (a signed checkpoint before each call starts and after it
 // ends), the snapshot's size when it pauses, the time `pause()` takes to hand it back and
-// `resume()` to finish the run from it on a fresh agent. The same pair at 4× the turns shows
-// how the cost grows: each checkpoint signs only what changed since the last one, so the ratio
-// to the plain run stays flat (it grew with the turns while every checkpoint signed the whole
-// conversation). Then what an agent without `snapshots` pays for their existence: a plain run
+// `resume()` to finish the run from it on a fresh agent. The same runs at 4× the turns show how
+// the cost grows: each checkpoint signs only what changed since the last one, so the ratio to
+// the plain run stays flat (it grew with the turns while every checkpoint signed the whole
+// conversation); a run kept in a store also writes the whole snapshot's JSON at each
+// checkpoint, which still grows with the conversation. Then what an agent without `snapshots` pays for their existence: a plain run
 // before and after the snapshot module was loaded.
 //
 // Run: `npm run bench` (or `npx tsx bench/durable-runs.ts` after `npm run build`).
@@ -68,24 +69,57 @@ export async function durableRuns(): Promise<void> {
     });
     return (await agent.run("go", { onCheckpoint: () => {} }).result).turns;
   };
+  // The same kept in a store (in memory): each checkpoint is also a compare-and-set of the
+  // whole snapshot's JSON, which still grows with the conversation.
+  const storedRun = async (turns = TURNS) => {
+    const agent = new entry.Agent({
+      model: model(turns),
+      tools,
+      approver: allow,
+      maxTurns: turns + 1,
+      snapshots: { secret: SECRET, store: core.memoryStore() },
+    });
+    return (await agent.run("go").result).turns;
+  };
 
   // A run that never pauses, before anything loaded the snapshot module (it loads on the first
   // run of an agent with `snapshots`).
   const before = await interleaved({ plain: () => plainRun() }, 3);
   await keptRun();
-  const runs = await interleaved({ plain: () => plainRun(), kept: () => keptRun() }, 3);
+  const runs = await interleaved(
+    { plain: () => plainRun(), kept: () => keptRun(), stored: () => storedRun() },
+    3,
+  );
   const ratio = runs.kept.p50 / runs.plain.p50;
   compare("run with snapshots, p50", time(runs.kept.p50), time(runs.plain.p50), ratio);
+  const storedRatio = runs.stored.p50 / runs.plain.p50;
+  compare(
+    "the same, kept in a memory store, p50",
+    time(runs.stored.p50),
+    time(runs.plain.p50),
+    storedRatio,
+  );
   const longer = await interleaved(
-    { plain: () => plainRun(4 * TURNS), kept: () => keptRun(4 * TURNS) },
+    {
+      plain: () => plainRun(4 * TURNS),
+      kept: () => keptRun(4 * TURNS),
+      stored: () => storedRun(4 * TURNS),
+    },
     3,
   );
   compare(
-    `the same, ${4 * TURNS} turns, p50`,
+    `run with snapshots, ${4 * TURNS} turns, p50`,
     time(longer.kept.p50),
     time(longer.plain.p50),
     longer.kept.p50 / longer.plain.p50,
     `≈ ${ratio.toFixed(1)}x: linear`,
+  );
+  compare(
+    `the same, kept in a memory store, ${4 * TURNS} turns`,
+    time(longer.stored.p50),
+    time(longer.plain.p50),
+    longer.stored.p50 / longer.plain.p50,
+    `≈ ${storedRatio.toFixed(1)}x: linear`,
   );
 
   // Pausing at the approval, and resuming from the snapshot on another agent.
