@@ -170,7 +170,8 @@ export const run = async () => [await tools.listTools(), await tools.call("add",
     // Issue 24: resuming 2025 streams (above) took it to 23.0 KB, and the connection's
     // resources, prompts and completion calls (`remote-sources.ts`, on every `connectMcp`
     // result) add 1.3 KB: 24.5 KB measured once all of it was merged.
-    budget: 24.75 * KB,
+    // Issue 24, roots answered through onInteraction and a round's questions asked together: 24.9 KB.
+    budget: 25.25 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 export const run = async (url) => {
   const remote = await connectMcp({ url, namespace: "calc" });
@@ -186,7 +187,8 @@ export const run = async (url) => {
     // with the JSON Schema interpreter in the client, 28.5 KB without (issue 18), so 30 KB.
     // Issue 24: resumable 2025 streams (0.9 KB) and the connection's resources, prompts and
     // completion calls (1.3 KB).
-    budget: 34.75 * KB,
+    // Issue 24, as for the MCP client: 35.0 KB.
+    budget: 35.25 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 import { oauth } from "./src/oauth/index.ts";
 export const run = async (url, authorize) => {
@@ -210,9 +212,14 @@ export const run = async (url, authorize) => {
     // resource and prompt kinds, the questions of a prompt or read as `input_required`) added
     // 3.6 KB (27.55 → 31.16 KB measured before durableSessions joined). A tools-only server pays
     // for them too, since `createMcpHandler` imports the methods: passing them in through an
-    // import of their own is the follow-up that gives those 3.6 KB back to it.
+    // import of their own is the follow-up that gives those 3.6 KB back to it. Loading the six
+    // methods by a dynamic import instead was measured and not kept: 33.09 → 33.00 KB split (the
+    // lazy chunk shares core code, which esbuild moves into a shared chunk that loads at once
+    // and compresses apart) and 33.09 → 34.23 KB as one file.
     // Resumable 2025 streams add 0.9 KB on top (above).
-    budget: 33 * KB,
+    // Issue 24, roots/list questions and a 2026 round gathering questions asked together: 33.4 KB
+    // (after main's OpenTelemetry server hooks).
+    budget: 33.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { createMcpHandler } from "./src/mcp/index.ts";
@@ -241,10 +248,11 @@ export const run = async (signal) => {
     // also carries pause/resume (lazy when split). The default model summarizer loads at once
     // either way (see above). Issue 18 asks for 25 KB; that needs the summarizer to be an
     // explicit choice outside the entry.
-    budget: 32.25 * KB,
+    // Issue 24, the core's roots kind and several open questions: 32.3 KB split, 33.1 KB as one file.
+    budget: 32.5 * KB,
     // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
     // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
-    singleFileBudget: 33.5 * KB,
+    singleFileBudget: 33.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -264,10 +272,11 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
     // streamed arguments pushed it to 33.8 KB split, just over 34.5 KB as one file. What the
     // demo needed of the store (who decided a card, its question, onCheckpoint, onEvent,
     // reconfigure, restored messages) brought the store to 2.0 KB: 34.1 KB split, 34.9 as one.
-    budget: 34.25 * KB,
+    // Issue 24, as for the agent: 34.4 KB split, 35.1 KB as one file.
+    budget: 34.5 * KB,
     // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
     // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
-    singleFileBudget: 35.5 * KB,
+    singleFileBudget: 35.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -284,10 +293,11 @@ export const store = () => createAgentStore((gates) => new Agent({ model, tools:
     // issue 24's client growth: resumable 2025 streams (0.9 KB) and `connectMcp`'s resources,
     // prompts and completion calls (1.2 KB), and 0.35 KB of issue 28's observer hooks (agent and
     // MCP client; an un-instrumented run calls none of them): 51.8 KB split once all merged.
-    budget: 52.25 * KB,
+    // Issue 24, as for the agent and the MCP client: 52.3 KB split, 53.1 KB as one file.
+    budget: 52.5 * KB,
     // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
     // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
-    singleFileBudget: 53.5 * KB,
+    singleFileBudget: 53.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -306,7 +316,8 @@ export const models = (url) => [openAICompatible({ baseURL: url, model: "m" }), 
   },
   {
     name: "ai-sdk bridge: aiSdkModel + aiSdkTools + core",
-    budget: 17 * KB,
+    // Issue 24, the core's roots kind and several open questions: 17.2 KB.
+    budget: 17.5 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { aiSdkModel, aiSdkTools } from "./src/ai-sdk/index.ts";
@@ -322,10 +333,11 @@ export const bridge = async (languageModel) => [aiSdkModel(languageModel), await
     // progress and question data parts and the resume after a reload added 0.5 KB: 34.1 KB
     // split, 34.9 KB as one file (2.0 KB over the agent case).
     name: "ai-sdk chat transport: agentChatTransport + core + agent + scriptedModel",
+    // Issue 24, as for the agent: 34.4 KB split, 35.2 KB as one file.
     budget: 34.5 * KB,
     // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
     // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
-    singleFileBudget: 35.5 * KB,
+    singleFileBudget: 35.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";

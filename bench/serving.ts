@@ -9,6 +9,11 @@
 //             a string body, no web Request at all: what the handler costs with the cheapest bridge
 //   SDK:      the official SDK's stateless Streamable HTTP server on node:http (a fresh McpServer
 //             and transport per request, as its stateless example does; JSON answers)
+//   wrapped:  serve({ fetch: (r) => handler.fetch(r) }): a handler serve() cannot answer directly,
+//             so it gets the lazy web Request of src/node/web-request.ts (design.md SP1a)
+//   eager:    the same wrapper reading `request.cache` first, which makes the lazy object build
+//             its real undici Request (from the same fields and body) before the handler runs:
+//             what a plain `new Request(...)` per request costs, plus the lazy shell's own work
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,7 +40,7 @@ function call(modern: boolean): { body: string; headers: Record<string, string> 
   return { body, headers };
 }
 
-type Contender = "toolwire" | "toolwire2026" | "direct" | "bare" | "sdk";
+type Contender = "toolwire" | "toolwire2026" | "direct" | "bare" | "sdk" | "wrapped" | "eager";
 
 async function listen(server: ReturnType<typeof createServer>): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -49,6 +54,17 @@ async function startServers(): Promise<void> {
   const { serve } = await loadDist<typeof import("../src/node/index.ts")>("node/index.js");
   const handler = await loadAddHandler();
   const ours = await serve(handler, { port: 0 });
+  // Not createMcpHandler's own object, so both go through the web Request bridge.
+  const wrapped = await serve({ fetch: (request: Request) => handler.fetch(request) }, { port: 0 });
+  const eager = await serve(
+    {
+      fetch: (request: Request) => {
+        void request.cache; // any member the lazy object does not defer builds the real Request
+        return handler.fetch(request);
+      },
+    },
+    { port: 0 },
+  );
   const direct = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -116,6 +132,8 @@ async function startServers(): Promise<void> {
     direct: await listen(direct),
     bare: await listen(bare),
     sdk: await listen(sdk),
+    wrapped: Number(new URL(wrapped.url).port),
+    eager: Number(new URL(eager.url).port),
   };
   console.log(JSON.stringify(ports));
   // Each line from the parent asks for this process's CPU time so far, in µs.
@@ -190,7 +208,15 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
       child.stdin?.write("cpu\n");
       return Number(await answer);
     };
-    const names: Contender[] = ["toolwire", "toolwire2026", "direct", "bare", "sdk"];
+    const names: Contender[] = [
+      "toolwire",
+      "toolwire2026",
+      "direct",
+      "bare",
+      "sdk",
+      "wrapped",
+      "eager",
+    ];
     const run = (name: Contender, seconds: number) =>
       load(ports[name], seconds, name === "toolwire2026", cpu);
     for (const name of names) await run(name, 1); // warm-up, not counted
@@ -200,6 +226,8 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
       direct: [],
       bare: [],
       sdk: [],
+      wrapped: [],
+      eager: [],
     };
     for (let round = 0; round < rounds; round++) {
       for (const name of names) runs[name].push(await run(name, seconds));
@@ -215,6 +243,8 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
     const bare = pick("bare");
     const floor = pick("direct");
     const sdk = pick("sdk");
+    const wrapped = pick("wrapped");
+    const eager = pick("eager");
     section("Node serving: stateless tools/call over node:http, 32 connections (autocannon)");
     console.log(
       "toolwire: serve() + createMcpHandler, a 2025-11-25 call (2026: a 2026-07-28 one);",
@@ -222,6 +252,9 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
     console.log("bare: node:http parsing the same body;");
     console.log("direct: node:http calling the same handler with a string body (no web Request)");
     console.log("SDK: StreamableHTTPServerTransport, stateless, JSON answers");
+    console.log(
+      "wrapped: serve() of a wrapper around handler.fetch (the lazy web Request); eager: the same with the real Request built first",
+    );
     const rps = (n: number) => `${Math.round(n)} req/s`;
     const ms = (n: number) => `${n} ms`;
     const us = (n: number) => `${n.toFixed(1)} µs`;
@@ -277,6 +310,19 @@ export async function serving(rounds = 3, seconds = 4): Promise<void> {
         bare.cpu / modern.cpu,
       ],
       ["server CPU per request, SDK / toolwire", us(ours.cpu), us(sdk.cpu), sdk.cpu / ours.cpu],
+      // Whether the lazy Request (src/node/web-request.ts) earns its code: > 1x means it saves.
+      [
+        "wrapped handler CPU per request, eager / lazy Request",
+        us(wrapped.cpu),
+        us(eager.cpu),
+        eager.cpu / wrapped.cpu,
+      ],
+      [
+        "wrapped handler requests/s, lazy / eager Request",
+        rps(wrapped.rps),
+        rps(eager.rps),
+        wrapped.rps / eager.rps,
+      ],
     ];
     for (const row of rows) compare(...row);
   } finally {

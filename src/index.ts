@@ -61,6 +61,7 @@ export {
   InteractionResponse,
   type ToolInteractionResponse,
 } from "./interaction/interaction-response.ts";
+export type { Root } from "./interaction/roots.ts";
 export type {
   SamplingContent,
   SamplingMessage,

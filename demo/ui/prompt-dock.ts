@@ -120,10 +120,13 @@ function questionPanel(store: AgentStore, pending: PendingQuestion): HTMLElement
     },
   });
   const submit = () => {
-    // This page answers text questions only; a form or a sampling request (a remote tool
-    // asking to use the model) is declined, so the tool hears "no" instead of a wrong answer.
+    // This page answers text questions only; a form, a sampling request (a remote tool
+    // asking to use the model) or a request for roots is declined, so the tool hears "no"
+    // instead of a wrong answer.
     if (request.kind.type !== "text") {
-      const what = request.kind.type === "form" ? "forms" : "sampling requests";
+      const what = { form: "forms", sampling: "sampling requests", roots: "roots" }[
+        request.kind.type
+      ];
       store.decline(callId, `${what} are not supported here`);
       return;
     }

@@ -338,6 +338,33 @@ export function conformanceToolset(
         `LLM response: ${sampledText(await ctx.requestSampling(sample("What is the capital of France?", 100)))}`,
     }),
     defineTool({
+      name: "test_input_required_result_list_roots",
+      description: "Asks the client for its roots and names them",
+      readOnly: true,
+      input: none,
+      interactions: { roots: true },
+      call: async (_input, ctx) => {
+        const roots = await ctx.requestRoots();
+        return `Roots: ${roots.map((root) => root.name ?? root.uri).join(", ") || "none"}`;
+      },
+    }),
+    defineTool({
+      name: "test_input_required_result_multiple_inputs",
+      description: "Asks for a name, a greeting from the model and the roots, all at once",
+      readOnly: true,
+      input: none,
+      interactions: { form: true, sampling: true, roots: true },
+      call: async (_input, ctx) => {
+        // Asked together, so one input_required round carries all three.
+        const [{ name }, greeting, roots] = await Promise.all([
+          ctx.requestForm("What is your name?", nameForm("name")),
+          ctx.requestSampling(sample("Generate a greeting", 50)),
+          ctx.requestRoots(),
+        ]);
+        return `${sampledText(greeting)}, ${String(name)} (${roots.length} roots)`;
+      },
+    }),
+    defineTool({
       name: "test_input_required_result_request_state",
       description: "Asks for a confirmation carried in the signed request state",
       readOnly: true,

@@ -13,6 +13,8 @@ export interface InteractionCapabilities {
   multilineText: boolean;
   /** May ask the caller's model for a reply (`requestSampling`; MCP `sampling/createMessage`). */
   sampling: boolean;
+  /** May ask for the caller's roots (`requestRoots`; MCP `roots/list`). */
+  roots: boolean;
 }
 
 /**
@@ -30,5 +32,6 @@ export function interactionCapabilities(
     text: partial.text === true,
     multilineText: partial.multilineText === true,
     sampling: partial.sampling === true,
+    roots: partial.roots === true,
   };
 }

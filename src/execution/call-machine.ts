@@ -60,7 +60,8 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   #busy = false;
   #events: CallEvent<Q>[] = [];
   #waiter: { resolve(event: CallEvent<Q>): void; reject(error: unknown): void } | undefined;
-  #pending: Extract<CallEvent<Q>, { type: "ask" }> | undefined;
+  // The questions asked and not yet answered, in the order asked (a tool may ask several at once).
+  #open: Extract<CallEvent<Q>, { type: "ask" }>[] = [];
   #stopped: ToolError | undefined;
   #listeners: StepOptions | undefined;
 
@@ -76,8 +77,8 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
    */
   protected abstract deliver(question: Q, answer: CallAnswer): Promise<void> | void;
 
-  /** Stops the work at once because the call ended with `error`; `question` is the open one. */
-  protected abstract abort(error: ToolError, question: Q | undefined): void;
+  /** Stops the work at once because the call ended with `error`; `questions` are the open ones. */
+  protected abstract abort(error: ToolError, questions: readonly Q[]): void;
 
   /** Called after a `cancel` of a call that had started, so a remote side can be told. */
   protected cancelled(_reason: string | undefined): Promise<void> | void {}
@@ -98,11 +99,6 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   /** Whether the caller of the step in flight answers questions (`StepOptions.answers`). */
   protected get answers(): boolean {
     return this.#listeners?.answers === true;
-  }
-
-  /** Whether a question is open or waiting to be returned: a tool asks one at a time. */
-  protected get asking(): boolean {
-    return this.#pending !== undefined || this.#events.some((event) => event.type === "ask");
   }
 
   /**
@@ -151,7 +147,10 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   /** Reports what the work did; ignored once the call has finished. */
   protected emit(event: CallEvent<Q>): void {
     if (this.#state === "finished") return;
-    if (this.#waiter) this.#waiter.resolve(event);
+    const waiter = this.#waiter;
+    // One event settles the wait; any more that come before the step resumes queue behind it.
+    this.#waiter = undefined;
+    if (waiter) waiter.resolve(event);
     else this.#events.push(event);
   }
 
@@ -162,13 +161,16 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   protected stop(error: ToolError): ToolError {
     this.#stopped ??= error;
     if (this.#state === "finished") return error;
-    const question = this.#pending?.question;
+    // Questions not returned yet are open too: the work waits on them.
+    const questions = [...this.#open, ...this.#events].flatMap((event) =>
+      event.type === "ask" ? [event.question] : [],
+    );
     this.#enter("finished");
     this.#events = [];
-    this.#pending = undefined;
+    this.#open = [];
     this.#waiter?.reject(error);
     this.#waiter = undefined;
-    this.abort(error, question);
+    this.abort(error, questions);
     return error;
   }
 
@@ -189,7 +191,10 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
   }
 
   async #answer(response: ToolInteractionResponse): Promise<ToolHandlerOutput> {
-    const pending = this.#pending;
+    // The reply answers the open question with its id; one matching none is checked against
+    // the first, which refuses it.
+    const open = this.#open;
+    const pending = open.find((event) => event.request.id === response?.id) ?? open[0];
     if (this.#state !== "pending" || !pending) {
       throw this.#stopped ?? noPendingInteraction(response, this.#state);
     }
@@ -205,8 +210,9 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     // that is the asker's to handle, so its question fails and the call goes on.
     const answer: CallAnswer =
       problem === undefined ? { response } : { error: asToolError(problem) };
-    this.#pending = undefined;
-    this.#enter("running");
+    open.splice(open.indexOf(pending), 1);
+    // With other questions open the call still waits on its caller, not on the work.
+    if (open.length === 0) this.#enter("running");
     try {
       await this.deliver(pending.question, answer);
     } catch (error) {
@@ -215,7 +221,10 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     if ("response" in answer && answer.response.type === "cancel") {
       throw await this.#cancel(answer.response.reason);
     }
-    return await this.#next();
+    if (this.#stopped) throw this.#stopped;
+    // The rest stay open unless the work already ended (a remote round that failed).
+    const ended = this.#events.some((event) => event.type !== "ask");
+    return open.length > 0 && !ended ? this.#asking() : await this.#next();
   }
 
   async #next(): Promise<ToolHandlerOutput> {
@@ -228,13 +237,25 @@ export abstract class CallMachine<Q> implements ToolHandlerBackend {
     // A cancel that landed while this step was resuming wins over what the work produced.
     if (this.#stopped) throw this.#stopped;
     if (event.type === "ask") {
-      this.#pending = event;
+      // Questions asked together (`Promise.all`) are queued behind it: open them all at once.
+      this.#open.push(event);
+      while (this.#events[0]?.type === "ask") {
+        this.#open.push(this.#events.shift() as typeof event);
+      }
       this.#enter("pending");
-      return { type: "interaction", request: event.request };
+      return this.#asking();
     }
+    // Questions still open when the work ended are moot.
+    this.#open = [];
     this.#enter("finished");
     if (event.type === "failed") throw event.error;
     return { type: "completed", result: event.result };
+  }
+
+  // The step output of a call waiting on its open questions: the first, and all of them.
+  #asking(): ToolHandlerOutput {
+    const open = this.#open.map((event) => event.request);
+    return { type: "interaction", request: open[0] as ToolInteractionRequest, "~open": open };
   }
 
   async #cancel(reason: unknown): Promise<ToolError> {

@@ -25,10 +25,19 @@ export type ToolHandlerInput =
   | { type: "interaction"; response: ToolInteractionResponse }
   | { type: "cancel"; reason?: string };
 
-/** Completed (terminal) or suspended on a question for the caller. */
+/**
+ * Completed (terminal) or suspended on a question for the caller. A tool that asks several
+ * questions at once (`Promise.all`) gets them one step at a time: each `interaction` step
+ * answers one and returns the next still open.
+ */
 export type ToolHandlerOutput =
   | { type: "completed"; result: ToolResult }
-  | { type: "interaction"; request: ToolInteractionRequest };
+  | {
+      type: "interaction";
+      request: ToolInteractionRequest;
+      /** Every question open now, `request` first, so `Toolset.call` can ask them together. */
+      "~open"?: readonly ToolInteractionRequest[];
+    };
 
 /** A progress report from a running tool. */
 export interface ToolProgress {

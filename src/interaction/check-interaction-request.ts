@@ -13,7 +13,8 @@ import { readSamplingRequest } from "./read-sampling.ts";
  * @param tool The asking tool's name.
  * @param declared The interactions the tool declared.
  * @param kind What it asks for.
- * @returns `undeclared_interaction` (kind `text`, `multiline_text`, `form` or `sampling`),
+ * @returns `undeclared_interaction` (kind `text`, `multiline_text`, `form`, `sampling` or
+ * `roots`),
  * `invalid_configuration` for a form without a schema object or a malformed sampling request,
  * or `undefined`.
  */
@@ -41,6 +42,8 @@ export function checkInteractionRequest(
       const read = readSamplingRequest(kind);
       return typeof read === "string" ? invalid(`asked for sampling, but ${read}`) : undefined;
     }
+    case "roots":
+      return declared.roots ? undefined : undeclared("roots");
     default:
       return unreachable(kind);
   }

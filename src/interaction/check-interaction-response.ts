@@ -4,12 +4,13 @@ import type { JsonSchemaValidator } from "../schema/schema-input.ts";
 import type { ToolInteractionRequest } from "./interaction-request.ts";
 import type { ToolInteractionResponse } from "./interaction-response.ts";
 import { readSamplingResult } from "./read-sampling.ts";
+import { NOT_ROOTS, readRoots } from "./roots.ts";
 
 /**
  * Checks a reply against the pending request: the id must match exactly, a text reply must be a
  * string, a form reply an object that, when the request asks for it and a validator is given,
- * satisfies the schema, and a sampling reply a `SamplingResult` (`role: "assistant"`, one
- * content block, `model`).
+ * satisfies the schema, a sampling reply a `SamplingResult` (`role: "assistant"`, one
+ * content block, `model`), and a roots reply a `Root[]`.
  *
  * @param request The pending request.
  * @param response The caller's reply.
@@ -40,6 +41,10 @@ export async function checkInteractionResponse(
     case "sampling": {
       const read = readSamplingResult(content);
       if (typeof read === "string") throw invalid(`a sampling reply is malformed: ${read}`);
+      return;
+    }
+    case "roots": {
+      if (!readRoots(content)) throw invalid(`a roots reply ${NOT_ROOTS}`);
       return;
     }
     case "form":

@@ -4,12 +4,14 @@ import type { SamplingRequest } from "./sampling.ts";
 /**
  * What a tool asks its caller for — a line (or lines) of text, a JSON
  * object described by a schema, or a reply from the caller's model (`sampling`, answered with
- * a `SamplingResult`; a person should see and approve it, as with any other question).
+ * a `SamplingResult`; a person should see and approve it, as with any other question), or the
+ * places the caller lets the tool work in (`roots`, answered with a `Root[]`; MCP `roots/list`).
  */
 export type ToolInteractionKind =
   | { type: "text"; multiline: boolean }
   | { type: "form"; schema: Record<string, unknown>; schemaValidation: boolean }
-  | ({ type: "sampling" } & SamplingRequest);
+  | ({ type: "sampling" } & SamplingRequest)
+  | { type: "roots" };
 
 /**
  * A suspended tool's question to its caller. The reply must echo

@@ -10,6 +10,7 @@ import { type ToolName, toolName } from "../declaration/tool-name.ts";
 import { ToolError } from "../errors.ts";
 import type { ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
+import type { Root } from "../interaction/roots.ts";
 import type { SamplingRequest, SamplingResult } from "../interaction/sampling.ts";
 import type { JsonSchema } from "../schema/json-schema.ts";
 import {
@@ -70,6 +71,14 @@ export interface ToolContext {
    * when the tool did not declare sampling, `invalid_configuration` for a malformed request.
    */
   requestSampling(request: SamplingRequest): Promise<SamplingResult>;
+  /**
+   * Asks the caller for its roots, the places it lets the tool work in (MCP `roots/list`);
+   * needs `interactions: { roots: true }`.
+   *
+   * @throws ToolError `interaction_declined` when the caller declines, `undeclared_interaction`
+   * when the tool did not declare roots.
+   */
+  requestRoots(): Promise<Root[]>;
   /**
    * Runs a side effect once per call and returns its result, which must be JSON (`undefined`
    * is fine; every host returns the JSON copy). A host that answers a question by running the

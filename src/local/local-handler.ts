@@ -17,6 +17,7 @@ import {
   type ToolInteractionRequest,
 } from "../interaction/interaction-request.ts";
 import { readSamplingResult } from "../interaction/read-sampling.ts";
+import { ROOTS_PROMPT, type Root, readRoots } from "../interaction/roots.ts";
 import { type SamplingResult, samplingPrompt } from "../interaction/sampling.ts";
 import type { Tool, ToolContext } from "./define-tool.ts";
 
@@ -176,9 +177,9 @@ export class LocalHandler extends CallMachine<Question> {
     // `cancel`: the machine cancels the call next, which rejects the question.
   }
 
-  protected abort(error: ToolError, question: Question | undefined): void {
+  protected abort(error: ToolError, questions: readonly Question[]): void {
     this.#controller?.abort(error);
-    question?.reject(error);
+    for (const question of questions) question.reject(error);
   }
 
   /** The call's signal, made on first use. */
@@ -210,8 +211,6 @@ export class LocalHandler extends CallMachine<Question> {
     // A host that answers by running the tool again refuses a tool that must not run twice.
     const refused = this.#journal?.askProblem(tool.name, tool.replayable !== false);
     if (refused) return Promise.reject(this.stop(refused));
-    if (this.asking)
-      return Promise.reject(unsupported("a second interaction while one is pending"));
     const request: ToolInteractionRequest = {
       id: newInteractionId(),
       toolName: tool.name,
@@ -326,6 +325,7 @@ class LocalContext implements ToolContext {
   readonly requestText: ToolContext["requestText"];
   readonly requestForm: ToolContext["requestForm"];
   readonly requestSampling: ToolContext["requestSampling"];
+  readonly requestRoots: ToolContext["requestRoots"];
   readonly once: ToolContext["once"];
 
   constructor(port: LocalHandler, tool: Tool, callId: string | undefined, auth: unknown) {
@@ -358,6 +358,8 @@ class LocalContext implements ToolContext {
         (reply) => readSamplingResult(reply) as SamplingResult,
       );
     };
+    this.requestRoots = () =>
+      port["~ask"](ROOTS_PROMPT, { type: "roots" }).then(readRoots) as Promise<Root[]>;
   }
 
   get signal(): AbortSignal {

@@ -291,6 +291,9 @@ async function drive(
   const cancelled = (s: AbortSignal) => cancelledError(name, s);
   const steps = stepOptionsOf(options);
   let dialog: AbortController | undefined;
+  // Questions a tool asked together are all put to `onInteraction` at once, each answered in
+  // turn; made on the first question.
+  let asks: Map<string, Promise<ToolInteractionResponse>> | undefined;
   try {
     const invoke: ToolHandlerInput = { type: "invoke", arguments: args };
     for (const key of HANDED_ON) {
@@ -306,7 +309,17 @@ async function drive(
         });
       }
       dialog ??= new AbortController();
-      const asked = answer(onInteraction, output.request, dialog.signal);
+      asks ??= new Map();
+      for (const request of output["~open"] ?? [output.request]) {
+        if (asks.has(request.id)) continue;
+        const asking = answer(onInteraction, request, dialog.signal);
+        // Awaited in its turn; a call that ends first must not leave it unhandled.
+        asking.catch(() => {});
+        asks.set(request.id, asking);
+      }
+      const asked =
+        asks.get(output.request.id) ?? answer(onInteraction, output.request, dialog.signal);
+      asks.delete(output.request.id);
       // Shutdown while the caller is still answering ends the call too.
       const response = await raceSignal(raceSignal(asked, signal, cancelled), handler.closed);
       output = await raceSignal(

@@ -9,6 +9,7 @@ describe("interactionCapabilities", () => {
       text: false,
       multilineText: false,
       sampling: false,
+      roots: false,
     });
   });
 
@@ -19,8 +20,10 @@ describe("interactionCapabilities", () => {
       text: true,
       multilineText: false,
       sampling: false,
+      roots: false,
     });
     expect(interactionCapabilities({ sampling: true }).sampling).toBe(true);
+    expect(interactionCapabilities({ roots: true }).roots).toBe(true);
   });
 
   test("only a literal true turns a kind on (untyped callers cannot smuggle values)", () => {

@@ -88,6 +88,7 @@ describe("defineTool", () => {
         text: false,
         multilineText: false,
         sampling: false,
+        roots: false,
       },
     });
   });

@@ -128,6 +128,92 @@ describe("ToolContext", () => {
     expect(got).toEqual(reply);
   });
 
+  test("requestRoots asks for roots and resolves with the clean list; undeclared, it ends the call", async () => {
+    let got: unknown;
+    const handler = handlerFor(
+      async (_input, { requestRoots }) => {
+        got = await requestRoots();
+        return "done";
+      },
+      { interactions: { roots: true } },
+    );
+    const request = asked(await handler.step({ type: "invoke", arguments: {} }));
+    expect(request.kind).toEqual({ type: "roots" });
+    await handler.step(submit(request, [{ uri: "file:///a", name: "a", extra: 1 }, { uri: "b" }]));
+    expect(got).toEqual([{ uri: "file:///a", name: "a" }, { uri: "b" }]);
+
+    const undeclared = handlerFor(async (_input, { requestRoots }) => {
+      await requestRoots();
+      return "done";
+    });
+    await expect(undeclared.step({ type: "invoke", arguments: {} })).rejects.toMatchObject({
+      type: "undeclared_interaction",
+      kind: "roots",
+    });
+  });
+
+  test("questions asked together are open at once: each step answers one, in any order, and returns the next", async () => {
+    const handler = handlerFor(
+      async (_input, { requestText, requestRoots }) => {
+        const [city, roots] = await Promise.all([requestText("City?"), requestRoots()]);
+        return `${city} ${roots.length}`;
+      },
+      { interactions: { text: true, roots: true } },
+    );
+    const first = await handler.step({ type: "invoke", arguments: {} });
+    if (first.type !== "interaction") throw new Error("expected a question");
+    expect(first["~open"]?.map((request) => request.kind.type)).toEqual(["text", "roots"]);
+    const [text, roots] = first["~open"] ?? [];
+    // The second is answered first; the step returns the one still open.
+    const next = await handler.step(
+      submit(roots as ToolInteractionRequest, [{ uri: "file:///a" }]),
+    );
+    expect(asked(next)).toBe(text);
+    const done = await handler.step(submit(text as ToolInteractionRequest, "Paris"));
+    expect(done).toEqual({
+      type: "completed",
+      result: expect.objectContaining({ content: [{ type: "text", text: "Paris 1" }] }),
+    });
+  });
+
+  test("Toolset.call puts questions asked together to onInteraction at once", async () => {
+    const tools = Toolset.local([
+      defineTool({
+        name: "both",
+        description: "d",
+        input: v.object({}),
+        interactions: { text: true, roots: true },
+        call: async (_input, { requestText, requestRoots }) => {
+          const [city, roots] = await Promise.all([requestText("City?"), requestRoots()]);
+          return `${city} ${roots.length}`;
+        },
+      }),
+    ]);
+    const waiting: string[] = [];
+    let release: () => void = () => {};
+    const bothAsked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const result = await tools.call(
+      "both",
+      {},
+      {
+        onInteraction: async (request) => {
+          waiting.push(request.kind.type);
+          if (waiting.length === 2) release();
+          // Neither is answered before both were asked.
+          await bothAsked;
+          return InteractionResponse.submit(
+            request.id,
+            request.kind.type === "roots" ? [{ uri: "file:///a" }] : "Paris",
+          );
+        },
+      },
+    );
+    expect(waiting).toEqual(["text", "roots"]);
+    expect(result.content).toEqual([{ type: "text", text: "Paris 1" }]);
+  });
+
   test("carries the tool's name, and a call id only when there is one", async () => {
     const seen: ToolContext[] = [];
     const tools = Toolset.local([

@@ -147,6 +147,13 @@ export interface ConnectMcpOptions {
    */
   samplingInteractions?: boolean;
   /**
+   * Declares the `roots` capability and turns the server's `roots/list` requests into `roots`
+   * interaction steps, which the caller answers with the `Root[]` it lets the tool work in (the
+   * same question a local tool asks with `ctx.requestRoots()`). Default `false`: a 2025 server's
+   * `roots/list` gets "method not found" and a 2026 one is answered with no roots.
+   */
+  rootsInteractions?: boolean;
+  /**
    * Checks remote tools on this side too: arguments against the input schema (a mismatch is
    * `invalid_arguments` and nothing is sent), `structuredContent` against the output schema
    * (`invalid_output`), and form replies against the elicitation's schema. Pass
@@ -281,6 +288,7 @@ interface Settings {
   timeoutMs: number;
   formInteractions: boolean;
   samplingInteractions: boolean;
+  rootsInteractions: boolean;
   jsonSchemaValidator: JsonSchemaValidator | undefined;
   onLog: ((log: ToolLog) => void) | undefined;
   fetch: typeof fetch | undefined;
@@ -341,6 +349,7 @@ function envelopeOf(settings: Settings): ModernEnvelope {
     capabilities: {
       ...(settings.formInteractions ? { elicitation: { form: {} } } : {}),
       ...(settings.samplingInteractions ? { sampling: {} } : {}),
+      ...(settings.rootsInteractions ? { roots: {} } : {}),
     },
     clientInfo: { ...CLIENT_INFO },
   };
@@ -431,6 +440,7 @@ async function initialize(session: McpSession, settings: Settings): Promise<bool
     capabilities: {
       ...(settings.formInteractions ? { elicitation: {} } : {}),
       ...(settings.samplingInteractions ? { sampling: {} } : {}),
+      ...(settings.rootsInteractions ? { roots: {} } : {}),
     },
     clientInfo: { ...CLIENT_INFO },
   };
@@ -475,6 +485,7 @@ async function listTools(session: McpSession, settings: Settings): Promise<Listi
     trusted: settings.trusted,
     formInteractions: settings.formInteractions,
     samplingInteractions: settings.samplingInteractions,
+    rootsInteractions: settings.rootsInteractions,
     modern: session.modern,
     secrets: session.secrets,
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
@@ -740,6 +751,7 @@ function checkOptions(options: ConnectMcpOptions): Settings {
     signal: options.signal,
     formInteractions: options.formInteractions === true,
     samplingInteractions: options.samplingInteractions === true,
+    rootsInteractions: options.rootsInteractions === true,
     jsonSchemaValidator,
     fetch: options.fetch,
   };

@@ -34,9 +34,10 @@ type Question =
   | { request: ToolInteractionRequest; id: JsonRpcRequest["id"] }
   | { request: ToolInteractionRequest; key: string };
 
-// One `input_required` round: the questions still to ask, the answers so far, the state to echo.
+// One `input_required` round: how many questions are still open, the answers so far, the state
+// to echo.
 interface Round {
-  questions: Array<{ key: string; request: ToolInteractionRequest }>;
+  waiting: number;
   answers: Record<string, unknown>;
   requestState: string | undefined;
 }
@@ -100,8 +101,13 @@ export class RemoteHandler extends CallMachine<Question> {
     }
     this.#callId = callId;
     if (this.#session.modern && this.answers && !this.#plan.formInteractions) {
-      const { samplingInteractions, maxSchemaDepth } = this.#plan;
-      this.#flags = { formInteractions: true, samplingInteractions, maxSchemaDepth };
+      const { samplingInteractions, rootsInteractions, maxSchemaDepth } = this.#plan;
+      this.#flags = {
+        formInteractions: true,
+        samplingInteractions,
+        rootsInteractions,
+        maxSchemaDepth,
+      };
     }
     this.#send({});
   }
@@ -154,7 +160,7 @@ export class RemoteHandler extends CallMachine<Question> {
   }
 
   // A 2026-07-28 `input_required` result: each entry of `inputRequests` is answered at once or
-  // asked of the caller, one at a time; with every answer in, the call goes again.
+  // asked of the caller, all of them together; with every answer in, the call goes again.
   #inputRequired(result: Record<string, unknown>): void {
     const { inputRequests, requestState } = result;
     const fail = (message: string): void => {
@@ -191,26 +197,25 @@ export class RemoteHandler extends CallMachine<Question> {
       });
     }
     this.#declined = new Set();
-    const round: Round = { questions: [], answers: {}, requestState };
+    const round: Round = { waiting: 0, answers: {}, requestState };
     const context = { toolName: tool, callId: this.#callId };
+    const questions: { request: ToolInteractionRequest; key: string }[] = [];
     for (const [key, entry] of Object.entries(requests)) {
       const outcome = handleInputRequest(entry, this.#flags, context);
       if (outcome.type === "fail") return void this.emit({ type: "failed", error: outcome.error });
       if (outcome.type === "answer") round.answers[key] = outcome.value;
-      else round.questions.push({ key, request: outcome.request });
+      else questions.push({ key, request: outcome.request });
     }
+    round.waiting = questions.length;
     this.#round = round;
-    this.#nextQuestion();
+    if (questions.length === 0) return void this.#retry();
+    for (const question of questions) {
+      this.emit({ type: "ask", request: question.request, question });
+    }
   }
 
-  #nextQuestion(): void {
+  #retry(): void {
     const round = this.#round as Round;
-    const next = round.questions.shift();
-    if (next) {
-      const question = { request: next.request, key: next.key };
-      this.emit({ type: "ask", request: next.request, question });
-      return;
-    }
     this.#round = undefined;
     const retry: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
     if (Object.keys(round.answers).length > 0) retry.inputResponses = round.answers;
@@ -242,7 +247,7 @@ export class RemoteHandler extends CallMachine<Question> {
     const value = inputResponseFor(question.request, response);
     if (value instanceof ToolError) return void this.emit({ type: "failed", error: value });
     this.#round.answers[question.key] = value;
-    this.#nextQuestion();
+    if (--this.#round.waiting === 0) this.#retry();
   }
 
   protected abort(error: ToolError): void {
@@ -295,10 +300,7 @@ export class RemoteHandler extends CallMachine<Question> {
     const outcome = handleServerRequest(message, this.#plan, context);
     if (outcome.type === "reply") return outcome.message;
     const { request } = outcome;
-    // One question at a time; the caller answers the pending one first.
-    if (this.asking) {
-      return replyToServer(request, message.id, { type: "decline", id: request.id });
-    }
+    // Questions the server asks concurrently are all open at once, as a local tool's are.
     this.emit({ type: "ask", request, question: { request, id: message.id } });
     return undefined;
   }

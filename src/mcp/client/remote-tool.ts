@@ -52,6 +52,8 @@ export interface RemoteToolOptions {
   formInteractions: boolean;
   /** Whether `sampling/createMessage` becomes a sampling interaction. */
   samplingInteractions?: boolean;
+  /** Whether `roots/list` becomes a roots interaction. */
+  rootsInteractions?: boolean;
   /** 2026-07-28: `x-mcp-header` annotations are read, and a tool with an invalid one skipped. */
   modern?: boolean;
   /** The client's credentials, scrubbed from a name or header before it is cut for a reason. */
@@ -108,6 +110,7 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
       formSchemaValidation: form,
       text: form,
       sampling: options.samplingInteractions === true,
+      roots: options.rootsInteractions === true,
     }),
     source: { type: "mcp", origin: options.origin, trusted },
   };
@@ -217,6 +220,8 @@ export interface RemoteCallPlan {
   formInteractions: boolean;
   /** Whether `sampling/createMessage` becomes a sampling interaction. */
   samplingInteractions: boolean;
+  /** Whether `roots/list` becomes a roots interaction. */
+  rootsInteractions: boolean;
   /** Deepest nesting of an elicitation's `requestedSchema` taken as a question (`maxSchemaDepth`). */
   maxSchemaDepth?: number | undefined;
   /**
@@ -244,6 +249,7 @@ export function createRemoteCallPlan(
     timeoutMs: number;
     formInteractions: boolean;
     samplingInteractions?: boolean;
+    rootsInteractions?: boolean;
     jsonSchemaValidator?: JsonSchemaValidator | undefined;
     maxSchemaDepth?: number | undefined;
   },
@@ -260,6 +266,7 @@ export function createRemoteCallPlan(
     timeoutMs: options.timeoutMs,
     formInteractions: options.formInteractions,
     samplingInteractions: options.samplingInteractions === true,
+    rootsInteractions: options.rootsInteractions === true,
     maxSchemaDepth: options.maxSchemaDepth,
     paramHeaders(args) {
       const headers: Record<string, string> = {};

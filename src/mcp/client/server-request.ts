@@ -1,6 +1,6 @@
 // What a server may ask during a call. In 2025 it asks on the call's stream: `ping` is answered
-// at once; a form `elicitation/create` and a `sampling/createMessage` become questions for the
-// caller (each when enabled), answered through the same `onInteraction` path as a local tool's
+// at once; a form `elicitation/create`, a `sampling/createMessage` and a `roots/list` become
+// questions for the caller (each when enabled), answered through the same `onInteraction` path as a local tool's
 // (design.md M6); the caller's reply goes back in MCP's shape. In 2026-07-28 the same
 // questions arrive as the `inputRequests` of an `input_required` result, and the replies go
 // into the retry's `inputResponses`.
@@ -13,6 +13,7 @@ import {
 } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingRequest, readSamplingResult } from "../../interaction/read-sampling.ts";
+import { ROOTS_PROMPT } from "../../interaction/roots.ts";
 import { samplingPrompt } from "../../interaction/sampling.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { measureJson } from "../../schema/measure-json.ts";
@@ -27,7 +28,10 @@ import {
 } from "../json-rpc.ts";
 import type { McpElicitResult } from "../protocol.ts";
 
-/** The JSON-RPC error code of a refused sampling request (the MCP specification's own example). */
+/**
+ * The JSON-RPC error code of a refused sampling request (the MCP specification's own example),
+ * used for a refused roots request too.
+ */
 export const SAMPLING_REFUSED = -1;
 
 /** The single string field a text question travels as in MCP's form-only elicitation. */
@@ -36,10 +40,11 @@ const TEXT_FIELD = "text";
 // `connectMcp`'s default `maxSchemaDepth`.
 const DEFAULT_MAX_SCHEMA_DEPTH = 128;
 
-/** What the client takes from a server: forms, sampling, and how deep a form's schema may be. */
+/** What the client takes from a server: forms, sampling, roots, how deep a form's schema may be. */
 export interface ServerRequestFlags {
   formInteractions: boolean;
   samplingInteractions: boolean;
+  rootsInteractions?: boolean | undefined;
   /** Deepest `requestedSchema` taken as a question (default 128); a deeper one is declined. */
   maxSchemaDepth?: number | undefined;
 }
@@ -51,8 +56,9 @@ export type ServerRequestOutcome =
 
 /**
  * Returns what to do with a request the server sent on a call's stream: `ping` is answered,
- * a form `elicitation/create` (with form interactions) and a `sampling/createMessage` (with
- * sampling interactions) become questions for the caller; an elicitation the client cannot
+ * a form `elicitation/create` (with form interactions), a `sampling/createMessage` (with
+ * sampling interactions) and a `roots/list` (with roots interactions) become questions for the
+ * caller; an elicitation the client cannot
  * take is declined, a sampling request it cannot take gets an error (method not found when
  * sampling is off, invalid params when it asks for what toolwire cannot represent), and any
  * other method gets method not found.
@@ -68,17 +74,10 @@ export function handleServerRequest(
     message: answer,
   });
   if (method === "ping") return reply(jsonRpcResult(id, {}));
-  if (method === "elicitation/create") {
-    const request = flags.formInteractions
-      ? interactionFromElicitation(params, context, flags.maxSchemaDepth)
-      : undefined;
-    return request ? { type: "ask", request } : reply(jsonRpcResult(id, { action: "decline" }));
-  }
-  if (method === "sampling/createMessage" && flags.samplingInteractions) {
-    const request = interactionFromSampling(params, context);
-    if (typeof request !== "string") return { type: "ask", request };
-    return reply(jsonRpcError(id, JSON_RPC_ERROR.invalidParams, request));
-  }
+  const question = questionOf(method, params, flags, context);
+  if (typeof question !== "string") return { type: "ask", request: question };
+  if (method === "elicitation/create") return reply(jsonRpcResult(id, { action: "decline" }));
+  if (question) return reply(jsonRpcError(id, JSON_RPC_ERROR.invalidParams, question));
   return reply(jsonRpcError(id, JSON_RPC_ERROR.methodNotFound, `${method} is not supported`));
 }
 
@@ -99,6 +98,11 @@ export function replyToServer(
       return jsonRpcResult(id, { ...elicitResultFor(response, kind.type === "text") });
     case "sampling":
       return samplingReplyFor(id, response);
+    case "roots":
+      // A declined or cancelled question for roots is an error, as a client without roots sends.
+      return response.type === "submit"
+        ? jsonRpcResult(id, { roots: response.content as JsonRpcParams[] })
+        : jsonRpcError(id, SAMPLING_REFUSED, "User rejected roots request");
     default:
       return unreachable(kind);
   }
@@ -113,7 +117,8 @@ export type InputRequestOutcome =
 /**
  * Returns what to do with one `inputRequests` entry: a form elicitation (with form
  * interactions) or a sampling request (with sampling interactions) becomes a question; any
- * other elicitation (URL mode, or forms off) is answered `decline`, `roots/list` with no roots;
+ * other elicitation (URL mode, or forms off) is answered `decline`, `roots/list` (with roots
+ * interactions) becomes a question, else is answered with no roots;
  * a sampling request the client cannot take, or an unknown method, fails the call
  * (`interaction_declined`, `protocol`), since a 2026 client that cannot answer does not retry.
  */
@@ -124,18 +129,13 @@ export function handleInputRequest(
 ): InputRequestOutcome {
   const method = isJsonObject(entry) ? entry.method : undefined;
   const params = isJsonObject(entry) && isJsonObject(entry.params) ? entry.params : {};
-  if (method === "elicitation/create") {
-    const request = flags.formInteractions
-      ? interactionFromElicitation(params, context, flags.maxSchemaDepth)
-      : undefined;
-    return request ? { type: "ask", request } : { type: "answer", value: { action: "decline" } };
-  }
+  const question = questionOf(method, params, flags, context);
+  if (typeof question !== "string") return { type: "ask", request: question };
+  if (method === "elicitation/create") return { type: "answer", value: { action: "decline" } };
   if (method === "roots/list") return { type: "answer", value: { roots: [] } };
   const tool = context.toolName;
   if (method === "sampling/createMessage") {
-    const request = flags.samplingInteractions ? interactionFromSampling(params, context) : "";
-    if (typeof request !== "string") return { type: "ask", request };
-    const reason = request || "sampling interactions are off (`samplingInteractions`)";
+    const reason = question || "sampling interactions are off (`samplingInteractions`)";
     return { type: "fail", error: new ToolError({ type: "interaction_declined", tool, reason }) };
   }
   const shown = JSON.stringify(String(method)).slice(0, 60);
@@ -145,17 +145,26 @@ export function handleInputRequest(
 
 /**
  * Returns the `inputResponses` value for the caller's reply to a question from `inputRequests`:
- * an elicitation result for a form or text question, a `CreateMessageResult` for sampling. A
- * declined or cancelled sampling request has no answer in 2026-07-28, so it is an
- * `interaction_declined` error that ends the call.
+ * an elicitation result for a form or text question, a `CreateMessageResult` for sampling, a
+ * `ListRootsResult` for roots. A declined or cancelled sampling or roots request has no answer
+ * in 2026-07-28, so it is an `interaction_declined` error that ends the call.
  */
 export function inputResponseFor(
   request: ToolInteractionRequest,
   response: ToolInteractionResponse,
 ): Record<string, unknown> | ToolError {
   const kind = request.kind;
-  if (kind.type !== "sampling") return { ...elicitResultFor(response, kind.type === "text") };
   const tool = request.toolName;
+  if (kind.type === "roots") {
+    if (response.type === "submit") return { roots: response.content };
+    const reason = response.type === "decline" ? response.reason : undefined;
+    return new ToolError({
+      type: "interaction_declined",
+      tool,
+      reason: reason ?? "the caller did not list its roots",
+    });
+  }
+  if (kind.type !== "sampling") return { ...elicitResultFor(response, kind.type === "text") };
   if (response.type !== "submit") {
     const reason = response.reason ?? "the caller declined the sampling request";
     return new ToolError({ type: "interaction_declined", tool, reason });
@@ -250,6 +259,43 @@ export function interactionFromSampling(
     toolName: context.toolName,
     prompt: samplingPrompt(read.messages),
     kind: { type: "sampling", ...read },
+  };
+  if (context.callId !== undefined) request.callId = context.callId;
+  return request;
+}
+
+/**
+ * The question a server's request becomes, in either revision: a form elicitation with form
+ * interactions, a sampling request with sampling interactions, `roots/list` with roots
+ * interactions. Otherwise why not: a phrase for a sampling request toolwire cannot represent,
+ * else `""` (the kind is off, the elicitation is not a form, or another method).
+ */
+function questionOf(
+  method: unknown,
+  params: JsonRpcParams,
+  flags: ServerRequestFlags,
+  context: { toolName: ToolName; callId: string | undefined },
+): ToolInteractionRequest | string {
+  if (method === "elicitation/create" && flags.formInteractions) {
+    return interactionFromElicitation(params, context, flags.maxSchemaDepth) ?? "";
+  }
+  if (method === "sampling/createMessage" && flags.samplingInteractions) {
+    return interactionFromSampling(params, context);
+  }
+  if (method === "roots/list" && flags.rootsInteractions) return rootsInteraction(context);
+  return "";
+}
+
+/** The roots question a server's `roots/list` becomes. */
+function rootsInteraction(context: {
+  toolName: ToolName;
+  callId: string | undefined;
+}): ToolInteractionRequest {
+  const request: ToolInteractionRequest = {
+    id: newInteractionId(),
+    toolName: context.toolName,
+    prompt: ROOTS_PROMPT,
+    kind: { type: "roots" },
   };
   if (context.callId !== undefined) request.callId = context.callId;
   return request;

@@ -274,18 +274,10 @@ function initialize(
  * Answers DELETE: ends the caller's session named by `Mcp-Session-Id` and cancels its running
  * calls (204); 405 in stateless mode, 400/404 for a missing/unknown (or someone else's) session.
  */
-export function handleDelete(
-  core: Core,
-  request: IncomingRequest,
-  headers: Headers,
-  identity: string | undefined,
-): Answer {
-  if (!core.registry.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
-  const found = findSession(core, request, headers, identity);
-  if (found instanceof JsonAnswer) return found;
-  core.registry.endSession(found.id);
+export const handleDelete = forOwnSession((core, session, _request, headers) => {
+  core.registry.endSession(session.id);
   return new Response(null, { status: 204, headers });
-}
+});
 
 /**
  * Answers `resources/subscribe` and `resources/unsubscribe`: the session remembers the URIs it
@@ -323,22 +315,14 @@ const KEEP_ALIVE_MS = 15_000;
  * Answers GET in `memory` mode. With `Last-Event-ID` it resumes one of the caller's session's
  * response streams (S29), 404 for an id that names none of them. Without it, the session's
  * standalone SSE stream, where `notifications/resources/updated` of its subscriptions go (a new
- * GET replaces the session's earlier stream, which ends; DELETE and expiry end it too). 406
- * without `text/event-stream` in `Accept`, 400/404 for a missing/unknown session as for POST;
- * 405 in stateless mode.
+ * GET replaces the session's earlier stream, which ends; DELETE and expiry end it too). 405 in
+ * stateless mode, 400/404 for a missing/unknown session as for POST, then 406 without
+ * `text/event-stream` in `Accept`.
  */
-export function handleGet(
-  core: Core,
-  request: IncomingRequest,
-  headers: Headers,
-  identity: string | undefined,
-): Answer {
-  if (!core.registry.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
+export const handleGet = forOwnSession((core, found, request, headers) => {
   if (!accepts(request.headers.get("accept"), "text/event-stream")) {
     return httpError(406, "Not Acceptable: Accept must list text/event-stream", headers);
   }
-  const found = findSession(core, request, headers, identity);
-  if (found instanceof JsonAnswer) return found;
   const lastEventId = request.headers.get("last-event-id");
   if (lastEventId !== null) {
     return (
@@ -362,13 +346,30 @@ export function handleGet(
   sseHeaders.set("content-type", "text/event-stream");
   sseHeaders.set("cache-control", "no-cache, no-transform");
   return new Response(writer.body, { status: 200, headers: sseHeaders });
-}
+});
 
 /** A 405 answer whose `Allow` header lists the methods the endpoint does accept. */
 export function methodNotAllowed(headers: Headers, allow: string): JsonAnswer {
   const merged = new Headers(headers);
   merged.set("allow", allow);
   return httpError(405, "Method Not Allowed", merged);
+}
+
+// A GET or DELETE answered for the caller's session it names: 405 when the handler keeps none
+// (stateless), else 400/404 as `findSession` answers, else what `answer` makes of the session.
+function forOwnSession(
+  answer: (core: Core, session: Session, request: IncomingRequest, headers: Headers) => Answer,
+): (
+  core: Core,
+  request: IncomingRequest,
+  headers: Headers,
+  identity: string | undefined,
+) => Answer {
+  return (core, request, headers, identity) => {
+    if (!core.registry.sessions) return methodNotAllowed(headers, "POST, OPTIONS");
+    const found = findSession(core, request, headers, identity);
+    return found instanceof JsonAnswer ? found : answer(core, found, request, headers);
+  };
 }
 
 // Another identity's session answers exactly like an unknown one, so a session id learnt from

@@ -74,6 +74,8 @@ export interface ClientCapabilities {
   readonly elicitation: boolean;
   /** Any `sampling` object. */
   readonly sampling: boolean;
+  /** Any `roots` object. */
+  readonly roots: boolean;
 }
 
 /** Reads the capabilities the server needs from a client's declared `capabilities`. */
@@ -84,6 +86,7 @@ export function readClientCapabilities(value: unknown): ClientCapabilities {
     elicitation:
       isJsonObject(elicitation) && (Object.keys(elicitation).length === 0 || "form" in elicitation),
     sampling: isJsonObject(record.sampling),
+    roots: isJsonObject(record.roots),
   };
 }
 

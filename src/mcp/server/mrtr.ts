@@ -10,6 +10,7 @@ import type { JournalEntries } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingResult } from "../../interaction/read-sampling.ts";
+import { NOT_ROOTS, readRoots } from "../../interaction/roots.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { jsonRpcResult } from "../json-rpc.ts";
 import type { ClientCapabilities } from "./core.ts";
@@ -38,8 +39,10 @@ export const ROUND_STOPPED = "toolwire: the round stopped for input";
  * Creates the `onInteraction` of one round. Each question gets a key (`questionKey`, default
  * `q<n>` for the n-th question of the call); one answered in an earlier round (same key, same
  * question) is answered again, one answered by this retry's `inputResponses` is answered and
- * remembered, and the first unanswered one ends the round: `stop` records it and the tool is
- * aborted (which is why a tool should ask before it acts). A question needing a capability this
+ * remembered, and the unanswered ones end the round: questions the tool asks together
+ * (`Promise.all`) are gathered until a macrotask passes with no new one, then `stop` records
+ * them all as one `input_required` and the tool is aborted (which is why a tool should ask
+ * before it acts). A question needing a capability this
  * request did not declare ends the round as `missing_capability`.
  */
 export function roundAsker(options: {
@@ -51,15 +54,40 @@ export function roundAsker(options: {
 }): (request: ToolInteractionRequest, signal: AbortSignal) => Promise<ToolInteractionResponse> {
   const { round, inputResponses, capabilities, questionKey, stop } = options;
   let index = 0;
+  // Questions still being fingerprinted, and the unanswered ones gathered for this round.
+  let reading = 0;
+  let unanswered: { inputRequests: Record<string, unknown>; pending: Map<string, string> };
+  let gathered: Promise<void> | undefined;
+  const gather = () =>
+    new Promise<void>((resolve) => {
+      let seen = -1;
+      const settle = () =>
+        setTimeout(() => {
+          // Another question may still be on its way: its fingerprint is a crypto promise.
+          if (reading > 0 || seen !== unanswered.pending.size) {
+            seen = unanswered.pending.size;
+            return settle();
+          }
+          stop({ type: "input_required", ...unanswered });
+          resolve();
+        }, 0);
+      settle();
+    });
   return async (request) => {
     const key = questionKey(request, index++);
-    const fingerprint = await fingerprintOf(request);
+    reading++;
+    let fingerprint: string;
+    try {
+      fingerprint = await fingerprintOf(request);
+    } finally {
+      reading--;
+    }
     const earlier = round.answers.get(key);
     if (earlier?.fingerprint === fingerprint) return answerOf(request, earlier.response);
     const capability = capabilityFor(request.kind);
     if (!capabilities[capability]) {
       const required =
-        capability === "elicitation" ? { elicitation: { form: {} } } : { sampling: {} };
+        capability === "elicitation" ? { elicitation: { form: {} } } : { [capability]: {} };
       stop({
         type: "missing_capability",
         required,
@@ -80,11 +108,13 @@ export function roundAsker(options: {
       return answerOf(request, response);
     }
     const question = questionFor(request, key, "2025-11-25");
-    stop({
-      type: "input_required",
-      inputRequests: { [key]: { method: question.method, params: question.params } },
-      pending: new Map([[key, fingerprint]]),
-    });
+    if (!gathered) {
+      unanswered = { inputRequests: {}, pending: new Map() };
+      gathered = gather();
+    }
+    unanswered.inputRequests[key] = { method: question.method, params: question.params };
+    unanswered.pending.set(key, fingerprint);
+    await gathered;
     throw new ToolError({ type: "cancelled", tool: request.toolName, reason: ROUND_STOPPED });
   };
 }
@@ -104,7 +134,8 @@ export function inputResponsesProblem(value: unknown): string | undefined {
 
 /**
  * Why a client's answer is not one: a form answer needs `action` `accept`, `decline` or
- * `cancel`, a sampling answer must be a well-formed `CreateMessageResult`. Such an answer is the
+ * `cancel`, a sampling answer must be a well-formed `CreateMessageResult`, a roots answer a
+ * `ListRootsResult`. Such an answer is the
  * client's protocol error, so the call gets `-32602` rather than the tool a made-up answer.
  */
 function answerProblem(
@@ -114,6 +145,9 @@ function answerProblem(
   if (request.kind.type === "sampling") {
     const read = readSamplingResult(response);
     return typeof read === "string" ? `not a sampling result (${read})` : undefined;
+  }
+  if (request.kind.type === "roots") {
+    return readRoots(response.roots) ? undefined : `\`roots\` ${NOT_ROOTS}`;
   }
   return ["accept", "decline", "cancel"].includes(response.action as string)
     ? undefined

@@ -1,5 +1,5 @@
 // A tool's question on the wire: text and form questions travel as `elicitation/create`,
-// sampling requests as `sampling/createMessage`, and the client's answer comes back as the
+// sampling requests as `sampling/createMessage`, a request for roots as `roots/list`, and the client's answer comes back as the
 // response the core's `submit`/`decline`/`cancel` expects, with the same shapes as a local call
 // (a text question is answered with a string). The codec of each revision sends it: 2025 as a request on the call's stream (`codec-2025.ts`),
 // 2026 inside `input_required` (`mrtr.ts`).
@@ -11,12 +11,13 @@ import type {
 } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { readSamplingResult } from "../../interaction/read-sampling.ts";
+import { NOT_ROOTS, readRoots } from "../../interaction/roots.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { type JsonRpcRequest, type JsonRpcResponse, jsonRpcRequest } from "../json-rpc.ts";
 import type { McpCreateMessageParams, McpElicitParams } from "../protocol.ts";
 import type { ClientCapabilities } from "./core.ts";
 
-/** The client capability a question needs: `elicitation` for text and form, else `sampling`. */
+/** The client capability a question needs: `elicitation` for text and form, else its own. */
 export function capabilityFor(kind: ToolInteractionKind): keyof ClientCapabilities {
   switch (kind.type) {
     case "text":
@@ -24,6 +25,8 @@ export function capabilityFor(kind: ToolInteractionKind): keyof ClientCapabiliti
       return "elicitation";
     case "sampling":
       return "sampling";
+    case "roots":
+      return "roots";
     default:
       return unreachable(kind);
   }
@@ -80,6 +83,8 @@ export function questionFor(
       if (kind.stopSequences !== undefined) params.stopSequences = kind.stopSequences.slice();
       return jsonRpcRequest(id, "sampling/createMessage", { ...params });
     }
+    case "roots":
+      return jsonRpcRequest(id, "roots/list", {});
     default:
       return unreachable(kind);
   }
@@ -97,13 +102,22 @@ const TEXT_FIELD = "text";
  *
  * Sampling: a result submits a clean `SamplingResult`; a JSON-RPC error declines (that is how a
  * client, or the person behind it, refuses: `-1`, "User rejected sampling request"), so the tool
- * may carry on; a malformed result cancels.
+ * may carry on; a malformed result cancels. Roots: a `ListRootsResult` submits its clean
+ * `roots`, an error declines, a malformed result cancels.
  */
 export function answerFrom(
   request: ToolInteractionRequest,
   response: JsonRpcResponse,
 ): ToolInteractionResponse {
   const id = request.id;
+  if (request.kind.type === "roots") {
+    if ("error" in response) {
+      return { type: "decline", id, reason: `the client refused: ${response.error.message}` };
+    }
+    const roots = readRoots(response.result.roots);
+    if (!roots) return { type: "cancel", id, reason: `the client's roots ${NOT_ROOTS}` };
+    return { type: "submit", id, content: roots };
+  }
   if (request.kind.type === "sampling") {
     if ("error" in response) {
       return { type: "decline", id, reason: `the client refused: ${response.error.message}` };

@@ -334,19 +334,23 @@ describe("identityOf", () => {
 });
 
 describe("readClientCapabilities", () => {
-  it("keeps only whether the client can answer forms and sampling", () => {
+  it("keeps only whether the client can answer forms, sampling and roots", () => {
     expect(readClientCapabilities({ elicitation: {}, sampling: {}, roots: { huge: "x" } })).toEqual(
-      { elicitation: true, sampling: true },
+      { elicitation: true, sampling: true, roots: true },
     );
     expect(readClientCapabilities({ elicitation: { form: {}, url: {} } })).toEqual({
       elicitation: true,
       sampling: false,
+      roots: false,
     });
-    expect(readClientCapabilities({ elicitation: { url: {} }, sampling: true })).toEqual({
+    expect(
+      readClientCapabilities({ elicitation: { url: {} }, sampling: true, roots: true }),
+    ).toEqual({ elicitation: false, sampling: false, roots: false });
+    expect(readClientCapabilities("nonsense")).toEqual({
       elicitation: false,
       sampling: false,
+      roots: false,
     });
-    expect(readClientCapabilities("nonsense")).toEqual({ elicitation: false, sampling: false });
   });
 });
 
