@@ -1,46 +1,18 @@
 // The agent loop's own cost per turn with one tool call (scripted model, no I/O), next to a
 // hand-written minimal loop doing the same work in the same run: read the scripted model's
 // events, call the tool function directly, append the messages.
-import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { tool as aiTool, generateText, jsonSchema, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import * as v from "valibot";
-import { loadDist } from "./load.ts";
+import { loadAgentEntries } from "./load.ts";
 import { compare, figure, interleaved, section, time } from "./report.ts";
-
-type AgentEntry = typeof import("../src/agent/index.ts");
-type ModelsEntry = typeof import("../src/models/index.ts");
-type CoreEntry = typeof import("../src/index.ts");
 
 const TURNS = 10;
 
-async function load(): Promise<{
-  core: CoreEntry;
-  agent: AgentEntry;
-  models: ModelsEntry;
-  from: string;
-}> {
-  // Measure the compiled output when there is one (what users run); else the sources.
-  if (existsSync(new URL("../dist/agent/index.js", import.meta.url))) {
-    const [core, agent, models] = await Promise.all([
-      loadDist<CoreEntry>("index.js"),
-      loadDist<AgentEntry>("agent/index.js"),
-      loadDist<ModelsEntry>("models/index.js"),
-    ]);
-    return { core, agent, models, from: "dist" };
-  }
-  const [core, agent, models] = await Promise.all([
-    import("../src/index.ts"),
-    import("../src/agent/index.ts"),
-    import("../src/models/index.ts"),
-  ]);
-  return { core, agent, models, from: "src (no dist build)" };
-}
-
 /** Measures one agent turn with one tool call against a bare loop, per turn. */
 export async function agentLoop(): Promise<void> {
-  const { core, agent: agentEntry, models, from } = await load();
+  const { core, agent: agentEntry, models, from } = await loadAgentEntries();
   const schema = v.object({ text: v.string() });
   const echo = (text: string) => `echo ${text}`;
   const tool = core.defineTool({

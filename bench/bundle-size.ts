@@ -250,7 +250,9 @@ export const run = async (signal) => {
     // explicit choice outside the entry.
     // Issue 24, the core's roots kind and several open questions: 32.3 KB split, 33.1 KB as one file.
     budget: 32.5 * KB,
-    singleFileBudget: 33.25 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 33.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent, modeApprover } from "./src/agent/index.ts";
@@ -272,7 +274,9 @@ export const run = () => new Agent({ model, tools: [add], approver: modeApprover
     // reconfigure, restored messages) brought the store to 2.0 KB: 34.1 KB split, 34.9 as one.
     // Issue 24, as for the agent: 34.4 KB split, 35.1 KB as one file.
     budget: 34.5 * KB,
-    singleFileBudget: 35.25 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 35.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -291,7 +295,9 @@ export const store = () => createAgentStore((gates) => new Agent({ model, tools:
     // MCP client; an un-instrumented run calls none of them): 51.8 KB split once all merged.
     // Issue 24, as for the agent and the MCP client: 52.3 KB split, 53.1 KB as one file.
     budget: 52.5 * KB,
-    singleFileBudget: 53.25 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 53.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";
@@ -329,7 +335,9 @@ export const bridge = async (languageModel) => [aiSdkModel(languageModel), await
     name: "ai-sdk chat transport: agentChatTransport + core + agent + scriptedModel",
     // Issue 24, as for the agent: 34.4 KB split, 35.2 KB as one file.
     budget: 34.5 * KB,
-    singleFileBudget: 35.25 * KB,
+    // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
+    // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
+    singleFileBudget: 35.75 * KB,
     source: `import * as v from "valibot";
 import { defineTool } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";

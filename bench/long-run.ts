@@ -7,40 +7,19 @@
 // near 1.
 //
 // Run: `npx tsx bench/long-run.ts`.
-import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import * as v from "valibot";
-import { loadDist } from "./load.ts";
+import { loadAgentEntries } from "./load.ts";
 import { compare, figure, section } from "./report.ts";
 
-type AgentEntry = typeof import("../src/agent/index.ts");
-type ModelsEntry = typeof import("../src/models/index.ts");
-type CoreEntry = typeof import("../src/index.ts");
 type Message = import("../src/agent/index.ts").Message;
 
 const TURNS = 10_000;
 const CHECKPOINTS = [1_000, 2_000, 5_000, 10_000];
 const THRESHOLD = 3_000;
 const OPEN_ITEMS = 20;
-
-async function load(): Promise<{ core: CoreEntry; agent: AgentEntry; models: ModelsEntry }> {
-  if (existsSync(new URL("../dist/agent/index.js", import.meta.url))) {
-    const [core, agent, models] = await Promise.all([
-      loadDist<CoreEntry>("index.js"),
-      loadDist<AgentEntry>("agent/index.js"),
-      loadDist<ModelsEntry>("models/index.js"),
-    ]);
-    return { core, agent, models };
-  }
-  const [core, agent, models] = await Promise.all([
-    import("../src/index.ts"),
-    import("../src/agent/index.ts"),
-    import("../src/models/index.ts"),
-  ]);
-  return { core, agent, models };
-}
 
 interface Checkpoint {
   turn: number;
@@ -63,11 +42,11 @@ function collector(): () => void {
 
 const chars = (messages: readonly Message[]) => JSON.stringify(messages).length;
 
-type Loaded = Awaited<ReturnType<typeof load>>;
+type Loaded = Awaited<ReturnType<typeof loadAgentEntries>>;
 
 /** Runs the 10,000-turn agent (after a 3,000-turn warm-up) and prints its checkpoints. */
 export async function longRun(): Promise<void> {
-  const loaded = await load();
+  const loaded = await loadAgentEntries();
   // A first, unmeasured 3,000-turn run warms the JIT, so the 1k window is not mostly compilation.
   await scenario(loaded, 3_000, []);
   const { checkpoints, stop, turns, largest } = await scenario(loaded, TURNS, CHECKPOINTS);

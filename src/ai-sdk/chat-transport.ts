@@ -19,6 +19,7 @@ import {
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { Block, Message } from "../models/message.ts";
 import { toolContentText } from "../models/tool-content-text.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 
 /**
  * A UI message as `useChat` holds it (the AI SDK's `UIMessage`, read structurally): the
@@ -329,7 +330,7 @@ export function agentChatTransport(options: AgentChatTransportOptions): AgentCha
   // after a reload): the run the message's metadata names resumes from the agent's store with
   // that decision, so the call runs at most once whatever happened before.
   function resume(chatId: string, last: AgentChatMessage, signal: AbortSignal | undefined) {
-    const runId = isRecord(last.metadata) ? last.metadata.toolwireRunId : undefined;
+    const runId = isJsonObject(last.metadata) ? last.metadata.toolwireRunId : undefined;
     const decisions = answersIn(last);
     if (typeof runId !== "string" || decisions.size === 0) return undefined;
     const controller = new AbortController();
@@ -372,7 +373,7 @@ function open(messageId: string, controller: AbortController, run: AgentRun): Li
 export function approvalAnswered({ messages }: { messages: readonly AgentChatMessage[] }): boolean {
   const last = messages[messages.length - 1];
   if (last?.role !== "assistant") return false;
-  const states = last.parts.map((part) => (isRecord(part) ? part.state : undefined));
+  const states = last.parts.map((part) => (isJsonObject(part) ? part.state : undefined));
   return states.includes("approval-responded") && !states.includes("approval-requested");
 }
 
@@ -526,9 +527,9 @@ function answerIn(message: AgentChatMessage, callId: string): ApprovalDecision |
 function answersIn(message: AgentChatMessage): Map<string, ApprovalDecision> {
   const answers = new Map<string, ApprovalDecision>();
   for (const part of message.parts) {
-    if (!isRecord(part) || typeof part.toolCallId !== "string") continue;
+    if (!isJsonObject(part) || typeof part.toolCallId !== "string") continue;
     if (part.state !== "approval-responded") continue;
-    const approval = isRecord(part.approval) ? part.approval : {};
+    const approval = isJsonObject(part.approval) ? part.approval : {};
     const reason = typeof approval.reason === "string" && approval.reason ? approval.reason : "no";
     answers.set(
       part.toolCallId,
@@ -538,14 +539,10 @@ function answersIn(message: AgentChatMessage): Map<string, ApprovalDecision> {
   return answers;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
 function textOf(message: AgentChatMessage): string {
   const texts: string[] = [];
   for (const part of message.parts) {
-    if (isRecord(part) && part.type === "text" && typeof part.text === "string")
+    if (isJsonObject(part) && part.type === "text" && typeof part.text === "string")
       texts.push(part.text);
   }
   return texts.join("\n");
@@ -576,7 +573,7 @@ function transcriptOf(messages: readonly AgentChatMessage[]): Message[] {
       results = [];
     };
     for (const part of message.parts) {
-      if (!isRecord(part)) continue;
+      if (!isJsonObject(part)) continue;
       if (part.type === "step-start") flush();
       else if (part.type === "text" && typeof part.text === "string")
         said.push({ type: "text", text: part.text });

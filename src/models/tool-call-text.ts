@@ -4,6 +4,8 @@
 // (llama.cpp's chat parsers, WebLLM's Hermes models) do not need it; prompt-injected tool use
 // (the Prompt API without tool support, WebLLM's other models) does.
 
+import { isJsonObject } from "../schema/is-json-object.ts";
+
 /** The text formats `parseToolCalls` reads, as an `as const` list. */
 export const TOOL_CALL_FORMATS = [
   "hermes",
@@ -334,7 +336,7 @@ function mistralCalls(
   const span = balanced(text, argsAt);
   if (span === undefined) return undefined;
   const args = parseJson(text.slice(argsAt, span));
-  if (!isRecord(args)) return undefined;
+  if (!isJsonObject(args)) return undefined;
   const call = { name: match[1], arguments: args };
   const more = text.startsWith("[TOOL_CALLS]", span) ? mistralCalls(text, span + 12) : undefined;
   return more ? { calls: [call, ...more.calls], end: more.end } : { calls: [call], end: span };
@@ -347,12 +349,12 @@ function jsonCalls(text: string): TextToolCall[] | undefined {
   if (items.length === 0) return undefined;
   const calls: TextToolCall[] = [];
   for (const item of items) {
-    if (!isRecord(item)) return undefined;
-    const fn = isRecord(item.function) ? item.function : item;
+    if (!isJsonObject(item)) return undefined;
+    const fn = isJsonObject(item.function) ? item.function : item;
     const name = fn.name;
     let args: unknown = fn.arguments ?? fn.parameters ?? {};
     if (typeof args === "string") args = parseJson(args);
-    if (typeof name !== "string" || !isRecord(args)) return undefined;
+    if (typeof name !== "string" || !isJsonObject(args)) return undefined;
     calls.push({ name, arguments: args });
   }
   return calls;
@@ -376,7 +378,7 @@ function gemma4Call(text: string): TextToolCall | undefined {
   if (!match?.[1]) return undefined;
   const reader = literalReader(text.slice(match[0].length), true);
   const args = reader.value();
-  return isRecord(args) && reader.done() ? { name: match[1], arguments: args } : undefined;
+  return isJsonObject(args) && reader.done() ? { name: match[1], arguments: args } : undefined;
 }
 
 function pythonicCalls(text: string): TextToolCall[] | undefined {
@@ -533,8 +535,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -7,6 +7,7 @@
 import { toolName } from "../declaration/tool-name.ts";
 import { isToolError, ToolError } from "../errors.ts";
 import { connectMcp } from "../mcp/client/connect-mcp.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { type ConnectStdioOptions, connectStdio } from "./stdio-client.ts";
 
@@ -100,7 +101,7 @@ type Entry = [name: string, entry: McpServerEntry];
 function checkConfig(config: McpServersConfig): Entry[] {
   const invalid = (message: string) => new ToolError({ type: "invalid_configuration", message });
   const servers = (config as { mcpServers?: unknown } | null)?.mcpServers;
-  if (!isRecord(servers)) throw invalid("the config needs an `mcpServers` object");
+  if (!isJsonObject(servers)) throw invalid("the config needs an `mcpServers` object");
   const entries: Entry[] = [];
   for (const [name, value] of Object.entries(servers)) {
     const where = `mcpServers[${JSON.stringify(name)}]`;
@@ -110,7 +111,7 @@ function checkConfig(config: McpServersConfig): Entry[] {
     } catch {
       throw bad("the name becomes the tools' namespace, so it must be 1-128 of A-Z a-z 0-9 _ -");
     }
-    if (!isRecord(value)) throw bad("must be an object with `command` or `url`");
+    if (!isJsonObject(value)) throw bad("must be an object with `command` or `url`");
     if (value.disabled === true) continue;
     const type = value.type;
     if (type === "sse") {
@@ -190,14 +191,10 @@ function naming(name: string, error: unknown): unknown {
   return new ToolError(data as ConstructorParameters<typeof ToolError>[0], { cause: error });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isStrings(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {
-  return isRecord(value) && Object.values(value).every((item) => typeof item === "string");
+  return isJsonObject(value) && Object.values(value).every((item) => typeof item === "string");
 }

@@ -7,7 +7,12 @@ import { dirname } from "node:path";
 import { cancelledError } from "../abort.ts";
 import { errorText, ToolError } from "../errors.ts";
 import type { McpAuth } from "../mcp/client/mcp-session.ts";
-import { memoryStorage, type OAuthOptions, type OAuthStorage, oauth } from "../oauth/oauth.ts";
+import {
+  checkOAuthOptions,
+  memoryStorage,
+  type OAuthOptions,
+  type OAuthStorage,
+} from "../oauth/oauth-options.ts";
 import { type Served, serve } from "./serve.ts";
 
 /** Options of `nodeOAuth()`; the client options are as for `oauth()` from `toolwire/oauth`. */
@@ -92,8 +97,13 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
   const storage = tokensFile === undefined ? memoryStorage() : fileStorage(tokensFile);
   const hostInUrl = host.includes(":") ? `[${host}]` : host;
   // One `oauth()` per redirect URL (a free port differs per sign-in); all share the storage.
-  const flowFor = (redirectUrl: string, authorize: OAuthOptions["authorize"]) =>
-    oauth({ ...client, redirectUrl, storage, authorize });
+  // The flow, and oauth4webapi with it (about 100 KB of source), loads with the first request
+  // rather than with `toolwire/node` (cold start, design.md BC5).
+  let flows: Promise<typeof import("../oauth/oauth.ts")> | undefined;
+  const flowFor = async (redirectUrl: string, authorize: OAuthOptions["authorize"]) => {
+    flows ??= import("../oauth/oauth.ts");
+    return (await flows).oauth({ ...client, redirectUrl, storage, authorize });
+  };
   // The sign-in waiting for its redirect: only a request with its `state` ends it, so another
   // local process cannot end it with an answer of its own.
   let waiting: { state: string | null; resolve(returned: URL): void } | undefined;
@@ -119,8 +129,10 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
     }
   };
   // Until the first sign-in, a placeholder redirect: giving the token or refreshing it needs no
-  // redirect server. It also checks the client options now rather than at the first 401.
-  let current = flowFor(`http://${hostInUrl}:${port}${CALLBACK_PATH}`, authorize);
+  // redirect server. The client options are checked now rather than at the first request.
+  const placeholder = `http://${hostInUrl}:${port}${CALLBACK_PATH}`;
+  checkOAuthOptions({ ...client, redirectUrl: placeholder, storage, authorize });
+  let current: Promise<McpAuth> | undefined;
   // Sign-ins per endpoint (origin and path): a refusal of one in flight joins it; another
   // endpoint's waits its turn, since the sign-ins share the port and `waiting`.
   const signingIn = new Map<string, Promise<void>>();
@@ -156,7 +168,7 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
     try {
       const chosen = new URL(server.url).port;
       current = flowFor(`http://${hostInUrl}:${chosen}${CALLBACK_PATH}`, authorize);
-      await current.unauthorized(challenge, signal);
+      await (await current).unauthorized(challenge, signal);
     } finally {
       waiting = undefined;
       await server.close();
@@ -164,7 +176,10 @@ export function nodeOAuth(options: NodeOAuthOptions = {}): McpAuth {
   };
 
   return {
-    authorization: (resource, signal) => current.authorization(resource, signal),
+    async authorization(resource, signal) {
+      current ??= flowFor(placeholder, authorize);
+      return (await current).authorization(resource, signal);
+    },
     unauthorized(challenge, signal) {
       const key = challenge.resource.origin + challenge.resource.pathname;
       const running = signingIn.get(key);

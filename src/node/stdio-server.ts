@@ -13,6 +13,7 @@ import type { ToolsetBackend } from "../execution/backend.ts";
 import { META } from "../mcp/protocol.ts";
 import { createMcpHandler } from "../mcp/server/handler.ts";
 import type { McpHandlerOptions } from "../mcp/server/options.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import { createSseParser } from "../sse/sse-parser.ts";
 import { Toolset } from "../toolset/toolset.ts";
 import { createLineSplitter, maxMessageBytes } from "./stdio-lines.ts";
@@ -276,14 +277,10 @@ function messageOf(line: string): LineMessage {
     const value = JSON.parse(line) as { id?: unknown; method?: unknown; params?: unknown } | null;
     const { id, method, params } = value ?? {};
     if (typeof method !== "string") return {};
-    const record =
-      typeof params === "object" && params !== null && !Array.isArray(params)
-        ? (params as Record<string, unknown>)
-        : undefined;
     return {
       ...(typeof id === "string" || typeof id === "number" ? { id } : {}),
       method,
-      ...(record ? { params: record } : {}),
+      ...(isJsonObject(params) ? { params } : {}),
     };
   } catch {
     return {};

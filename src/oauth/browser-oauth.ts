@@ -7,7 +7,8 @@
 import { cancelledError } from "../abort.ts";
 import { ToolError } from "../errors.ts";
 import type { McpAuth } from "../mcp/client/mcp-session.ts";
-import { type OAuthOptions, type OAuthStorage, oauth } from "./oauth.ts";
+import { oauth } from "./oauth.ts";
+import type { OAuthOptions, OAuthStorage } from "./oauth-options.ts";
 
 // The page APIs used, declared here: the core type-checks without the DOM library (Workers).
 /** What is used of a Web Storage (`sessionStorage`, `localStorage`). */

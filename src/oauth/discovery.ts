@@ -11,6 +11,7 @@ import { errorText, ToolError } from "../errors.ts";
 import { readBody } from "../mcp/client/mcp-session.ts";
 import { NO_REDIRECT, redactUrl } from "../redaction.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
+import { isLoopback } from "./oauth-options.ts";
 
 /** The most of a metadata, registration or token response that is read: 256 KiB. */
 export const MAX_OAUTH_BODY_BYTES = 256 * 1024;
@@ -49,12 +50,6 @@ export function parseChallenge(header: string | null): Challenge {
   if (params.scope) out.scope = params.scope;
   if (params.error) out.error = params.error;
   return out;
-}
-
-/** Whether a URL's host is this machine (localhost, 127.0.0.0/8, [::1]). */
-export function isLoopback(url: URL): boolean {
-  const host = url.hostname.toLowerCase();
-  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 // Hosts that reach this machine: loopback, and the "any" addresses a connect also lands on.

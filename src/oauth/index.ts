@@ -21,4 +21,5 @@
  */
 
 export { type BrowserOAuthOptions, browserOAuth, finishSignIn } from "./browser-oauth.ts";
-export { type OAuthOptions, type OAuthStorage, oauth } from "./oauth.ts";
+export { oauth } from "./oauth.ts";
+export type { OAuthOptions, OAuthStorage } from "./oauth-options.ts";

@@ -29,6 +29,7 @@ import type {
   Operation,
   Outcome,
 } from "../observer.ts";
+import { isJsonObject } from "../schema/is-json-object.ts";
 import { w3cPropagator } from "./trace-context.ts";
 
 /** How `otelObserver` reports; every option may be left out. */
@@ -261,7 +262,7 @@ function mcpPlan(
     },
   };
   const meta = operation.params._meta;
-  const fromMeta = isRecord(meta) ? settings.propagator.extract(active, meta, getter) : active;
+  const fromMeta = isJsonObject(meta) ? settings.propagator.extract(active, meta, getter) : active;
   const fromHttp = headers
     ? settings.propagator.extract(active, headers, {
         keys: () => [],
@@ -365,10 +366,10 @@ class OtelObservation implements Observation {
     const operation = this.#operation;
     if (metric && operation.type === "model_turn" && outcome.type === "done") {
       // Token counts as the model reported them, one point per type.
-      const usage = isRecord(outcome.result) ? outcome.result.usage : undefined;
+      const usage = isJsonObject(outcome.result) ? outcome.result.usage : undefined;
       for (const [type, count] of [
-        ["input", isRecord(usage) ? usage.inputTokens : undefined],
-        ["output", isRecord(usage) ? usage.outputTokens : undefined],
+        ["input", isJsonObject(usage) ? usage.inputTokens : undefined],
+        ["output", isJsonObject(usage) ? usage.outputTokens : undefined],
       ] as const) {
         if (typeof count === "number") {
           this.#settings.tokens.record(count, { ...metric.attributes, "gen_ai.token.type": type });
@@ -383,11 +384,11 @@ class OtelObservation implements Observation {
   #done(result: unknown, attributes: Attributes): Failure | undefined {
     const operation = this.#operation;
     const payloads = this.#settings.payloads;
-    const record = isRecord(result) ? result : {};
+    const record = isJsonObject(result) ? result : {};
     switch (operation.type) {
       case "agent_run":
       case "model_turn": {
-        const usage = isRecord(record.usage) ? record.usage : undefined;
+        const usage = isJsonObject(record.usage) ? record.usage : undefined;
         if (usage && typeof usage.inputTokens === "number") {
           attributes["gen_ai.usage.input_tokens"] = usage.inputTokens;
         }
@@ -443,9 +444,9 @@ function failureOf(outcome: { error: unknown; code?: number | undefined }): Fail
 // The kind of a failure: a toolwire `ToolError`'s or `ModelError`'s `type` (`transport`,
 // `protocol`, `timeout`, `rate_limit`, …), else the error's class name.
 function kindOf(error: unknown): string {
-  if (isRecord(error)) {
+  if (isJsonObject(error)) {
     const data = error.data;
-    if (isRecord(data) && typeof data.type === "string") return data.type;
+    if (isJsonObject(data) && typeof data.type === "string") return data.type;
     if (typeof error.type === "string") return error.type;
     if (typeof error.name === "string" && error.name !== "") return error.name;
   }
@@ -458,10 +459,6 @@ function messageOf(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const name = error.name;
   return name === "ToolError" || name === "ModelError" ? error.message : name;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }
 
 function json(value: unknown): string {

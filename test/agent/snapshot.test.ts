@@ -9,6 +9,8 @@ import {
   Agent,
   type AgentEvent,
   type ApprovalDecision,
+  extractiveSummarizer,
+  modeApprover,
   type RunSnapshot,
 } from "../../src/agent/index.ts";
 import { defineTool, InteractionResponse, type Tool } from "../../src/index.ts";
@@ -43,6 +45,17 @@ function shop(options: { idempotentNote?: boolean; payDescription?: string } = {
     },
   });
   return { tools: [pay, note] as Tool[], paid, noted };
+}
+
+/** A read-only `page` tool whose result for page `n` is `page <n>: ` and `words` words. */
+function pageTool(words: number) {
+  return defineTool({
+    name: "page",
+    description: "Reads a page",
+    readOnly: true,
+    input: v.object({ n: v.number() }),
+    call: ({ n }) => `page ${n}: ${"text ".repeat(words)}`,
+  });
 }
 
 /** A model that decides from the transcript alone, so a resumed run on a new agent continues it. */
@@ -244,6 +257,46 @@ describe("a run that dies", () => {
   });
 });
 
+describe("checkpoints of a run that compacts", () => {
+  it("resume from every checkpoint, before and after compaction swapped messages", async () => {
+    const page = pageTool(200);
+    // Reads the next page after the last one the transcript shows (a summary keeps the last
+    // two messages), so a resumed run on a new agent goes on where the checkpoint was.
+    const model = scriptedModel((request) => {
+      const read = [...JSON.stringify(request.messages).matchAll(/page (\d+):/g)];
+      const next = Math.max(-1, ...read.map((match) => Number(match[1]))) + 1;
+      if (next === 12) return { text: "all read" };
+      return { toolCalls: [{ id: `r${next}`, name: "page", arguments: { n: next } }] };
+    });
+    const settings = {
+      model,
+      tools: [page],
+      approver: modeApprover("allow"),
+      compaction: { thresholdTokens: 800, keepRecent: 2, summarizer: extractiveSummarizer() },
+      snapshots: { secret: SECRET },
+    };
+    const checkpoints: RunSnapshot[] = [];
+    const compactedAt: number[] = [];
+    const agent = new Agent(settings);
+    agent.on("compacted", () => compactedAt.push(checkpoints.length));
+    const result = await agent.run("Read twelve pages", {
+      onCheckpoint: (snapshot) => {
+        // Snapshots share their messages: frozen, so an app's edit cannot reach another one.
+        expect(Object.isFrozen(snapshot.body.conversation.messages[0])).toBe(true);
+        checkpoints.push(json(snapshot));
+      },
+    }).result;
+    expect(result.stop).toBe("done");
+    // Checkpoints before the first compaction, and after it (messages swapped in).
+    expect(compactedAt[0]).toBeGreaterThan(0);
+    expect(checkpoints.length).toBeGreaterThan(compactedAt[0] as number);
+    for (const checkpoint of checkpoints) {
+      const resumed = await new Agent(settings).resume(checkpoint).result;
+      expect(resumed.stop).toBe("done");
+    }
+  });
+});
+
 describe("refusals", () => {
   async function pausedSnapshot(): Promise<RunSnapshot> {
     const { tools } = shop();
@@ -325,6 +378,69 @@ describe("refusals", () => {
     expect((await refusal(snapshot, agent, { nope: { type: "allow" } })).message).toContain(
       "no call `nope`",
     );
+  });
+
+  // A checkpoint signs only what changed since the last one (design.md A9): the messages go by
+  // blocks of about 16 KB, each hashed once. A change to any of them, in a closed block or the
+  // open one, must still be refused.
+  it("refuses a long run's snapshot with an earlier message edited, swapped or dropped", async () => {
+    const { tools } = shop();
+    const page = pageTool(2_000);
+    const reads = Array.from({ length: 8 }, (_, n) => ({
+      toolCalls: [{ id: `r${n}`, name: "page", arguments: { n } }],
+    }));
+    const model = modelFor([
+      ...reads,
+      { toolCalls: [{ id: "c1", name: "pay", arguments: { amount: 1 } }] },
+    ]);
+    let run: ReturnType<Agent["run"]> | undefined;
+    const agent = new Agent({
+      model,
+      tools: [...tools, page],
+      snapshots: { secret: SECRET },
+      approver: (request) => {
+        if (request.toolName === "page") return allow();
+        run?.pause();
+        return new Promise(() => {});
+      },
+    });
+    run = agent.run("Read eight pages, then pay 1");
+    const snapshot = json((await run.result).snapshot);
+    const messages = snapshot.body.conversation.messages;
+    expect(messages).toHaveLength(18);
+    expect(JSON.stringify(messages).length).toBeGreaterThan(80_000);
+
+    const tampered = (
+      change: (messages: RunSnapshot["body"]["conversation"]["messages"]) => void,
+    ) => {
+      const copy = json(snapshot);
+      change(copy.body.conversation.messages);
+      return copy;
+    };
+    // Changes of the same length, so every block keeps its messages' sizes.
+    const edited = tampered((m) => {
+      m[2] = JSON.parse(JSON.stringify(m[2]).replace("page 0:", "page 7:"));
+    });
+    const swapped = tampered((m) => {
+      [m[2], m[4]] = [m[4] as (typeof m)[number], m[2] as (typeof m)[number]];
+    });
+    const dropped = tampered((m) => m.splice(3, 2));
+    const last = tampered((m) => {
+      m[m.length - 1] = { role: "assistant", content: [{ type: "text", text: "no call" }] };
+    });
+    for (const changed of [edited, swapped, dropped, last]) {
+      expect((await refusal(changed)).message).toContain("signature does not match");
+    }
+    const resumer = new Agent({ model, tools: [...tools, page], snapshots: { secret: SECRET } });
+    const resumed = await resumer.resume(snapshot, { decisions: { c1: { type: "allow" } } }).result;
+    expect(resumed.stop).toBe("done");
+  });
+
+  it("refuses a snapshot of another format", async () => {
+    const snapshot = await pausedSnapshot();
+    const old = json(snapshot);
+    (old.body as { format: string }).format = "toolwire/run-snapshot/1";
+    expect((await refusal(old)).message).toContain("format is not toolwire/run-snapshot/2");
   });
 
   it("refuses pause without snapshots, and resume on an agent without them", async () => {

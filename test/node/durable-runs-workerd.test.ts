@@ -2,32 +2,18 @@
 // Worker resumes on another that shares only the key and the store (a Durable Object's
 // storage), its call taking effect once; a Worker with another key is refused with a typed
 // error and leaves the run as it was; of two Workers resuming the same run at once, one goes on.
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleWorker, COMPATIBILITY_DATE, workerFetch } from "../support/miniflare.ts";
 
 let mf: Miniflare | undefined;
 
 beforeAll(async () => {
-  const bundle = await build({
-    entryPoints: [new URL("../workerd/durable-run-worker.ts", import.meta.url).pathname],
-    outfile: "worker.js",
-    write: false,
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    external: ["cloudflare:workers"],
-    logLevel: "silent",
-  });
-  const modules = [
-    { type: "ESModule" as const, path: "worker.js", contents: bundle.outputFiles[0]?.text ?? "" },
-  ];
+  const modules = await bundleWorker(new URL("../workerd/durable-run-worker.ts", import.meta.url));
   const store = { className: "RunStore", scriptName: "store" };
   const shared = "the-key-a-and-b-share-32-characters!";
   // Each Worker its own isolate; the compatibility date is per Worker (RPC to the object needs it).
-  const worker = { modules, compatibilityDate: "2026-04-01" };
+  const worker = { modules, compatibilityDate: COMPATIBILITY_DATE };
   mf = new Miniflare({
     workers: [
       {
@@ -54,11 +40,8 @@ afterAll(async () => {
 });
 
 async function call(worker: string, path: string, body?: unknown) {
-  // Miniflare's Fetcher type mixes in Workers types the Node tools do not load.
-  const fetcher = (await (mf as Miniflare).getWorker(worker)) as unknown as {
-    fetch(url: string, init: RequestInit): Promise<Response>;
-  };
-  const response = await fetcher.fetch(`http://worker${path}`, {
+  const fetcher = await workerFetch(mf as Miniflare, worker);
+  const response = await fetcher(`http://worker${path}`, {
     method: body === undefined ? "GET" : "POST",
     body: body === undefined ? null : JSON.stringify(body),
   });

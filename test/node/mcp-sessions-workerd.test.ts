@@ -3,33 +3,19 @@
 // question goes out on one isolate, the answer comes in through the other, and it reaches the
 // running tool because both isolates send the session's requests to its Durable Object. With
 // in-memory sessions alone the same client loses its session at the second isolate.
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InteractionResponse, isToolError } from "../../src/index.ts";
 import { connectMcp, createMcpHandler } from "../../src/mcp/index.ts";
 import { Toolset } from "../../src/toolset/toolset.ts";
+import { bundleWorker, COMPATIBILITY_DATE, workerFetch } from "../support/miniflare.ts";
 
 let mf: Miniflare | undefined;
 
 beforeAll(async () => {
-  const bundle = await build({
-    entryPoints: [new URL("../workerd/mcp-sessions-worker.ts", import.meta.url).pathname],
-    outfile: "worker.js",
-    write: false,
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    external: ["cloudflare:workers"],
-    logLevel: "silent",
-  });
-  const modules = [
-    { type: "ESModule" as const, path: "worker.js", contents: bundle.outputFiles[0]?.text ?? "" },
-  ];
+  const modules = await bundleWorker(new URL("../workerd/mcp-sessions-worker.ts", import.meta.url));
   // Each Worker its own isolate; the compatibility date is per Worker.
-  const worker = { modules, compatibilityDate: "2026-04-01" };
+  const worker = { modules, compatibilityDate: COMPATIBILITY_DATE };
   const homes = { MCP_SESSIONS: { className: "McpSession", scriptName: "home" } };
   mf = new Miniflare({
     workers: [
@@ -49,22 +35,14 @@ afterAll(async () => {
 
 /** A `fetch` that sends each request to the next of `workers` in turn, and logs which. */
 async function alternating(workers: string[], log: string[]): Promise<typeof fetch> {
-  const fetchers = await Promise.all(
-    workers.map(
-      async (name) =>
-        // Miniflare's Fetcher type mixes in Workers types the Node tools do not load.
-        (await (mf as Miniflare).getWorker(name)) as unknown as {
-          fetch(url: string, init: RequestInit): Promise<Response>;
-        },
-    ),
-  );
+  const fetchers = await Promise.all(workers.map((name) => workerFetch(mf as Miniflare, name)));
   let next = 0;
   return (async (input: Request | string | URL, init?: RequestInit) => {
     const index = next++ % fetchers.length;
     const request = new Request(input, init);
     const body = request.method === "GET" ? null : await request.text();
     log.push(`${workers[index]} ${request.method} ${body}`);
-    const answer = await (fetchers[index] as (typeof fetchers)[number]).fetch(request.url, {
+    const answer = await (fetchers[index] as (typeof fetchers)[number])(request.url, {
       method: request.method,
       headers: [...request.headers],
       body,

@@ -181,6 +181,19 @@ describe("nodeOAuth", () => {
     expect(() => nodeOAuth({ host: "::1" })).not.toThrow();
   });
 
+  // The flow itself loads with the first request (cold start); its options are checked at once.
+  it("rejects bad client options when it is called, before any request", () => {
+    expect(() => nodeOAuth({ clientSecret: "s3cret-value" })).toThrow(
+      expect.objectContaining({
+        type: "invalid_configuration",
+        message: expect.stringContaining("clientId"),
+      }),
+    );
+    expect(() => nodeOAuth({ clientMetadataUrl: "http://example.com/client.json" })).toThrow(
+      /clientMetadataUrl/,
+    );
+  });
+
   it("signs in to two endpoints at once, each with its own sign-in", async () => {
     const s = setup();
     const auth = nodeOAuth({ open: s.open, fetch: s.network });

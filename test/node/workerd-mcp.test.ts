@@ -1,32 +1,19 @@
 // A toolset served from a real Worker module, bundled without nodejs_compat and run in plain
 // Miniflare with no compatibility flags, called over HTTP by connectMcp. (The workerd vitest
 // project always enables nodejs_compat_v2, so it cannot prove this.)
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Toolset } from "../../src/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
+import { bundleWorker, COMPATIBILITY_DATE } from "../support/miniflare.ts";
 
 let mf: Miniflare | undefined;
 let endpoint = "";
 
 beforeAll(async () => {
-  // Platform `browser` fails the build on any `node:` import, so a bundle that builds
-  // needs no nodejs_compat.
-  const bundle = await build({
-    entryPoints: [new URL("../workerd/mcp-worker.ts", import.meta.url).pathname],
-    outfile: "worker.js",
-    write: false,
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    logLevel: "silent",
-  });
   mf = new Miniflare({
-    modules: [{ type: "ESModule", path: "worker.js", contents: bundle.outputFiles[0]?.text ?? "" }],
-    compatibilityDate: "2026-04-01",
+    modules: await bundleWorker(new URL("../workerd/mcp-worker.ts", import.meta.url)),
+    compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: [],
     host: "127.0.0.1",
     port: 0,

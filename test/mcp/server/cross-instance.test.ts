@@ -2,9 +2,9 @@
 // instances run the same module with the same `MCP_STATE_SECRET` binding and share nothing
 // else; the first answers `input_required`, the retry completes on the second. A third instance
 // with another secret refuses the state.
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleWorker, COMPATIBILITY_DATE } from "../../support/miniflare.ts";
 import { envelope, type Wire } from "./modern.ts";
 
 const SECRET = "cross-instance-secret-of-32-or-more-chars";
@@ -12,22 +12,11 @@ const instances: Miniflare[] = [];
 const endpoints: string[] = [];
 
 beforeAll(async () => {
-  const bundle = await build({
-    entryPoints: [new URL("./mrtr-worker.ts", import.meta.url).pathname],
-    outfile: "worker.js",
-    write: false,
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    logLevel: "silent",
-  });
-  const contents = bundle.outputFiles[0]?.text ?? "";
+  const modules = await bundleWorker(new URL("./mrtr-worker.ts", import.meta.url));
   for (const secret of [SECRET, SECRET, "another-secret-of-at-least-32-characters"]) {
     const mf = new Miniflare({
-      modules: [{ type: "ESModule", path: "worker.js", contents }],
-      compatibilityDate: "2026-04-01",
+      modules,
+      compatibilityDate: COMPATIBILITY_DATE,
       compatibilityFlags: [],
       bindings: { MCP_STATE_SECRET: secret },
       host: "127.0.0.1",
