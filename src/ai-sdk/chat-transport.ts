@@ -192,7 +192,7 @@ interface Live {
  * @example
  * ```ts
  * const transport = agentChatTransport({
- *   agent: (approver) => new Agent({ model, tools, approver }),
+ *   agent: (gates) => new Agent({ model, tools, ...gates }),
  * });
  * const chat = useChat({ transport, sendAutomaticallyWhen: approvalAnswered });
  * ```
