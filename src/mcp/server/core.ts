@@ -144,6 +144,8 @@ export interface Core {
   readonly sources: ServedSources;
   /** The methods both revisions serve. */
   readonly methods: MethodTable;
+  /** The MCP Tasks extension (2026-07-28 only), when the handler serves it (`mcpTasks`). */
+  tasks: TaskEngine | undefined;
   /** Reports a failure the client only sees as a generic answer; never throws. */
   report(error: unknown, phase: "authorize" | "request" | "tool", request: () => Request): void;
 }
@@ -188,6 +190,42 @@ export interface Scope {
   admit(): (() => void) | string;
   /** Reports a failure the client only sees as a generic answer (`onError`). */
   report(error: unknown, phase: "request" | "tool"): void;
+  /**
+   * Keeps the runtime alive for work that outlives the answer (a task's run): a Worker's
+   * `ctx.waitUntil`, when the handler's `fetch` was given the Worker's context.
+   */
+  readonly waitUntil: ((work: Promise<unknown>) => void) | undefined;
+}
+
+/**
+ * What the core calls of the MCP Tasks extension (`tasks.ts`, made by `mcpTasks`): whether a
+ * call runs as a task, starting one, and the `tasks/*` methods. Declared here so the core and
+ * the codecs name it without loading it: a handler without tasks ships none of it.
+ */
+export interface TaskEngine {
+  /**
+   * Whether a call of `tool` runs as a task, for a request that declared the extension;
+   * `retry` says the call carries answers of earlier rounds (`inputResponses`/`requestState`).
+   */
+  runsAsTask(tool: ToolInfo, args: Record<string, unknown>, retry: boolean): boolean;
+  /**
+   * Creates the task's record, starts the tool beyond the request and answers the
+   * `CreateTaskResult`; `prior` holds what the MRTR rounds before it gathered.
+   */
+  start(params: JsonRpcParams, scope: Scope, prior: TaskPrior): Promise<Outcome>;
+  /** `tasks/get`, `tasks/update` and `tasks/cancel`. */
+  readonly methods: MethodTable;
+}
+
+/** What the multi round-trip rounds before a task gathered, for the task's run to reuse. */
+export interface TaskPrior {
+  /** The answer those rounds hold for the tool's `index`-th question, if any. */
+  answered(
+    question: ToolInteractionRequest,
+    index: number,
+  ): Promise<ToolInteractionResponse | undefined>;
+  /** The journal of the rounds' `ctx.once` effects, replayed instead of run again. */
+  readonly journal: CallJournal | undefined;
 }
 
 /** What a codec says about one request, for the core to build its scope from. */
@@ -258,6 +296,7 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
         envelope.inSession,
       ),
     report: (error, phase) => core.report(error, phase, () => request.toRequest()),
+    waitUntil: request.waitUntil,
   };
   const run = async () => {
     try {

@@ -120,6 +120,29 @@ export function roundAsker(options: {
 }
 
 /**
+ * The answer the rounds so far hold for a question under `key`, as `roundAsker` would give it
+ * (an earlier round's answer to the same question, or this retry's for the question the last
+ * round asked), or `undefined`: a call that continues as a task answers its first questions
+ * from here and asks the rest through the task.
+ */
+export async function answeredInRound(
+  round: Round,
+  inputResponses: Record<string, unknown> | undefined,
+  key: string,
+  request: ToolInteractionRequest,
+): Promise<ToolInteractionResponse | undefined> {
+  const fingerprint = await fingerprintOf(request);
+  const earlier = round.answers.get(key);
+  if (earlier?.fingerprint === fingerprint) return answerOf(request, earlier.response);
+  const given = inputResponses?.[key];
+  const expected = round.pending.get(key);
+  if (!isJsonObject(given) || (expected !== undefined && expected !== fingerprint))
+    return undefined;
+  if (answerProblem(request, given) !== undefined) return undefined;
+  return answerOf(request, given);
+}
+
+/**
  * Checks `inputResponses` before a round runs: an object whose every value is an object (an
  * `ElicitResult`, a `CreateMessageResult`, …). Returns why not, or `undefined` when it is fine.
  */

@@ -1,0 +1,630 @@
+// The MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on 2026-07-28: a
+// `tools/call` of a tool declared with `taskSupport`, from a request that declares the
+// extension, is answered with a task handle once the task's record is in the store; the tool
+// runs beyond the request on the instance that took it, and `tasks/get`, `tasks/update` and
+// `tasks/cancel` read and change the record from whichever instance they reach. The record is
+// the only shared state: the running instance holds a lease on it, renews it while it runs,
+// and reads it for the client's answers and a cancel. Loaded only by `mcpTasks`, so a handler
+// without tasks ships none of this. See `docs/design.md`, "Serving MCP", "Tasks".
+
+import type { ToolInfo } from "../../declaration/tool-info.ts";
+import { ToolError } from "../../errors.ts";
+import { createCallJournal } from "../../execution/call-journal.ts";
+import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
+import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
+import { isJsonObject } from "../../schema/is-json-object.ts";
+import { memoryStore, type Store } from "../../store/store.ts";
+import { JSON_RPC_ERROR, jsonRpcResult } from "../json-rpc.ts";
+import { MCP_ERROR, toMcpCallToolResult } from "../protocol.ts";
+import {
+  type Core,
+  failure,
+  type Method,
+  type Outcome,
+  result,
+  type Scope,
+  type TaskEngine,
+  type TaskPrior,
+  TOO_MANY_CALLS,
+} from "./core.ts";
+import type { McpTasks } from "./options.ts";
+import { answerFrom, capabilityFor, questionFor } from "./questions.ts";
+import { failureOutcome } from "./tools.ts";
+
+/** What `mcpTasks` takes. */
+export interface McpTasksOptions {
+  /**
+   * Where task records live; default `memoryStore()`, which serves one process (Node, Deno, a
+   * single Durable Object). Several instances behind one endpoint need one store they all reach
+   * with an atomic `compareAndSet` (a Durable Object's storage, Redis): a `tasks/get` may land on
+   * any of them. Workers KV cannot compare and set, so it cannot hold tasks.
+   */
+  store?: Store;
+  /** How long a task stays readable after it was created, in ms; default one hour. */
+  ttlMs?: number;
+  /** The poll interval suggested to clients, in ms; default 1 000. */
+  pollIntervalMs?: number;
+  /**
+   * How long a running task's record stays claimed by the instance running it without a renewal,
+   * in ms; default 30 000. A reader that finds a task `working` past its lease marks it `failed`
+   * ("the instance running it stopped"): a task whose instance died or restarted ends.
+   */
+  leaseMs?: number;
+  /**
+   * How often the running instance reads its task's record (for a cancel or the client's
+   * answers) and renews the lease when half of it has passed, in ms; default 200.
+   */
+  checkIntervalMs?: number;
+  /** The most tasks this instance runs at once; one more is refused (`-32000`). Default 64. */
+  maxRunning?: number;
+  /** The most tasks one caller identity runs at once on this instance; default 16. */
+  maxRunningPerCaller?: number;
+  /**
+   * The largest record, in bytes of JSON; a result (or questions) past it ends the task
+   * `failed` with a message naming the limit. Default 1 MiB.
+   */
+  maxRecordBytes?: number;
+  /**
+   * Decides per call whether a tool declared `taskSupport: "optional"` runs as a task (a
+   * `required` one always does); default: always. `retry` says the call carries answers of
+   * earlier multi round-trip rounds, so a tool can ask its first questions in the request and
+   * become a task once they are answered.
+   */
+  runAsTask?(call: { tool: ToolInfo; arguments: Record<string, unknown>; retry: boolean }): boolean;
+}
+
+/** What `mcpTasks` returns: `McpTasks` with the factory of each handler's engine. */
+export interface TaskServing extends McpTasks {
+  "~engine"(core: Core): TaskEngine;
+}
+
+/**
+ * Creates the MCP Tasks extension for `createMcpHandler`'s `tasks`: tools declared with
+ * `taskSupport` then run as tasks for 2026-07-28 clients that declare the extension.
+ *
+ * @param options The store, retention, lease and limits.
+ * @returns The value to pass as `tasks`.
+ * @throws ToolError `invalid_configuration` for a limit that is not a positive integer.
+ * @example
+ * ```ts
+ * const report = defineTool({ name: "report", description: "Builds the report", taskSupport: "optional",
+ *   input: v.object({}), call: async (_, ctx) => buildReport(ctx.signal) });
+ * const handler = createMcpHandler(Toolset.local([report]), {
+ *   name: "reports", version: "1.0.0", tasks: mcpTasks({ ttlMs: 3_600_000 }),
+ * });
+ * ```
+ */
+export function mcpTasks(options: McpTasksOptions = {}): McpTasks {
+  const positive = (name: keyof McpTasksOptions, fallback: number): number => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+      throw new ToolError({
+        type: "invalid_configuration",
+        message: `mcpTasks \`${name}\` must be a positive integer`,
+      });
+    }
+    return value;
+  };
+  const settings: Settings = {
+    store: options.store ?? memoryStore(),
+    ttlMs: positive("ttlMs", 3_600_000),
+    pollIntervalMs: positive("pollIntervalMs", 1000),
+    leaseMs: positive("leaseMs", 30_000),
+    checkIntervalMs: positive("checkIntervalMs", 200),
+    maxRunning: positive("maxRunning", 64),
+    maxRunningPerCaller: positive("maxRunningPerCaller", 16),
+    maxRecordBytes: positive("maxRecordBytes", 1024 * 1024),
+    runAsTask: options.runAsTask,
+  };
+  const serving: TaskServing = {
+    "~kind": "mcp_tasks",
+    "~engine": (core) => createEngine(core, settings),
+  };
+  return serving;
+}
+
+interface Settings {
+  readonly store: Store;
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+  readonly checkIntervalMs: number;
+  readonly maxRunning: number;
+  readonly maxRunningPerCaller: number;
+  readonly maxRecordBytes: number;
+  readonly runAsTask: McpTasksOptions["runAsTask"];
+}
+
+/** A task's status; the last three are terminal and never change. */
+type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
+
+/** A JSON-RPC error as a failed task carries it. */
+interface TaskErrorBody {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** One task as the store holds it (JSON). */
+interface TaskRecord {
+  taskId: string;
+  /** The digest of the creating caller's identity: no one else reads or changes the task. */
+  owner: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** Until when (epoch ms) the running instance holds the task; renewed while it runs. */
+  lease: number;
+  /** The outstanding questions, by key, as `{ method, params }`. */
+  inputRequests?: Record<string, { method: string; params: unknown }>;
+  /** Answers `tasks/update` stored, by key, not yet taken by the running instance. */
+  answers?: Record<string, Record<string, unknown>>;
+  result?: Record<string, unknown>;
+  error?: TaskErrorBody;
+}
+
+const KEY_PREFIX = "toolwire/mcp-task/";
+
+/** What the instance running a task keeps of it: its tool's controller. */
+interface Running {
+  readonly caller: string;
+  readonly controller: AbortController;
+}
+
+function createEngine(core: Core, settings: Settings): TaskEngine {
+  const { store, leaseMs, maxRecordBytes } = settings;
+  const running = new Map<string, Running>();
+  const perCaller = new Map<string, number>();
+  const keyOf = (taskId: string) => KEY_PREFIX + taskId;
+  const now = () => Date.now();
+
+  // The store keeps a record until the task's retention ends, counted from its creation.
+  const storeTtl = (record: TaskRecord) =>
+    Math.max(1, Date.parse(record.createdAt) + record.ttlMs - now());
+
+  /**
+   * Changes a record with `compareAndSet`, reading it again on a conflict: `change` returns the
+   * next record, or `undefined` to leave it. Returns the record as it now is (`undefined` when
+   * there is none).
+   */
+  async function update(
+    taskId: string,
+    change: (record: TaskRecord) => TaskRecord | undefined,
+  ): Promise<TaskRecord | undefined> {
+    for (;;) {
+      const text = await store.get(keyOf(taskId));
+      if (text === undefined) return undefined;
+      const record = JSON.parse(text) as TaskRecord;
+      const next = change(record);
+      if (next === undefined) return record;
+      let nextText = JSON.stringify(next);
+      if (nextText.length > maxRecordBytes) {
+        // Too big to keep: the task fails, saying so, instead of the store refusing it.
+        const size = nextText.length;
+        nextText = JSON.stringify(
+          terminal(record, "failed", {
+            error: {
+              code: JSON_RPC_ERROR.internalError,
+              message: `The task's record would be ${size} bytes, over the server's maxRecordBytes (${maxRecordBytes})`,
+            },
+          }),
+        );
+      }
+      const ttlMs = storeTtl(next);
+      if (await store.compareAndSet(keyOf(taskId), text, nextText, { ttlMs })) {
+        return JSON.parse(nextText) as TaskRecord;
+      }
+    }
+  }
+
+  /**
+   * Reads the caller's task: `undefined` for an unknown id or another caller's task (both
+   * answered as unknown, so ids cannot be probed). A task still `working` past its lease is
+   * marked `failed` first: the instance running it stopped.
+   */
+  async function read(taskId: unknown, scope: Scope): Promise<TaskRecord | undefined> {
+    if (typeof taskId !== "string" || taskId === "") return undefined;
+    const text = await store.get(keyOf(taskId));
+    if (text === undefined) return undefined;
+    const record = JSON.parse(text) as TaskRecord;
+    if (record.owner !== (await ownerOf(scope.caller.identity))) return undefined;
+    if (TERMINAL.has(record.status) || record.lease >= now()) return record;
+    return update(taskId, (current) =>
+      TERMINAL.has(current.status) || current.lease >= now()
+        ? undefined
+        : terminal(current, "failed", {
+            error: { code: JSON_RPC_ERROR.internalError, message: LEASE_LOST },
+          }),
+    );
+  }
+
+  const unknownTask = (taskId: unknown) =>
+    failure(
+      JSON_RPC_ERROR.invalidParams,
+      `Task not found: ${typeof taskId === "string" ? taskId : "`taskId` must be a string"}`,
+    );
+
+  /** Answers `tasks/get`: the task as it is now, with its questions, result or error. */
+  const getTask: Method = async (params, scope) => {
+    const record = await read(params.taskId, scope);
+    if (!record) return unknownTask(params.taskId);
+    return result(snapshot(record));
+  };
+
+  /**
+   * Answers `tasks/update`: stores the answers to outstanding questions (others are ignored),
+   * so the next `tasks/get` no longer lists them, and acknowledges with an empty result.
+   */
+  const updateTask: Method = async (params, scope) => {
+    const responses = params.inputResponses;
+    if (!isJsonObject(responses)) {
+      return failure(JSON_RPC_ERROR.invalidParams, "tasks/update needs an `inputResponses` object");
+    }
+    const record = await read(params.taskId, scope);
+    if (!record) return unknownTask(params.taskId);
+    await update(record.taskId, (current) => {
+      const outstanding = current.inputRequests;
+      if (TERMINAL.has(current.status) || !outstanding) return undefined;
+      const answered = Object.entries(responses).filter(
+        ([key, value]) => key in outstanding && isJsonObject(value),
+      );
+      if (answered.length === 0) return undefined;
+      const inputRequests = { ...outstanding };
+      const answers = { ...current.answers };
+      for (const [key, value] of answered) {
+        delete inputRequests[key];
+        answers[key] = value as Record<string, unknown>;
+      }
+      const next: TaskRecord = { ...current, answers, lastUpdatedAt: isoNow() };
+      if (Object.keys(inputRequests).length === 0) {
+        next.status = "working";
+        delete next.inputRequests;
+      } else {
+        next.inputRequests = inputRequests;
+      }
+      return next;
+    });
+    return result({});
+  };
+
+  /**
+   * Answers `tasks/cancel`: a task not yet finished becomes `cancelled` at once and its tool is
+   * aborted (here, or by its instance at its next check); a finished one is left as it is. The
+   * answer is the same empty acknowledgement either way.
+   */
+  const cancelTask: Method = async (params, scope) => {
+    const record = await read(params.taskId, scope);
+    if (!record) return unknownTask(params.taskId);
+    await update(record.taskId, (current) =>
+      TERMINAL.has(current.status)
+        ? undefined
+        : terminal(current, "cancelled", { statusMessage: "Cancelled by the client" }),
+    );
+    running.get(record.taskId)?.controller.abort("the task was cancelled");
+    return result({});
+  };
+
+  /** Takes a running slot for the caller, or says why not. */
+  function admit(caller: string): (() => void) | string {
+    if (running.size >= settings.maxRunning) {
+      return `Too many tasks running (the limit is ${settings.maxRunning}); retry when one has finished`;
+    }
+    const held = perCaller.get(caller) ?? 0;
+    if (held >= settings.maxRunningPerCaller) {
+      return `Too many tasks running for this caller (the limit is ${settings.maxRunningPerCaller}); retry when one has finished`;
+    }
+    perCaller.set(caller, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (perCaller.get(caller) ?? 1) - 1;
+      if (left > 0) perCaller.set(caller, left);
+      else perCaller.delete(caller);
+    };
+  }
+
+  /** Creates the task's record, starts its run, and answers the handle. */
+  async function start(params: Record<string, unknown>, scope: Scope, prior: TaskPrior) {
+    const { name, arguments: args = {} } = params;
+    if (typeof name !== "string") {
+      return failure(JSON_RPC_ERROR.invalidParams, "tools/call needs a string `name`");
+    }
+    if (!isJsonObject(args)) {
+      return failure(JSON_RPC_ERROR.invalidParams, "tools/call `arguments` must be an object");
+    }
+    const owner = await ownerOf(scope.caller.identity);
+    const release = admit(owner);
+    if (typeof release === "string") return failure(TOO_MANY_CALLS, release);
+    const at = isoNow();
+    const record: TaskRecord = {
+      taskId: crypto.randomUUID(),
+      owner,
+      status: "working",
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttlMs: settings.ttlMs,
+      pollIntervalMs: settings.pollIntervalMs,
+      lease: now() + leaseMs,
+    };
+    let created: boolean;
+    try {
+      // The handle goes out only once `tasks/get` would find the task.
+      created = await store.compareAndSet(keyOf(record.taskId), undefined, JSON.stringify(record), {
+        ttlMs: record.ttlMs,
+      });
+    } catch (error) {
+      release();
+      scope.report(error, "request");
+      return failure(JSON_RPC_ERROR.internalError, "Internal error: the task store failed");
+    }
+    if (!created) {
+      release();
+      return failure(JSON_RPC_ERROR.internalError, "Internal error: the task id was taken");
+    }
+    const controller = new AbortController();
+    running.set(record.taskId, { caller: owner, controller });
+    const work = run(record.taskId, name, args, scope, prior, controller)
+      .catch((error: unknown) => scope.report(error, "tool"))
+      .finally(() => {
+        running.delete(record.taskId);
+        release();
+      });
+    scope.waitUntil?.(work);
+    const handle: Record<string, unknown> = { resultType: "task" };
+    for (const key of HANDLE_FIELDS) handle[key] = record[key];
+    return result(handle);
+  }
+
+  /**
+   * Runs the task's tool on this instance: its questions go into the record and wait for the
+   * answers `tasks/update` stores there; every `checkIntervalMs` the record is read for them
+   * and for a cancel, and the lease renewed once half of it has passed; the outcome ends it.
+   */
+  async function run(
+    taskId: string,
+    name: string,
+    args: Record<string, unknown>,
+    scope: Scope,
+    prior: TaskPrior,
+    controller: AbortController,
+  ): Promise<void> {
+    const waiting = new Map<
+      string,
+      { request: ToolInteractionRequest; resolve(response: ToolInteractionResponse): void }
+    >();
+    const used = new Set<string>();
+    let asked = 0;
+    let stop: TaskErrorBody | undefined;
+    let queued: Record<string, { method: string; params: unknown }> | undefined;
+    let checking = false;
+    const questionKey = core.options.questionKey ?? ((_q, index: number) => `q${index}`);
+
+    const fail = (error: TaskErrorBody) => {
+      stop ??= error;
+      controller.abort(error.message);
+    };
+    // Questions asked together (`Promise.all`) reach the record in one write, so a client
+    // never sees only some of them.
+    const flush = async () => {
+      const add = queued;
+      queued = undefined;
+      if (!add) return;
+      const now = await update(taskId, (current) =>
+        TERMINAL.has(current.status)
+          ? undefined
+          : {
+              ...current,
+              status: "input_required",
+              inputRequests: { ...current.inputRequests, ...add },
+              lastUpdatedAt: isoNow(),
+            },
+      );
+      if (!now || TERMINAL.has(now.status)) controller.abort("the task ended");
+    };
+    const check = async () => {
+      if (checking) return;
+      checking = true;
+      try {
+        let taken: Record<string, Record<string, unknown>> = {};
+        const record = await update(taskId, (current) => {
+          taken = {};
+          if (TERMINAL.has(current.status)) return undefined;
+          const renew = current.lease - now() < leaseMs / 2;
+          const answers = { ...current.answers };
+          for (const [key, answer] of Object.entries(answers)) {
+            if (!waiting.has(key)) continue;
+            taken[key] = answer;
+            delete answers[key];
+          }
+          if (!renew && Object.keys(taken).length === 0) return undefined;
+          const next: TaskRecord = { ...current };
+          if (renew) next.lease = now() + leaseMs;
+          if (Object.keys(answers).length > 0) next.answers = answers;
+          else delete next.answers;
+          return next;
+        });
+        if (!record || TERMINAL.has(record.status)) {
+          controller.abort(record ? "the task ended" : "the task's record is gone");
+          return;
+        }
+        for (const [key, answer] of Object.entries(taken)) {
+          const entry = waiting.get(key);
+          if (!entry) continue;
+          waiting.delete(key);
+          entry.resolve(answerFrom(entry.request, jsonRpcResult(entry.request.id, answer)));
+        }
+      } catch (error) {
+        scope.report(error, "tool");
+      } finally {
+        checking = false;
+      }
+    };
+    const timer = setInterval(() => void check(), settings.checkIntervalMs);
+
+    const onInteraction = async (
+      request: ToolInteractionRequest,
+      signal: AbortSignal,
+    ): Promise<ToolInteractionResponse> => {
+      const index = asked++;
+      const earlier = await prior.answered(request, index);
+      if (earlier) return earlier;
+      const capability = capabilityFor(request.kind);
+      if (scope.capabilities && !scope.capabilities[capability]) {
+        const required =
+          capability === "elicitation" ? { elicitation: { form: {} } } : { [capability]: {} };
+        fail({
+          code: MCP_ERROR.missingClientCapability,
+          message: `tool \`${request.toolName}\` asks for input, which needs the client capability ${JSON.stringify(required)}`,
+          data: { requiredCapabilities: required },
+        });
+        throw new ToolError({
+          type: "cancelled",
+          tool: request.toolName,
+          reason: "missing capability",
+        });
+      }
+      // A key is never used twice in one task, whatever `questionKey` answers.
+      let key = questionKey(request, index);
+      if (used.has(key)) key = `${key}-${index}`;
+      used.add(key);
+      const question = questionFor(request, key, "2025-11-25");
+      const answer = new Promise<ToolInteractionResponse>((resolve, reject) => {
+        waiting.set(key, { request, resolve });
+        const cancelled = () => {
+          waiting.delete(key);
+          reject(
+            new ToolError({ type: "cancelled", tool: request.toolName, reason: "the task ended" }),
+          );
+        };
+        if (signal.aborted) cancelled();
+        else signal.addEventListener("abort", cancelled, { once: true });
+      });
+      if (!queued) {
+        queued = {};
+        setTimeout(() => void flush().catch((error: unknown) => scope.report(error, "tool")), 0);
+      }
+      queued[key] = { method: question.method, params: question.params };
+      return answer;
+    };
+
+    let outcome: Outcome;
+    try {
+      const value = await core.toolset.call(name, args, {
+        signal: controller.signal,
+        auth: scope.caller.auth,
+        onInteraction,
+        "~journal": prior.journal ?? createCallJournal(),
+      });
+      outcome = result(toMcpCallToolResult(value));
+    } catch (error) {
+      outcome = controller.signal.aborted
+        ? { type: "cancelled" }
+        : failureOutcome(name, error, (hidden) => scope.report(hidden, "tool"));
+    } finally {
+      clearInterval(timer);
+    }
+    const stopped = stop;
+    await update(taskId, (current) => {
+      if (TERMINAL.has(current.status)) return undefined;
+      if (stopped) return terminal(current, "failed", { error: stopped });
+      switch (outcome.type) {
+        case "result":
+          return terminal(current, "completed", { result: outcome.result });
+        case "error":
+          return terminal(current, "failed", {
+            error: errorBody(outcome.code, outcome.message, outcome.data),
+          });
+        default:
+          return terminal(current, "cancelled", { statusMessage: "The task's work was cancelled" });
+      }
+    });
+  }
+
+  return {
+    runsAsTask(tool, args, retry) {
+      if (tool.taskSupport === "required") return true;
+      if (tool.taskSupport !== "optional") return false;
+      return settings.runAsTask ? settings.runAsTask({ tool, arguments: args, retry }) : true;
+    },
+    start,
+    methods: { "tasks/get": getTask, "tasks/update": updateTask, "tasks/cancel": cancelTask },
+  };
+}
+
+const LEASE_LOST = "The task's work stopped: the instance running it stopped";
+
+/** The fields of a handle, in the order the spec lists them. */
+const HANDLE_FIELDS = [
+  "taskId",
+  "status",
+  "createdAt",
+  "lastUpdatedAt",
+  "ttlMs",
+  "pollIntervalMs",
+] as const;
+
+/** What `tasks/get` answers: the task and the part of its status (no owner, lease or answers). */
+function snapshot(record: TaskRecord): Record<string, unknown> {
+  const value: Record<string, unknown> = {};
+  for (const key of HANDLE_FIELDS) value[key] = record[key];
+  if (record.statusMessage !== undefined) value.statusMessage = record.statusMessage;
+  switch (record.status) {
+    case "input_required":
+      value.inputRequests = record.inputRequests ?? {};
+      break;
+    case "completed":
+      value.result = record.result;
+      break;
+    case "failed":
+      value.error = record.error;
+      break;
+  }
+  return value;
+}
+
+/** The record in a terminal status: nothing outstanding, the result or the error. */
+function terminal(
+  record: TaskRecord,
+  status: "completed" | "failed" | "cancelled",
+  end: { result?: Record<string, unknown>; error?: TaskErrorBody; statusMessage?: string },
+): TaskRecord {
+  const next: TaskRecord = { ...record, status, lastUpdatedAt: isoNow() };
+  delete next.inputRequests;
+  delete next.answers;
+  delete next.result;
+  delete next.error;
+  if (end.result) next.result = end.result;
+  if (end.error) next.error = end.error;
+  const message = end.statusMessage ?? end.error?.message;
+  if (message !== undefined) next.statusMessage = message;
+  return next;
+}
+
+function errorBody(code: number, message: string, data: unknown): TaskErrorBody {
+  return data === undefined ? { code, message } : { code, message, data };
+}
+
+function isoNow(): string {
+  return new Date().toISOString();
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The owner recorded on a task: a digest of the caller's identity (which may hold a token), so
+ * the store never keeps the identity itself; every anonymous caller is the same owner.
+ */
+async function ownerOf(identity: string | undefined): Promise<string> {
+  if (identity === undefined) return "anonymous";
+  const hash = await crypto.subtle.digest("SHA-256", encoder.encode(identity));
+  let hex = "";
+  for (const byte of new Uint8Array(hash)) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
