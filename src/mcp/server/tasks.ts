@@ -404,6 +404,8 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     let stop: TaskErrorBody | undefined;
     let queued: Record<string, { method: string; params: unknown }> | undefined;
     let checking = false;
+    // Until when this instance holds the task, as last written.
+    let held = now() + leaseMs;
     const questionKey = core.options.questionKey ?? ((_q, index: number) => `q${index}`);
 
     const fail = (error: TaskErrorBody) => {
@@ -460,8 +462,12 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
           waiting.delete(key);
           entry.resolve(answerFrom(entry.request, jsonRpcResult(entry.request.id, answer)));
         }
+        held = record.lease;
       } catch (error) {
         scope.report(error, "tool");
+        // Past its lease without a renewal, the task counts as failed everywhere else: the work
+        // stops here too rather than run on for no one.
+        if (now() > held) controller.abort("the task's lease lapsed");
       } finally {
         checking = false;
       }
