@@ -270,12 +270,8 @@ export function defineTool<S extends SchemaInput>(
     interactions,
   };
   if (options.title !== undefined) info.title = options.title;
-  if (options.taskSupport !== undefined) {
-    if (options.taskSupport !== "optional" && options.taskSupport !== "required") {
-      throw invalid(`tool ${name}'s taskSupport must be "optional" or "required"`);
-    }
-    info.taskSupport = options.taskSupport;
-  }
+  // Not checked here (the type says it): a server reads only `optional` and `required`.
+  if (options.taskSupport) info.taskSupport = options.taskSupport;
   if (output) info.outputSchema = unspecified(output.jsonSchema);
   if (options.icons) info.icons = options.icons;
   if (options.metadata) info.metadata = options.metadata;

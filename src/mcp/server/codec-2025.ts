@@ -28,8 +28,8 @@ import {
 import {
   type Caller,
   type Core,
+  type Envelope,
   MAX_SUBSCRIPTIONS,
-  type Method,
   observed,
   readClientCapabilities,
   type Session,
@@ -137,46 +137,24 @@ function handleRequest(
   // priming event's empty data for a message.
   const streams = core.registry.streams;
   const resumable = streams && session && version === "2025-11-25" ? streams : undefined;
-  const name = message.params?.name;
-  if (core.tasks && message.method === "tools/call" && typeof name === "string") {
-    // These revisions serve no tasks: a tool that runs only as one is refused.
-    return core.tools
-      .find(name)
-      .then((tool) =>
-        tool?.taskSupport === "required"
-          ? jsonAnswer(
-              jsonRpcError(
-                message.id,
-                JSON_RPC_ERROR.invalidRequest,
-                `Invalid Request: tool ${name} runs only as an MCP task, which this server serves on protocol revision 2026-07-28 only`,
-              ),
-              200,
-              headers,
-            )
-          : serveRequest(),
-      );
+  const envelope: Envelope = {
+    request,
+    headers,
+    message,
+    caller,
+    owner,
+    inSession: session !== undefined,
+    capabilities: session?.capabilities,
+    // Without a session, or before it sets one, every message is sent.
+    logLevel: () => session?.logLevel ?? "all",
+    ask: (question, signal, send) => ask(core, session, owner, version, question, signal, send),
+    channel: resumable && session ? () => resumable.channel(session.id, headers) : undefined,
+  };
+  // These revisions serve no tasks: a tool that runs only as one is refused.
+  if (core.tasks && message.method === "tools/call") {
+    return core.tasks.legacyCall(envelope, () => serve(core, envelope, method));
   }
-  return serveRequest();
-
-  function serveRequest() {
-    return serve(
-      core,
-      {
-        request,
-        headers,
-        message,
-        caller,
-        owner,
-        inSession: session !== undefined,
-        capabilities: session?.capabilities,
-        // Without a session, or before it sets one, every message is sent.
-        logLevel: () => session?.logLevel ?? "all",
-        ask: (question, signal, send) => ask(core, session, owner, version, question, signal, send),
-        channel: resumable && session ? () => resumable.channel(session.id, headers) : undefined,
-      },
-      method as Method,
-    );
-  }
+  return serve(core, envelope, method);
 }
 
 /**

@@ -26,7 +26,6 @@ import {
   type McpLoggingLevel,
   META,
   MODERN_PROTOCOL_VERSIONS,
-  TASKS_EXTENSION,
 } from "../protocol.ts";
 import {
   type Caller,
@@ -35,14 +34,12 @@ import {
   failure,
   type Listen,
   MAX_SUBSCRIPTIONS,
-  type Method,
   type Outcome,
   observed,
+  type Round,
   readClientCapabilities,
   result,
   serve,
-  type TaskEngine,
-  type TaskPrior,
 } from "./core.ts";
 import {
   type Answer,
@@ -52,11 +49,9 @@ import {
   jsonAnswer,
 } from "./http.ts";
 import {
-  answeredInRound,
   canonicalJson,
   createStateCodec,
   inputResponsesProblem,
-  type Round,
   roundAsker,
   type StateBinding,
   type Stop,
@@ -150,7 +145,7 @@ export function createModernCodec(core: Core): ModernCodec {
     if (sources.resources) capabilities.resources = { subscribe: true, listChanged: true };
     if (sources.prompts) capabilities.prompts = { listChanged: true };
     if (sources.completions) capabilities.completions = {};
-    if (core.tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    if (core.tasks) capabilities.extensions = core.tasks.extensions;
     const value: Record<string, unknown> = {
       supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
       capabilities,
@@ -526,12 +521,11 @@ export function createModernCodec(core: Core): ModernCodec {
       }
     }
     const exchange: Exchange = { request, headers, caller, message: rpc, meta: record };
+    if (core.tasks && rpc.method.startsWith("tasks/")) {
+      const name = headerValue(request.headers, "mcp-name");
+      return core.tasks.request(envelopeOf(exchange, emptyRound(), undefined), name);
+    }
     switch (rpc.method) {
-      case "tasks/get":
-      case "tasks/update":
-      case "tasks/cancel":
-        if (core.tasks) return taskRequest(exchange, core.tasks);
-        break;
       case "server/discover":
         return observed(
           core,
@@ -553,95 +547,15 @@ export function createModernCodec(core: Core): ModernCodec {
     const ready = asker ? askingEnvelope(exchange, asker) : callEnvelope(exchange);
     return ready.then((envelope) => {
       if (!("request" in envelope)) return envelope;
-      if (core.tasks && asker === undefined) return callOrTask(exchange, envelope, core.tasks);
+      if (core.tasks && asker === undefined) {
+        const responses = rpc.params?.inputResponses as Record<string, unknown> | undefined;
+        return core.tasks.call(envelope, envelope.round, responses, () =>
+          serve(core, envelope, method),
+        );
+      }
       return serve(core, envelope, method);
     });
   };
-
-  /**
-   * Answers a `tools/call` when the handler serves tasks: a tool declared with `taskSupport`,
-   * called by a request that declares the extension, runs as a task when the engine says so
-   * (a `required` one always), its first questions answered from the rounds before; a
-   * `required` one called without the extension is `-32021` (HTTP 400) naming it; anything
-   * else is an ordinary call.
-   */
-  function callOrTask(exchange: Exchange, envelope: RoundEnvelope, engine: TaskEngine) {
-    const params = exchange.message.params ?? {};
-    const { name, arguments: args = {} } = params;
-    const tool = typeof name === "string" ? core.tools.known(name) : undefined;
-    const call = core.methods["tools/call"] as Method;
-    if (tool?.taskSupport === undefined || !isJsonObject(args)) return serve(core, envelope, call);
-    if (!declaresTasks(exchange.meta)) {
-      if (tool.taskSupport !== "required") return serve(core, envelope, call);
-      return jsonAnswer(
-        jsonRpcError(
-          exchange.message.id,
-          MCP_ERROR.missingClientCapability,
-          `Tool ${tool.name} runs only as a task, which needs the client to declare the extension ${TASKS_EXTENSION}`,
-          TASKS_REQUIRED,
-        ),
-        400,
-        exchange.headers,
-      );
-    }
-    const retry = params.inputResponses !== undefined || params.requestState !== undefined;
-    if (!engine.runsAsTask(tool, args, retry)) return serve(core, envelope, call);
-    const inputResponses = params.inputResponses as Record<string, unknown> | undefined;
-    const { round } = envelope;
-    const key = core.options.questionKey ?? defaultQuestionKey;
-    const prior: TaskPrior = {
-      answered: (question, index) =>
-        answeredInRound(round, inputResponses, key(question, index), question),
-      // The task runs once, so its questions never replay it: effects recorded by the rounds
-      // before are replayed, new ones recorded for nothing.
-      journal: createCallJournal({ entries: round.steps }),
-    };
-    return serve(core, envelope, (taskParams, scope) => engine.start(taskParams, scope, prior));
-  }
-
-  /**
-   * Answers `tasks/get`, `tasks/update` and `tasks/cancel`: `Mcp-Name` must repeat `taskId`
-   * (400 `-32020`), the request must declare the extension (400 `-32021`, before the id is
-   * looked up), then the engine's method answers.
-   */
-  function taskRequest(exchange: Exchange, engine: TaskEngine): Promise<Answer> | Answer {
-    const { request, headers, message } = exchange;
-    const fail = (status: number, code: number, why: string, data?: unknown) =>
-      jsonAnswer(jsonRpcError(message.id, code, why, data), status, headers);
-    const name = headerValue(request.headers, "mcp-name");
-    if (name === undefined || name !== message.params?.taskId) {
-      return fail(
-        400,
-        MCP_ERROR.headerMismatch,
-        name === undefined
-          ? "Header mismatch: Mcp-Name is required"
-          : "Header mismatch: Mcp-Name differs from the body's taskId",
-      );
-    }
-    if (!declaresTasks(exchange.meta)) {
-      return fail(
-        400,
-        MCP_ERROR.missingClientCapability,
-        `${message.method} needs the client to declare the extension ${TASKS_EXTENSION}`,
-        TASKS_REQUIRED,
-      );
-    }
-    const method = engine.methods[message.method] as Method;
-    return serve(core, envelopeOf(exchange, emptyRound(), undefined), method);
-  }
-}
-
-/** The `data` of a `-32021` for a request that needs the Tasks extension. */
-const TASKS_REQUIRED = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
-
-/** Whether a request's `_meta` capabilities declare the Tasks extension (this request's only). */
-function declaresTasks(meta: Record<string, unknown>): boolean {
-  const capabilities = meta[META.clientCapabilities];
-  return (
-    isJsonObject(capabilities) &&
-    isJsonObject(capabilities.extensions) &&
-    isJsonObject(capabilities.extensions[TASKS_EXTENSION])
-  );
 }
 
 /** An envelope with the round it was read from (a task continues from it). */

@@ -7,7 +7,7 @@
 // `docs/design.md`, "Serving MCP".
 
 import type { ToolInfo } from "../../declaration/tool-info.ts";
-import type { CallJournal } from "../../execution/call-journal.ts";
+import type { CallJournal, JournalEntries } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import type { Observation } from "../../observer.ts";
@@ -198,34 +198,40 @@ export interface Scope {
 }
 
 /**
- * What the core calls of the MCP Tasks extension (`tasks.ts`, made by `mcpTasks`): whether a
- * call runs as a task, starting one, and the `tasks/*` methods. Declared here so the core and
- * the codecs name it without loading it: a handler without tasks ships none of it.
+ * What the codecs call of the MCP Tasks extension (`tasks.ts`, made by `mcpTasks`). Declared
+ * here so the codecs name it without loading it: a handler without tasks ships none of it.
  */
 export interface TaskEngine {
+  /** What `server/discover` lists under `capabilities.extensions`. */
+  readonly extensions: Record<string, unknown>;
   /**
-   * Whether a call of `tool` runs as a task, for a request that declared the extension;
-   * `retry` says the call carries answers of earlier rounds (`inputResponses`/`requestState`).
+   * Answers a 2026 `tools/call` whose envelope is read: as a task when the tool and the request
+   * call for one, `-32021` for a tool that runs only as one and a request without the extension,
+   * else `plain()` (the ordinary call). `round` is what the call's earlier rounds gathered.
    */
-  runsAsTask(tool: ToolInfo, args: Record<string, unknown>, retry: boolean): boolean;
+  call(
+    envelope: Envelope,
+    round: Round,
+    inputResponses: Record<string, unknown> | undefined,
+    plain: () => Promise<Answer>,
+  ): Promise<Answer> | Answer;
   /**
-   * Creates the task's record, starts the tool beyond the request and answers the
-   * `CreateTaskResult`; `prior` holds what the MRTR rounds before it gathered.
+   * Answers a 2026 request for a `tasks/` method (`tasks/get`, `tasks/update`, `tasks/cancel`;
+   * any other is not found); `name` is the `Mcp-Name` header.
    */
-  start(params: JsonRpcParams, scope: Scope, prior: TaskPrior): Promise<Outcome>;
-  /** `tasks/get`, `tasks/update` and `tasks/cancel`. */
-  readonly methods: MethodTable;
+  request(envelope: Envelope, name: string | null | undefined): Promise<Answer> | Answer;
+  /** Answers a 2025 `tools/call`: a tool that runs only as a task is refused, else `plain()`. */
+  legacyCall(envelope: Envelope, plain: () => Promise<Answer>): Promise<Answer>;
 }
 
-/** What the multi round-trip rounds before a task gathered, for the task's run to reuse. */
-export interface TaskPrior {
-  /** The answer those rounds hold for the tool's `index`-th question, if any. */
-  answered(
-    question: ToolInteractionRequest,
-    index: number,
-  ): Promise<ToolInteractionResponse | undefined>;
-  /** The journal of the rounds' `ctx.once` effects, replayed instead of run again. */
-  readonly journal: CallJournal | undefined;
+/** What one round of a 2026 call knows: the answers gathered so far, by question key. */
+export interface Round {
+  /** Answers of earlier rounds and of this retry, each with the fingerprint of its question. */
+  readonly answers: Map<string, { fingerprint: string; response: Record<string, unknown> }>;
+  /** The questions the previous round asked, by key: a retry's answer must be for one of them. */
+  readonly pending: Map<string, string>;
+  /** The tool's `ctx.once` results recorded by earlier rounds, replayed instead of re-run. */
+  readonly steps: JournalEntries;
 }
 
 /** What a codec says about one request, for the core to build its scope from. */

@@ -13,18 +13,8 @@ import { readSamplingResult } from "../../interaction/read-sampling.ts";
 import { NOT_ROOTS, readRoots } from "../../interaction/roots.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { jsonRpcResult } from "../json-rpc.ts";
-import type { ClientCapabilities } from "./core.ts";
+import type { ClientCapabilities, Round } from "./core.ts";
 import { answerFrom, capabilityFor, questionFor } from "./questions.ts";
-
-/** What one round of a call knows: the answers gathered so far, by question key. */
-export interface Round {
-  /** Answers of earlier rounds and of this retry, each with the fingerprint of its question. */
-  readonly answers: Map<string, { fingerprint: string; response: Record<string, unknown> }>;
-  /** The questions the previous round asked, by key: a retry's answer must be for one of them. */
-  readonly pending: Map<string, string>;
-  /** The tool's `ctx.once` results recorded by earlier rounds, replayed instead of re-run. */
-  readonly steps: JournalEntries;
-}
 
 /** Why a round stopped before the tool completed. */
 export type Stop =
@@ -120,29 +110,6 @@ export function roundAsker(options: {
 }
 
 /**
- * The answer the rounds so far hold for a question under `key`, as `roundAsker` would give it
- * (an earlier round's answer to the same question, or this retry's for the question the last
- * round asked), or `undefined`: a call that continues as a task answers its first questions
- * from here and asks the rest through the task.
- */
-export async function answeredInRound(
-  round: Round,
-  inputResponses: Record<string, unknown> | undefined,
-  key: string,
-  request: ToolInteractionRequest,
-): Promise<ToolInteractionResponse | undefined> {
-  const fingerprint = await fingerprintOf(request);
-  const earlier = round.answers.get(key);
-  if (earlier?.fingerprint === fingerprint) return answerOf(request, earlier.response);
-  const given = inputResponses?.[key];
-  const expected = round.pending.get(key);
-  if (!isJsonObject(given) || (expected !== undefined && expected !== fingerprint))
-    return undefined;
-  if (answerProblem(request, given) !== undefined) return undefined;
-  return answerOf(request, given);
-}
-
-/**
  * Checks `inputResponses` before a round runs: an object whose every value is an object (an
  * `ElicitResult`, a `CreateMessageResult`, …). Returns why not, or `undefined` when it is fine.
  */
@@ -161,7 +128,7 @@ export function inputResponsesProblem(value: unknown): string | undefined {
  * `ListRootsResult`. Such an answer is the
  * client's protocol error, so the call gets `-32602` rather than the tool a made-up answer.
  */
-function answerProblem(
+export function answerProblem(
   request: ToolInteractionRequest,
   response: Record<string, unknown>,
 ): string | undefined {
@@ -177,15 +144,15 @@ function answerProblem(
     : "`action` must be accept, decline or cancel";
 }
 
-function answerOf(
+export function answerOf(
   request: ToolInteractionRequest,
   response: Record<string, unknown>,
 ): ToolInteractionResponse {
   return answerFrom(request, jsonRpcResult(request.id, response));
 }
 
-// What must stay the same for a stored answer to be reused: the kind and the prompt.
-async function fingerprintOf(request: ToolInteractionRequest): Promise<string> {
+/** What must stay the same for a stored answer to be reused: the kind and the prompt. */
+export async function fingerprintOf(request: ToolInteractionRequest): Promise<string> {
   return digest(canonicalJson([request.prompt, request.kind]));
 }
 

@@ -376,7 +376,7 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     );
   }
   if (options.tasks !== undefined && options.tasks?.["~kind"] !== "mcp_tasks") {
-    throw bad("`tasks` must be what `mcpTasks(…)` returns");
+    throw bad("`tasks` must come from `mcpTasks()`");
   }
   if (resolved.interactionPolicy !== "reject" && resolved.interactionPolicy !== "elicit") {
     throw bad("`interactionPolicy` must be `reject` or `elicit`");

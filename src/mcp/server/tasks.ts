@@ -9,24 +9,28 @@
 
 import type { ToolInfo } from "../../declaration/tool-info.ts";
 import { ToolError } from "../../errors.ts";
+import type { CallJournal } from "../../execution/call-journal.ts";
 import { createCallJournal } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { memoryStore, type Store } from "../../store/store.ts";
-import { JSON_RPC_ERROR, jsonRpcResult } from "../json-rpc.ts";
-import { MCP_ERROR, toMcpCallToolResult } from "../protocol.ts";
+import { JSON_RPC_ERROR, jsonRpcError, jsonRpcResult } from "../json-rpc.ts";
+import { MCP_ERROR, META, TASKS_EXTENSION, toMcpCallToolResult } from "../protocol.ts";
 import {
   type Core,
   failure,
   type Method,
   type Outcome,
+  type Round,
   result,
   type Scope,
+  serve,
   type TaskEngine,
-  type TaskPrior,
   TOO_MANY_CALLS,
 } from "./core.ts";
+import { jsonAnswer } from "./http.ts";
+import { answerOf, answerProblem, fingerprintOf } from "./mrtr.ts";
 import type { McpTasks } from "./options.ts";
 import { answerFrom, capabilityFor, questionFor } from "./questions.ts";
 import { failureOutcome } from "./tools.ts";
@@ -406,7 +410,7 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     let checking = false;
     // Until when this instance holds the task, as last written.
     let held = now() + leaseMs;
-    const questionKey = core.options.questionKey ?? ((_q, index: number) => `q${index}`);
+    const questionKey = core.options.questionKey ?? defaultQuestionKey;
 
     const fail = (error: TaskErrorBody) => {
       stop ??= error;
@@ -526,7 +530,7 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
         signal: controller.signal,
         auth: scope.caller.auth,
         onInteraction,
-        "~journal": prior.journal ?? createCallJournal(),
+        "~journal": prior.journal,
       });
       outcome = result(toMcpCallToolResult(value));
     } catch (error) {
@@ -553,15 +557,152 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     });
   }
 
-  return {
-    runsAsTask(tool, args, retry) {
-      if (tool.taskSupport === "required") return true;
-      if (tool.taskSupport !== "optional") return false;
-      return settings.runAsTask ? settings.runAsTask({ tool, arguments: args, retry }) : true;
-    },
-    start,
-    methods: { "tasks/get": getTask, "tasks/update": updateTask, "tasks/cancel": cancelTask },
+  /** Whether a call of `tool` runs as a task, for a request that declared the extension. */
+  const runsAsTask = (tool: ToolInfo, args: Record<string, unknown>, retry: boolean) =>
+    tool.taskSupport === "required" ||
+    (tool.taskSupport === "optional" &&
+      (settings.runAsTask ? settings.runAsTask({ tool, arguments: args, retry }) : true));
+
+  const methods: Partial<Record<string, Method>> = {
+    "tasks/get": getTask,
+    "tasks/update": updateTask,
+    "tasks/cancel": cancelTask,
   };
+
+  return {
+    call(envelope, round, inputResponses, plain) {
+      const { message, headers } = envelope;
+      const params = message.params ?? {};
+      const { name, arguments: args = {} } = params;
+      // The declaration as last listed: the codec has just found it for the call's headers.
+      const tool = typeof name === "string" ? core.tools.known(name) : undefined;
+      if (tool?.taskSupport === undefined || !isJsonObject(args)) return plain();
+      if (!declaresTasks(params._meta)) {
+        if (tool.taskSupport !== "required") return plain();
+        return jsonAnswer(
+          jsonRpcError(
+            message.id,
+            MCP_ERROR.missingClientCapability,
+            `Tool ${tool.name} runs only as a task, which needs the client to declare the extension ${TASKS_EXTENSION}`,
+            TASKS_REQUIRED,
+          ),
+          400,
+          headers,
+        );
+      }
+      const retry = inputResponses !== undefined || params.requestState !== undefined;
+      if (!runsAsTask(tool, args, retry)) return plain();
+      const key = core.options.questionKey ?? defaultQuestionKey;
+      const prior: TaskPrior = {
+        answered: (question, index) =>
+          answeredInRound(round, inputResponses, key(question, index), question),
+        // The task runs once, so its questions never replay it: the effects the rounds before
+        // recorded are replayed, new ones just run.
+        journal: createCallJournal({ entries: round.steps }),
+      };
+      return serve(core, envelope, (taskParams, scope) => start(taskParams, scope, prior));
+    },
+    extensions: { [TASKS_EXTENSION]: {} },
+    request(envelope, name) {
+      const { message, headers } = envelope;
+      const fail = (code: number, why: string, data?: unknown) =>
+        jsonAnswer(jsonRpcError(message.id, code, why, data), 400, headers);
+      // `tasks/result` and `tasks/list` (2025 tasks) are gone from this revision.
+      const method = methods[message.method];
+      if (!method) {
+        const error = jsonRpcError(
+          message.id,
+          JSON_RPC_ERROR.methodNotFound,
+          `Method not found: ${message.method}`,
+        );
+        return jsonAnswer(error, 404, headers);
+      }
+      // The header lets a load balancer route by task; one that differs would mislead it.
+      if (name === undefined || name !== message.params?.taskId) {
+        return fail(
+          MCP_ERROR.headerMismatch,
+          name === undefined
+            ? "Header mismatch: Mcp-Name is required"
+            : "Header mismatch: Mcp-Name differs from the body's taskId",
+        );
+      }
+      // The gate comes before the lookup: without the extension no id is even looked up.
+      if (!declaresTasks(message.params?._meta)) {
+        return fail(
+          MCP_ERROR.missingClientCapability,
+          `${message.method} needs the client to declare the extension ${TASKS_EXTENSION}`,
+          TASKS_REQUIRED,
+        );
+      }
+      return serve(core, envelope, method);
+    },
+    async legacyCall(envelope, plain) {
+      const { message, headers } = envelope;
+      const name = message.params?.name;
+      const tool = typeof name === "string" ? await core.tools.find(name) : undefined;
+      if (tool?.taskSupport !== "required") return plain();
+      // 2025-11-25 has no -32021; its tasks text answers an unaugmented call of a task-only
+      // tool with -32601, which reads as "tools/call not found", so -32600 says it better.
+      return jsonAnswer(
+        jsonRpcError(
+          message.id,
+          JSON_RPC_ERROR.invalidRequest,
+          `Invalid Request: tool ${tool.name} runs only as an MCP task, which this server serves on protocol revision 2026-07-28 only`,
+        ),
+        200,
+        headers,
+      );
+    },
+  };
+}
+
+/** What the multi round-trip rounds before a task gathered, for the task's run to reuse. */
+interface TaskPrior {
+  /** The answer those rounds hold for the tool's `index`-th question, if any. */
+  answered(
+    question: ToolInteractionRequest,
+    index: number,
+  ): Promise<ToolInteractionResponse | undefined>;
+  /** The journal of the rounds' `ctx.once` effects, replayed instead of run again. */
+  readonly journal: CallJournal;
+}
+
+/**
+ * The answer the rounds so far hold for a question under `key`, as the round's asker would
+ * give it (an earlier round's answer to the same question, or this retry's to the question the
+ * last round asked), or `undefined`.
+ */
+async function answeredInRound(
+  round: Round,
+  inputResponses: Record<string, unknown> | undefined,
+  key: string,
+  request: ToolInteractionRequest,
+): Promise<ToolInteractionResponse | undefined> {
+  const fingerprint = await fingerprintOf(request);
+  const earlier = round.answers.get(key);
+  if (earlier?.fingerprint === fingerprint) return answerOf(request, earlier.response);
+  const given = inputResponses?.[key];
+  const expected = round.pending.get(key);
+  if (!isJsonObject(given) || (expected !== undefined && expected !== fingerprint))
+    return undefined;
+  return answerProblem(request, given) === undefined ? answerOf(request, given) : undefined;
+}
+
+function defaultQuestionKey(_question: ToolInteractionRequest, index: number): string {
+  return `q${index}`;
+}
+
+/** The `data` of a `-32021` for a request that needs the Tasks extension. */
+const TASKS_REQUIRED = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+
+/** Whether a request's `_meta` capabilities declare the Tasks extension (this request's only). */
+function declaresTasks(meta: unknown): boolean {
+  const capabilities = isJsonObject(meta) ? meta[META.clientCapabilities] : undefined;
+  return (
+    isJsonObject(capabilities) &&
+    isJsonObject(capabilities.extensions) &&
+    isJsonObject(capabilities.extensions[TASKS_EXTENSION])
+  );
 }
 
 const LEASE_LOST = "The task's work stopped: the instance running it stopped";
