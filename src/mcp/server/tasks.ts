@@ -546,7 +546,11 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       if (stopped) return terminal(current, "failed", { error: stopped });
       switch (outcome.type) {
         case "result":
-          return terminal(current, "completed", { result: outcome.result });
+          // As the call would have answered on this revision: with its `resultType` (the SDK's
+          // Tasks client reads the inlined result as a 2026 result and needs it).
+          return terminal(current, "completed", {
+            result: { ...outcome.result, resultType: "complete" },
+          });
         case "error":
           return terminal(current, "failed", {
             error: errorBody(outcome.code, outcome.message, outcome.data),

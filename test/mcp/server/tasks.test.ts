@@ -251,6 +251,7 @@ describe("a task tool called with the extension", () => {
     expect(done.result).toEqual({
       content: [{ type: "text", text: "quick: done" }],
       isError: false,
+      resultType: "complete",
     });
     expect(done).not.toHaveProperty("error");
     expect(done).not.toHaveProperty("inputRequests");
