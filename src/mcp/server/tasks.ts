@@ -201,7 +201,9 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     taskId: string,
     change: (record: TaskRecord) => TaskRecord | undefined,
   ): Promise<TaskRecord | undefined> {
-    for (;;) {
+    // Each lost race means another writer changed the record; past a few dozen something is
+    // wrong with the store, and the caller reports it.
+    for (let attempt = 0; attempt < 32; attempt++) {
       const text = await store.get(keyOf(taskId));
       if (text === undefined) return undefined;
       const record = JSON.parse(text) as TaskRecord;
@@ -225,6 +227,10 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
         return JSON.parse(nextText) as TaskRecord;
       }
     }
+    throw new ToolError({
+      type: "protocol",
+      message: `task ${taskId}: the store's compareAndSet kept failing`,
+    });
   }
 
   /**
