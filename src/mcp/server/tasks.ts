@@ -414,6 +414,8 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     let stop: TaskErrorBody | undefined;
     let queued: Record<string, { method: string; params: unknown }> | undefined;
     let checking = false;
+    // Questions whose earlier answers are still being looked up.
+    let reading = 0;
     // Until when this instance holds the task, as last written.
     let held = now() + leaseMs;
     const questionKey = core.options.questionKey ?? defaultQuestionKey;
@@ -489,7 +491,13 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       signal: AbortSignal,
     ): Promise<ToolInteractionResponse> => {
       const index = asked++;
-      const earlier = await prior.answered(request, index);
+      reading++;
+      let earlier: ToolInteractionResponse | undefined;
+      try {
+        earlier = await prior.answered(request, index);
+      } finally {
+        reading--;
+      }
       if (earlier) return earlier;
       const capability = capabilityFor(request.kind);
       if (scope.capabilities && !scope.capabilities[capability]) {
@@ -524,7 +532,14 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       });
       if (!queued) {
         queued = {};
-        setTimeout(() => void flush().catch((error: unknown) => scope.report(error, "tool")), 0);
+        // Written once no other question is still being read (its fingerprint is a crypto
+        // promise) and a macrotask passed.
+        const later = () =>
+          setTimeout(() => {
+            if (reading > 0) return later();
+            flush().catch((error: unknown) => scope.report(error, "tool"));
+          }, 0);
+        later();
       }
       queued[key] = { method: question.method, params: question.params };
       return answer;
@@ -604,8 +619,11 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       if (!runsAsTask(tool, args, retry)) return plain();
       const key = core.options.questionKey ?? defaultQuestionKey;
       const prior: TaskPrior = {
+        // A call without earlier rounds has nothing to look up (and no fingerprint to take).
         answered: (question, index) =>
-          answeredInRound(round, inputResponses, key(question, index), question),
+          round.answers.size === 0 && inputResponses === undefined
+            ? Promise.resolve(undefined)
+            : answeredInRound(round, inputResponses, key(question, index), question),
         // The task runs once, so its questions never replay it: the effects the rounds before
         // recorded are replayed, new ones just run.
         journal: createCallJournal({ entries: round.steps }),

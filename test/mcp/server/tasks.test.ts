@@ -338,7 +338,7 @@ describe("questions inside a task", () => {
     const { handler } = setup();
     const taskId = await create(handler, "two_questions");
     const parked = await until(handler, taskId, (r) => r.status === "input_required");
-    const keys = Object.keys(parked.inputRequests);
+    const keys = Object.keys(parked.inputRequests).sort();
     expect(keys).toEqual(["q0", "q1"]);
     expect(parked.inputRequests.q0).toMatchObject({
       method: "elicitation/create",
