@@ -391,7 +391,11 @@ export function createModernCodec(core: Core): ModernCodec {
    * in between, and at `McpHandler.close` the request's result. The client ends it by closing
    * the stream.
    */
-  function listen(message: JsonRpcRequest, headers: Headers, caller: Caller): Answer {
+  async function listen(
+    message: JsonRpcRequest,
+    headers: Headers,
+    caller: Caller,
+  ): Promise<Answer> {
     const asked = message.params?.notifications;
     if (asked !== undefined && !isJsonObject(asked)) {
       return jsonAnswer(
@@ -402,6 +406,15 @@ export function createModernCodec(core: Core): ModernCodec {
     }
     const honoured = honouredSubscriptions(core.sources, asked);
     const tag = { [META.subscriptionId]: message.id as JsonRpcId };
+    // Task status (the Tasks extension): snapshots of the named tasks as they change.
+    const tasks =
+      core.tasks && asked?.taskIds !== undefined
+        ? await core.tasks.listen(message, headers, caller, (snapshot) =>
+            writer.write(jsonRpcNotification("notifications/tasks", { ...snapshot, _meta: tag })),
+          )
+        : undefined;
+    if (tasks && !("taskIds" in tasks)) return tasks;
+    if (tasks) honoured.taskIds = tasks.taskIds;
     const watched = new Set(honoured.resourceSubscriptions ?? []);
     let timer: ReturnType<typeof setInterval> | undefined;
     let release: (() => void) | undefined;
@@ -426,6 +439,7 @@ export function createModernCodec(core: Core): ModernCodec {
       },
     };
     const end = () => {
+      tasks?.stop();
       clearInterval(timer);
       release?.();
       writer.close();

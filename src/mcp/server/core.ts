@@ -220,6 +220,18 @@ export interface TaskEngine {
    * any other is not found); `name` is the `Mcp-Name` header.
    */
   request(envelope: Envelope, name: string | null | undefined): Promise<Answer> | Answer;
+  /**
+   * Starts watching the tasks a 2026 `subscriptions/listen` names in `notifications.taskIds`:
+   * `send` gets each one's snapshot for `notifications/tasks`. Returns the ids agreed to and
+   * the stop, or the answer to give instead (`-32021` without the extension); `headers` are
+   * the answer's.
+   */
+  listen(
+    message: JsonRpcRequest,
+    headers: Headers,
+    caller: Caller,
+    send: (snapshot: Record<string, unknown>) => void,
+  ): Promise<{ taskIds: string[]; stop(): void } | Answer>;
   /** Answers a 2025 `tools/call`: a tool that runs only as a task is refused, else `plain()`. */
   legacyCall(envelope: Envelope, plain: () => Promise<Answer>): Promise<Answer>;
 }

@@ -18,6 +18,7 @@ import { memoryStore, type Store } from "../../store/store.ts";
 import { JSON_RPC_ERROR, jsonRpcError, jsonRpcResult } from "../json-rpc.ts";
 import { MCP_ERROR, META, TASKS_EXTENSION, toMcpCallToolResult } from "../protocol.ts";
 import {
+  type Caller,
   type Core,
   failure,
   type Method,
@@ -238,12 +239,12 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
    * answered as unknown, so ids cannot be probed). A task still `working` past its lease is
    * marked `failed` first: the instance running it stopped.
    */
-  async function read(taskId: unknown, scope: Scope): Promise<TaskRecord | undefined> {
+  async function read(taskId: unknown, caller: Caller): Promise<TaskRecord | undefined> {
     if (typeof taskId !== "string" || taskId === "") return undefined;
     const text = await store.get(keyOf(taskId));
     if (text === undefined) return undefined;
     const record = JSON.parse(text) as TaskRecord;
-    if (record.owner !== (await ownerOf(scope.caller.identity))) return undefined;
+    if (record.owner !== (await ownerOf(caller.identity))) return undefined;
     if (TERMINAL.has(record.status) || record.lease >= now()) return record;
     return update(taskId, (current) =>
       TERMINAL.has(current.status) || current.lease >= now()
@@ -262,7 +263,7 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
 
   /** Answers `tasks/get`: the task as it is now, with its questions, result or error. */
   const getTask: Method = async (params, scope) => {
-    const record = await read(params.taskId, scope);
+    const record = await read(params.taskId, scope.caller);
     if (!record) return unknownTask(params.taskId);
     return result(snapshot(record));
   };
@@ -276,7 +277,7 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     if (!isJsonObject(responses)) {
       return failure(JSON_RPC_ERROR.invalidParams, "tasks/update needs an `inputResponses` object");
     }
-    const record = await read(params.taskId, scope);
+    const record = await read(params.taskId, scope.caller);
     if (!record) return unknownTask(params.taskId);
     await update(record.taskId, (current) => {
       const outstanding = current.inputRequests;
@@ -309,7 +310,7 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
    * answer is the same empty acknowledgement either way.
    */
   const cancelTask: Method = async (params, scope) => {
-    const record = await read(params.taskId, scope);
+    const record = await read(params.taskId, scope.caller);
     if (!record) return unknownTask(params.taskId);
     await update(record.taskId, (current) =>
       TERMINAL.has(current.status)
@@ -594,7 +595,77 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     "tasks/cancel": cancelTask,
   };
 
+  /**
+   * Watches the caller's tasks among `taskIds` for a listen stream: sends each one's snapshot
+   * (as `tasks/get` would answer it) when it first reads it and whenever it changes, until it
+   * is finished; another caller's ids and unknown ones are left out of what it agrees to.
+   */
+  async function watch(
+    taskIds: string[],
+    caller: Caller,
+    send: (snapshot: Record<string, unknown>) => void,
+  ): Promise<{ taskIds: string[]; stop(): void }> {
+    const watched = new Map<string, string>();
+    for (const taskId of new Set(taskIds)) {
+      if (await read(taskId, caller)) watched.set(taskId, "");
+    }
+    const agreed = [...watched.keys()];
+    let reading = false;
+    const check = async () => {
+      if (reading) return;
+      reading = true;
+      try {
+        for (const [taskId, last] of watched) {
+          const record = await read(taskId, caller);
+          if (!record) {
+            watched.delete(taskId);
+            continue;
+          }
+          const value = snapshot(record);
+          const text = JSON.stringify(value);
+          if (text !== last) send(value);
+          if (TERMINAL.has(record.status)) watched.delete(taskId);
+          else watched.set(taskId, text);
+        }
+      } catch {
+        // A store that fails now may answer at the next check; the stream goes on.
+      } finally {
+        reading = false;
+      }
+      if (watched.size === 0) stop();
+    };
+    const timer = setInterval(() => void check(), settings.checkIntervalMs);
+    // A listen stream must not keep a Node process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+    const stop = () => clearInterval(timer);
+    void check();
+    return { taskIds: agreed, stop };
+  }
+
   return {
+    async listen(message, headers, caller, send) {
+      const asked = message.params?.notifications as { taskIds?: unknown } | undefined;
+      const taskIds = asked?.taskIds;
+      if (!declaresTasks(message.params?._meta)) {
+        const why = `Task notifications need the client to declare the extension ${TASKS_EXTENSION}`;
+        const error = jsonRpcError(
+          message.id,
+          MCP_ERROR.missingClientCapability,
+          why,
+          TASKS_REQUIRED,
+        );
+        return jsonAnswer(error, 400, headers);
+      }
+      if (!Array.isArray(taskIds) || taskIds.some((id) => typeof id !== "string")) {
+        const why = "`notifications.taskIds` must be an array of task ids";
+        return jsonAnswer(
+          jsonRpcError(message.id, JSON_RPC_ERROR.invalidParams, why),
+          200,
+          headers,
+        );
+      }
+      return watch(taskIds as string[], caller, send);
+    },
     call(envelope, round, inputResponses, plain) {
       const { message, headers } = envelope;
       const params = message.params ?? {};

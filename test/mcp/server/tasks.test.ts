@@ -467,6 +467,85 @@ describe("the tasks/* methods", () => {
   });
 });
 
+/** Reads the JSON-RPC messages of an SSE answer as they arrive. */
+function events(response: Response): () => Promise<Wire> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return async () => {
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end !== -1) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = event
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5).trim())
+          .join("\n");
+        if (data !== "") return JSON.parse(data) as Wire;
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the stream ended");
+      buffer += decoder.decode(value, { stream: true });
+    }
+  };
+}
+
+describe("task status on subscriptions/listen", () => {
+  it("sends each named task's snapshot as it changes, for the caller's own tasks", async () => {
+    const { handler } = setup();
+    const taskId = await create(handler, "wait");
+    const controller = new AbortController();
+    const response = await handler.fetch(
+      new Request(
+        modern(
+          nextId++,
+          "subscriptions/listen",
+          {
+            notifications: { taskIds: [taskId, "not-a-task"] },
+          },
+          { capabilities: WITH_TASKS },
+        ),
+        { signal: controller.signal },
+      ),
+    );
+    const next = events(response);
+    const ack = await next();
+    expect(ack.method).toBe("notifications/subscriptions/acknowledged");
+    expect(ack.params.notifications.taskIds).toEqual([taskId]);
+    const first = await next();
+    expect(first.method).toBe("notifications/tasks");
+    expect(first.params).toMatchObject({ taskId, status: "working" });
+    await send(handler, "tasks/cancel", { taskId });
+    const cancelled = await next();
+    expect(cancelled.params).toMatchObject({ taskId, status: "cancelled" });
+    const { body } = await send(handler, "tasks/get", { taskId });
+    const { resultType: _r, _meta: _m, ...snapshot } = body.result;
+    const { _meta: tag, ...pushed } = cancelled.params;
+    expect(pushed).toEqual(snapshot);
+    expect(tag["io.modelcontextprotocol/subscriptionId"]).toBeDefined();
+    controller.abort();
+  });
+
+  it("refuses task notifications without the extension: -32021", async () => {
+    const { handler } = setup();
+    const response = await handler.fetch(
+      modern(
+        nextId++,
+        "subscriptions/listen",
+        { notifications: { taskIds: ["x"] } },
+        {
+          capabilities: {},
+        },
+      ),
+    );
+    expect(response.status).toBe(400);
+    expect((await json(response)).error.code).toBe(-32021);
+  });
+});
+
 describe("limits", () => {
   it("refuses a task past maxRunningPerCaller and maxRunning, and admits again once one ends", async () => {
     const { handler } = setup(
