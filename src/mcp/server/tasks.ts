@@ -211,9 +211,10 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       const next = change(record);
       if (next === undefined) return record;
       let nextText = JSON.stringify(next);
-      if (nextText.length > maxRecordBytes) {
+      // Characters first: a text within the limit in UTF-16 units may still be over it in bytes.
+      const size = nextText.length * 3 <= maxRecordBytes ? 0 : encoder.encode(nextText).byteLength;
+      if (size > maxRecordBytes) {
         // Too big to keep: the task fails, saying so, instead of the store refusing it.
-        const size = nextText.length;
         nextText = JSON.stringify(
           terminal(record, "failed", {
             error: {
@@ -321,9 +322,12 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
     return result({});
   };
 
+  // Slots taken (a task being created counts before it is in `running`).
+  let admitted = 0;
+
   /** Takes a running slot for the caller, or says why not. */
   function admit(caller: string): (() => void) | string {
-    if (running.size >= settings.maxRunning) {
+    if (admitted >= settings.maxRunning) {
       return `Too many tasks running (the limit is ${settings.maxRunning}); retry when one has finished`;
     }
     const held = perCaller.get(caller) ?? 0;
@@ -331,10 +335,12 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       return `Too many tasks running for this caller (the limit is ${settings.maxRunningPerCaller}); retry when one has finished`;
     }
     perCaller.set(caller, held + 1);
+    admitted++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      admitted--;
       const left = (perCaller.get(caller) ?? 1) - 1;
       if (left > 0) perCaller.set(caller, left);
       else perCaller.delete(caller);
@@ -431,7 +437,7 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       const add = queued;
       queued = undefined;
       if (!add) return;
-      const now = await update(taskId, (current) =>
+      const record = await update(taskId, (current) =>
         TERMINAL.has(current.status)
           ? undefined
           : {
@@ -441,7 +447,7 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
               lastUpdatedAt: isoNow(),
             },
       );
-      if (!now || TERMINAL.has(now.status)) controller.abort("the task ended");
+      if (!record || TERMINAL.has(record.status)) controller.abort("the task ended");
     };
     const check = async () => {
       if (checking) return;
@@ -521,13 +527,19 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       used.add(key);
       const question = questionFor(request, key, "2025-11-25");
       const answer = new Promise<ToolInteractionResponse>((resolve, reject) => {
-        waiting.set(key, { request, resolve });
         const cancelled = () => {
           waiting.delete(key);
           reject(
             new ToolError({ type: "cancelled", tool: request.toolName, reason: "the task ended" }),
           );
         };
+        waiting.set(key, {
+          request,
+          resolve(response) {
+            signal.removeEventListener("abort", cancelled);
+            resolve(response);
+          },
+        });
         if (signal.aborted) cancelled();
         else signal.addEventListener("abort", cancelled, { once: true });
       });

@@ -376,6 +376,32 @@ describe("questions inside a task", () => {
     expect(done.result.content[0].text).toBe("a b c");
   });
 
+  it("fails the task with -32021 for a question the creating request cannot answer", async () => {
+    const { handler } = setup();
+    const { body } = await send(
+      handler,
+      "tools/call",
+      { name: "two_questions", arguments: {} },
+      { capabilities: { extensions: { [EXT]: {} } } },
+    );
+    const done = await until(handler, body.result.taskId, terminal);
+    expect(done.status).toBe("failed");
+    expect(done.error.code).toBe(-32021);
+    expect(done.error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
+  });
+
+  it("acknowledges answers to a finished task and leaves it as it was", async () => {
+    const { handler } = setup();
+    const taskId = await create(handler, "quick");
+    await until(handler, taskId, terminal);
+    const ack = await send(handler, "tasks/update", {
+      taskId,
+      inputResponses: { q0: { action: "accept", content: {} } },
+    });
+    expect(ack.body.result.resultType).toBe("complete");
+    expect((await getTask(handler, taskId)).result.status).toBe("completed");
+  });
+
   it("continues a call whose first question was asked in the request as a task, with that answer", async () => {
     const { handler, seen } = setup();
     const round = await send(handler, "tools/call", { name: "asks_then_task", arguments: {} });
