@@ -31,7 +31,12 @@ export {
   interactionCapabilities,
 } from "./declaration/interaction-capabilities.ts";
 export type { ToolAnnotations, ToolIcon } from "./declaration/tool-annotations.ts";
-export { isReadOnly, type ToolInfo, type ToolSource } from "./declaration/tool-info.ts";
+export {
+  isReadOnly,
+  type TaskSupport,
+  type ToolInfo,
+  type ToolSource,
+} from "./declaration/tool-info.ts";
 export { type ToolName, toolName } from "./declaration/tool-name.ts";
 export {
   isToolError,

@@ -5,7 +5,7 @@
 // input-required-result-non-tool-request scenarios read, served by one createMcpHandler for
 // both revisions.
 import * as v from "valibot";
-import { defineTool, isToolError, ToolResult, Toolset } from "../../src/index.ts";
+import { defineTool, isToolError, ToolError, ToolResult, Toolset } from "../../src/index.ts";
 import { jsonSchemaValidator } from "../../src/json-schema/index.ts";
 import {
   createMcpHandler,
@@ -13,6 +13,7 @@ import {
   type McpPrompt,
   type McpResource,
   type McpResourceTemplate,
+  mcpTasks,
 } from "../../src/mcp/index.ts";
 
 // A 1×1 red PNG and a 44-byte silent WAV (8 kHz, 8-bit mono, no samples).
@@ -22,6 +23,21 @@ const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
 
 const none = v.object({});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A wait the task's cancel ends at once.
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    }
+    function stop() {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }
+    signal.addEventListener("abort", stop, { once: true });
+  });
 
 const DEFAULTS_SCHEMA = {
   type: "object",
@@ -314,6 +330,90 @@ export function conformanceToolset(
         });
         const text = reply.content.type === "text" ? reply.content.text : `[${reply.content.type}]`;
         return `LLM response: ${text}`;
+      },
+    }),
+    // The Tasks extension scenarios (`tasks-*`, 2026-07-28 with `mcpTasks`).
+    defineTool({
+      name: "greet",
+      description: "Greets by name; never a task",
+      readOnly: true,
+      input: v.object({ name: v.string() }),
+      call: ({ name }) => `Hello, ${name}!`,
+    }),
+    defineTool({
+      name: "slow_compute",
+      description: "Waits `seconds`, then reports; a task when the client takes one",
+      readOnly: true,
+      taskSupport: "optional",
+      input: v.object({ seconds: v.optional(v.number(), 0), label: v.optional(v.string()) }),
+      call: async ({ seconds, label }, ctx) => {
+        await abortableSleep(seconds * 1000, ctx.signal);
+        return `Computed ${label ?? "result"} after ${seconds}s`;
+      },
+    }),
+    defineTool({
+      name: "failing_job",
+      description: "Runs only as a task and fails as a tool (isError)",
+      readOnly: true,
+      taskSupport: "required",
+      input: none,
+      call: () => ToolResult.error("The job failed: simulated tool error"),
+    }),
+    defineTool({
+      name: "protocol_error_job",
+      description: "A task whose work ends in a JSON-RPC error",
+      readOnly: true,
+      taskSupport: "optional",
+      input: none,
+      // As a gateway's upstream answers when its tool went away: the one tool failure the
+      // server answers as a JSON-RPC error (-32602) rather than an isError result.
+      call: () => {
+        throw new ToolError({ type: "unknown_tool", name: "upstream_job" });
+      },
+    }),
+    defineTool({
+      name: "confirm_delete",
+      description: "Asks for confirmation before deleting a file, as a task",
+      taskSupport: "optional",
+      input: v.object({ filename: v.optional(v.string(), "file.txt") }),
+      interactions: { form: true },
+      call: async ({ filename }, ctx) => {
+        const { confirm } = await ctx.requestForm(`Delete ${filename}?`, {
+          type: "object",
+          properties: { confirm: { type: "boolean" } },
+          required: ["confirm"],
+        });
+        return confirm === true ? `Deleted ${filename}` : `Kept ${filename}`;
+      },
+    }),
+    defineTool({
+      name: "multi_input",
+      description: "Asks two questions at once, as a task",
+      taskSupport: "optional",
+      input: none,
+      interactions: { form: true },
+      call: async (_input, ctx) => {
+        const form = {
+          type: "object",
+          properties: { name: { type: "string" }, confirm: { type: "boolean" } },
+        };
+        const [first, second] = await Promise.all([
+          ctx.requestForm("First input", form),
+          ctx.requestForm("Second input", form),
+        ]);
+        return `Got ${JSON.stringify(first)} and ${JSON.stringify(second)}`;
+      },
+    }),
+    defineTool({
+      name: "test_tool_with_task",
+      description: "Asks a name in the request, then continues as a task",
+      readOnly: true,
+      taskSupport: "optional",
+      input: none,
+      interactions: { form: true },
+      call: async (_input, ctx) => {
+        const { name } = await ctx.requestForm("What is your name?", nameForm("name"));
+        return `Hello, ${String(name)}! (from a task)`;
       },
     }),
     // 2026-07-28 scenarios (input_required, server-stateless).
@@ -631,6 +731,12 @@ export function conformanceHandler(): McpHandler {
       interactionPolicy: "elicit",
       stateSecret: "conformance-fixture-secret-not-for-production",
       questionKey: (question, index) => QUESTION_KEYS[question.prompt] ?? `q${index}`,
+      // test_tool_with_task asks in the request (multi round-trip) and becomes a task on the
+      // retry that answers; every other task tool is a task at once.
+      tasks: mcpTasks({
+        pollIntervalMs: 200,
+        runAsTask: ({ tool, retry }) => tool.name !== "test_tool_with_task" || retry,
+      }),
       // 2025-11-25 SSE polling: a call still running after a second closes its connection and
       // the client resumes (only test_reconnection runs that long).
       ssePollMs: SSE_POLL_MS,

@@ -5,12 +5,14 @@
 //   - 0.2.0-alpha.12 (`conformance-next`, which needs Node >= 22: the `node22` devDependency) at
 //     `--requirements 2025-11-25` (expected-failures-2025-11-25.yaml);
 //   - 0.2.0-alpha.12 at `--requirements 2026-07-28` (expected-failures-2026-07-28.yaml);
+// then the ten `tasks-*` scenarios of the Tasks extension in 0.2.0-alpha.12, each on its own at
+// 2026-07-28 (expected-failures-tasks.yaml),
 // then the client scenarios of 0.2.0-alpha.12 at both revisions, the suite's scenario servers
 // driving `connectMcp` through e2e/mcp-conformance/client.ts
 // (expected-client-failures-<revision>.yaml): once pinned to the revision (`client-<revision>`)
 // and once with the default `protocol: "auto"` a user gets (`client-auto-<revision>`, same
 // baseline), since only the default meets a server's answer to the era probe.
-// `--only <run>` (legacy, 2025-11-25, 2026-07-28, client-2025-11-25, client-auto-2026-07-28, …)
+// `--only <run>` (legacy, 2025-11-25, 2026-07-28, tasks, client-2025-11-25, client-auto-2026-07-28, …)
 // runs one of them; `--no-baseline` drops the baselines;
 // other arguments (e.g. `--scenario tools-list`) go to the suite. Exits non-zero when any run
 // fails (a scenario outside its baseline failed, or a baseline entry passed).
@@ -63,6 +65,29 @@ const RUNS = {
       "2026-07-28",
     ],
     baseline: here("expected-failures-2026-07-28.yaml"),
+  },
+  // The Tasks extension's server scenarios: tagged `extension`, so `--requirements` runs none
+  // of them, and `--spec-version` skips them ("not on the spec timeline"). Each is run on its
+  // own, with no version: an extension scenario then speaks the 2026-07-28 wire.
+  tasks: {
+    command: [
+      here("../../node_modules/node22/bin/node"),
+      here("../../node_modules/conformance-next/dist/index.js"),
+      "server",
+    ],
+    baseline: here("expected-failures-tasks.yaml"),
+    scenarios: [
+      "tasks-lifecycle",
+      "tasks-capability-negotiation",
+      "tasks-wire-fields",
+      "tasks-request-state-removal",
+      "tasks-mrtr-input",
+      "tasks-request-headers",
+      "tasks-dispatch-and-envelope",
+      "tasks-status-notifications",
+      "tasks-required-task-error",
+      "tasks-mrtr-composition",
+    ],
   },
   "client-2025-11-25": clientRun("2025-11-25"),
   "client-2026-07-28": clientRun("2026-07-28"),
@@ -127,14 +152,19 @@ for (const [name, run] of runs) {
     ? [...command]
     : [...command, "--url", `${server.url}/mcp`];
   if (!argv.includes("--no-baseline")) args.push("--expected-failures", run.baseline);
-  console.log(`\n== conformance ${name} ==`);
   const env = { ...process.env, ...("env" in run ? run.env : {}) };
-  const child = spawn(cli, [...args, ...passThrough], { stdio: "inherit", env });
-  const code = await new Promise<number>((resolve) => {
-    child.once("close", (exit) => resolve(exit ?? 1));
-    child.once("error", () => resolve(1));
-  });
-  if (code !== 0) failed = true;
+  const scenarios =
+    "scenarios" in run && !passThrough.includes("--scenario") ? run.scenarios : [undefined];
+  for (const scenario of scenarios) {
+    console.log(`\n== conformance ${name}${scenario ? ` ${scenario}` : ""} ==`);
+    const picked = scenario ? ["--scenario", scenario] : [];
+    const child = spawn(cli, [...args, ...picked, ...passThrough], { stdio: "inherit", env });
+    const code = await new Promise<number>((resolve) => {
+      child.once("close", (exit) => resolve(exit ?? 1));
+      child.once("error", () => resolve(1));
+    });
+    if (code !== 0) failed = true;
+  }
 }
 await server.close();
 rmSync(clientDir, { recursive: true, force: true });

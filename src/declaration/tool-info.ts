@@ -25,6 +25,11 @@ export interface ToolInfo {
   capabilities: Capabilities;
   /** Caller interactions the tool may request. */
   interactions: InteractionCapabilities;
+  /**
+   * Whether the tool may run as an MCP task (`optional`) or runs only as one (`required`);
+   * absent: never. Read only by an MCP server serving the Tasks extension (`mcpTasks`).
+   */
+  taskSupport?: TaskSupport;
   /** Visual metadata. */
   icons?: ToolIcon[];
   /** Uninterpreted extra metadata. */
@@ -37,6 +42,9 @@ export interface ToolInfo {
    */
   source?: ToolSource;
 }
+
+/** How a tool runs as an MCP task: `optional` (when the client can take one) or `required`. */
+export type TaskSupport = "optional" | "required";
 
 /** The origin of a foreign tool and whether its self-description is believed. */
 export interface ToolSource {

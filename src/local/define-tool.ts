@@ -5,7 +5,7 @@ import {
   interactionCapabilities,
 } from "../declaration/interaction-capabilities.ts";
 import type { ToolAnnotations, ToolIcon } from "../declaration/tool-annotations.ts";
-import type { ToolInfo } from "../declaration/tool-info.ts";
+import type { TaskSupport, ToolInfo } from "../declaration/tool-info.ts";
 import { type ToolName, toolName } from "../declaration/tool-name.ts";
 import { ToolError } from "../errors.ts";
 import type { ToolLogLevel, ToolProgress } from "../execution/handler-io.ts";
@@ -182,6 +182,13 @@ export interface DefineToolOptions<S extends SchemaInput> {
    * `unsupported` instead (everywhere else the tool asks as usual).
    */
   replayable?: boolean;
+  /**
+   * Whether an MCP server with `tasks` (`mcpTasks`) may run the tool as a task: `optional` runs
+   * it as one when the client declares the Tasks extension (a handle at once, the result polled
+   * for), `required` only so (a client without the extension is refused). Default: never; for
+   * work that outlasts a request.
+   */
+  taskSupport?: TaskSupport;
   /** Visual metadata. */
   icons?: ToolIcon[];
   /** Uninterpreted extra metadata. */
@@ -263,6 +270,8 @@ export function defineTool<S extends SchemaInput>(
     interactions,
   };
   if (options.title !== undefined) info.title = options.title;
+  // Not checked here (the type says it): a server reads only `optional` and `required`.
+  if (options.taskSupport) info.taskSupport = options.taskSupport;
   if (output) info.outputSchema = unspecified(output.jsonSchema);
   if (options.icons) info.icons = options.icons;
   if (options.metadata) info.metadata = options.metadata;

@@ -37,13 +37,14 @@ export type {
   McpResourceTemplateInfo,
 } from "./client/remote-sources.ts";
 export type { DurableSessionNamespace } from "./server/durable-sessions.ts";
-export { createMcpHandler, type McpHandler } from "./server/handler.ts";
+export { createMcpHandler, type McpHandler, type WaitUntilContext } from "./server/handler.ts";
 export type {
   AuthInfo,
   AuthorizeContext,
   AuthorizeOutcome,
   McpErrorContext,
   McpHandlerOptions,
+  McpTasks,
 } from "./server/options.ts";
 export {
   type InsufficientScope,
@@ -66,3 +67,4 @@ export type {
   McpSourceList,
   McpSources,
 } from "./server/sources.ts";
+export { type McpTasksOptions, mcpTasks } from "./server/tasks.ts";

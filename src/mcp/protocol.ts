@@ -27,6 +27,9 @@ export const META = {
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
+/** The MCP Tasks extension's key in `capabilities.extensions` (SEP-2663). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
 /** The error codes the 2026-07-28 revision defines. */
 export const MCP_ERROR = {
   /** A standard header is missing, malformed, or disagrees with the body. */

@@ -28,6 +28,7 @@ import {
 import {
   type Caller,
   type Core,
+  type Envelope,
   MAX_SUBSCRIPTIONS,
   observed,
   readClientCapabilities,
@@ -136,23 +137,24 @@ function handleRequest(
   // priming event's empty data for a message.
   const streams = core.registry.streams;
   const resumable = streams && session && version === "2025-11-25" ? streams : undefined;
-  return serve(
-    core,
-    {
-      request,
-      headers,
-      message,
-      caller,
-      owner,
-      inSession: session !== undefined,
-      capabilities: session?.capabilities,
-      // Without a session, or before it sets one, every message is sent.
-      logLevel: () => session?.logLevel ?? "all",
-      ask: (question, signal, send) => ask(core, session, owner, version, question, signal, send),
-      channel: resumable && session ? () => resumable.channel(session.id, headers) : undefined,
-    },
-    method,
-  );
+  const envelope: Envelope = {
+    request,
+    headers,
+    message,
+    caller,
+    owner,
+    inSession: session !== undefined,
+    capabilities: session?.capabilities,
+    // Without a session, or before it sets one, every message is sent.
+    logLevel: () => session?.logLevel ?? "all",
+    ask: (question, signal, send) => ask(core, session, owner, version, question, signal, send),
+    channel: resumable && session ? () => resumable.channel(session.id, headers) : undefined,
+  };
+  // These revisions serve no tasks: a tool that runs only as one is refused.
+  if (core.tasks && message.method === "tools/call") {
+    return core.tasks.legacyCall(envelope, () => serve(core, envelope, method));
+  }
+  return serve(core, envelope, method);
 }
 
 /**

@@ -36,6 +36,7 @@ import {
   MAX_SUBSCRIPTIONS,
   type Outcome,
   observed,
+  type Round,
   readClientCapabilities,
   result,
   serve,
@@ -51,7 +52,6 @@ import {
   canonicalJson,
   createStateCodec,
   inputResponsesProblem,
-  type Round,
   roundAsker,
   type StateBinding,
   type Stop,
@@ -145,6 +145,7 @@ export function createModernCodec(core: Core): ModernCodec {
     if (sources.resources) capabilities.resources = { subscribe: true, listChanged: true };
     if (sources.prompts) capabilities.prompts = { listChanged: true };
     if (sources.completions) capabilities.completions = {};
+    if (core.tasks) capabilities.extensions = core.tasks.extensions;
     const value: Record<string, unknown> = {
       supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
       capabilities,
@@ -165,7 +166,7 @@ export function createModernCodec(core: Core): ModernCodec {
     exchange: Exchange,
     round: Round,
     binding: (() => StateBinding) | undefined,
-  ): Envelope {
+  ): RoundEnvelope {
     const { request, headers, caller, message, meta } = exchange;
     const level = meta[META.logLevel] as McpLoggingLevel | undefined;
     let stopped: Stop | undefined;
@@ -179,6 +180,7 @@ export function createModernCodec(core: Core): ModernCodec {
     // Made at the first question: a call that asks none never opens `mrtr.ts`.
     let ask: ReturnType<typeof roundAsker> | undefined;
     return {
+      round,
       request,
       headers,
       message,
@@ -242,7 +244,7 @@ export function createModernCodec(core: Core): ModernCodec {
    * `requestState` (`-32602` unless valid for this caller, tool and arguments). A call without a
    * string name or object arguments goes to the method as it is, which refuses it.
    */
-  async function callEnvelope(exchange: Exchange): Promise<Envelope | Answer> {
+  async function callEnvelope(exchange: Exchange): Promise<RoundEnvelope | Answer> {
     const { request, headers, message } = exchange;
     const params = message.params ?? {};
     const { name, arguments: args = {} } = params;
@@ -287,7 +289,7 @@ export function createModernCodec(core: Core): ModernCodec {
     target: string,
     args: unknown,
     why: string,
-  ): Promise<Envelope | Answer> {
+  ): Promise<RoundEnvelope | Answer> {
     const { headers, caller, message } = exchange;
     const params = message.params ?? {};
     const sent = JSON.stringify(args) ?? "null";
@@ -321,7 +323,7 @@ export function createModernCodec(core: Core): ModernCodec {
   async function askingEnvelope(
     exchange: Exchange,
     asker: { target: string; args: unknown },
-  ): Promise<Envelope | Answer> {
+  ): Promise<RoundEnvelope | Answer> {
     const { headers, message } = exchange;
     const params = message.params ?? {};
     const fail = (why: string) =>
@@ -389,7 +391,11 @@ export function createModernCodec(core: Core): ModernCodec {
    * in between, and at `McpHandler.close` the request's result. The client ends it by closing
    * the stream.
    */
-  function listen(message: JsonRpcRequest, headers: Headers, caller: Caller): Answer {
+  async function listen(
+    message: JsonRpcRequest,
+    headers: Headers,
+    caller: Caller,
+  ): Promise<Answer> {
     const asked = message.params?.notifications;
     if (asked !== undefined && !isJsonObject(asked)) {
       return jsonAnswer(
@@ -400,6 +406,15 @@ export function createModernCodec(core: Core): ModernCodec {
     }
     const honoured = honouredSubscriptions(core.sources, asked);
     const tag = { [META.subscriptionId]: message.id as JsonRpcId };
+    // Task status (the Tasks extension): snapshots of the named tasks as they change.
+    const tasks =
+      core.tasks && asked?.taskIds !== undefined
+        ? await core.tasks.listen(message, headers, caller, (snapshot) =>
+            writer.write(jsonRpcNotification("notifications/tasks", { ...snapshot, _meta: tag })),
+          )
+        : undefined;
+    if (tasks && !("taskIds" in tasks)) return tasks;
+    if (tasks) honoured.taskIds = tasks.taskIds;
     const watched = new Set(honoured.resourceSubscriptions ?? []);
     let timer: ReturnType<typeof setInterval> | undefined;
     let release: (() => void) | undefined;
@@ -424,6 +439,7 @@ export function createModernCodec(core: Core): ModernCodec {
       },
     };
     const end = () => {
+      tasks?.stop();
       clearInterval(timer);
       release?.();
       writer.close();
@@ -518,6 +534,11 @@ export function createModernCodec(core: Core): ModernCodec {
         );
       }
     }
+    const exchange: Exchange = { request, headers, caller, message: rpc, meta: record };
+    if (core.tasks && rpc.method.startsWith("tasks/")) {
+      const name = headerValue(request.headers, "mcp-name");
+      return core.tasks.request(envelopeOf(exchange, emptyRound(), undefined), name);
+    }
     switch (rpc.method) {
       case "server/discover":
         return observed(
@@ -533,16 +554,27 @@ export function createModernCodec(core: Core): ModernCodec {
     if (!method) {
       return fail(404, JSON_RPC_ERROR.methodNotFound, `Method not found: ${rpc.method}`);
     }
-    const exchange: Exchange = { request, headers, caller, message: rpc, meta: record };
     const asker = rpc.method === "tools/call" ? undefined : askerOf(rpc);
     if (rpc.method !== "tools/call" && asker === undefined) {
       return serve(core, envelopeOf(exchange, emptyRound(), undefined), method);
     }
     const ready = asker ? askingEnvelope(exchange, asker) : callEnvelope(exchange);
-    return ready.then((envelope) =>
-      "request" in envelope ? serve(core, envelope, method) : envelope,
-    );
+    return ready.then((envelope) => {
+      if (!("request" in envelope)) return envelope;
+      if (core.tasks && asker === undefined) {
+        const responses = rpc.params?.inputResponses as Record<string, unknown> | undefined;
+        return core.tasks.call(envelope, envelope.round, responses, () =>
+          serve(core, envelope, method),
+        );
+      }
+      return serve(core, envelope, method);
+    });
   };
+}
+
+/** An envelope with the round it was read from (a task continues from it). */
+interface RoundEnvelope extends Envelope {
+  readonly round: Round;
 }
 
 /** The listen flag of each kind of list change. */

@@ -7,7 +7,7 @@
 // `docs/design.md`, "Serving MCP".
 
 import type { ToolInfo } from "../../declaration/tool-info.ts";
-import type { CallJournal } from "../../execution/call-journal.ts";
+import type { CallJournal, JournalEntries } from "../../execution/call-journal.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import type { Observation } from "../../observer.ts";
@@ -144,6 +144,8 @@ export interface Core {
   readonly sources: ServedSources;
   /** The methods both revisions serve. */
   readonly methods: MethodTable;
+  /** The MCP Tasks extension (2026-07-28 only), when the handler serves it (`mcpTasks`). */
+  tasks: TaskEngine | undefined;
   /** Reports a failure the client only sees as a generic answer; never throws. */
   report(error: unknown, phase: "authorize" | "request" | "tool", request: () => Request): void;
 }
@@ -188,6 +190,60 @@ export interface Scope {
   admit(): (() => void) | string;
   /** Reports a failure the client only sees as a generic answer (`onError`). */
   report(error: unknown, phase: "request" | "tool"): void;
+  /**
+   * Keeps the runtime alive for work that outlives the answer (a task's run): a Worker's
+   * `ctx.waitUntil`, when the handler's `fetch` was given the Worker's context.
+   */
+  readonly waitUntil: ((work: Promise<unknown>) => void) | undefined;
+}
+
+/**
+ * What the codecs call of the MCP Tasks extension (`tasks.ts`, made by `mcpTasks`). Declared
+ * here so the codecs name it without loading it: a handler without tasks ships none of it.
+ */
+export interface TaskEngine {
+  /** What `server/discover` lists under `capabilities.extensions`. */
+  readonly extensions: Record<string, unknown>;
+  /**
+   * Answers a 2026 `tools/call` whose envelope is read: as a task when the tool and the request
+   * call for one, `-32021` for a tool that runs only as one and a request without the extension,
+   * else `plain()` (the ordinary call). `round` is what the call's earlier rounds gathered.
+   */
+  call(
+    envelope: Envelope,
+    round: Round,
+    inputResponses: Record<string, unknown> | undefined,
+    plain: () => Promise<Answer>,
+  ): Promise<Answer> | Answer;
+  /**
+   * Answers a 2026 request for a `tasks/` method (`tasks/get`, `tasks/update`, `tasks/cancel`;
+   * any other is not found); `name` is the `Mcp-Name` header.
+   */
+  request(envelope: Envelope, name: string | null | undefined): Promise<Answer> | Answer;
+  /**
+   * Starts watching the tasks a 2026 `subscriptions/listen` names in `notifications.taskIds`:
+   * `send` gets each one's snapshot for `notifications/tasks`. Returns the ids agreed to and
+   * the stop, or the answer to give instead (`-32021` without the extension); `headers` are
+   * the answer's.
+   */
+  listen(
+    message: JsonRpcRequest,
+    headers: Headers,
+    caller: Caller,
+    send: (snapshot: Record<string, unknown>) => void,
+  ): Promise<{ taskIds: string[]; stop(): void } | Answer>;
+  /** Answers a 2025 `tools/call`: a tool that runs only as a task is refused, else `plain()`. */
+  legacyCall(envelope: Envelope, plain: () => Promise<Answer>): Promise<Answer>;
+}
+
+/** What one round of a 2026 call knows: the answers gathered so far, by question key. */
+export interface Round {
+  /** Answers of earlier rounds and of this retry, each with the fingerprint of its question. */
+  readonly answers: Map<string, { fingerprint: string; response: Record<string, unknown> }>;
+  /** The questions the previous round asked, by key: a retry's answer must be for one of them. */
+  readonly pending: Map<string, string>;
+  /** The tool's `ctx.once` results recorded by earlier rounds, replayed instead of re-run. */
+  readonly steps: JournalEntries;
 }
 
 /** What a codec says about one request, for the core to build its scope from. */
@@ -258,6 +314,7 @@ export function serve(core: Core, envelope: Envelope, method: Method): Promise<A
         envelope.inSession,
       ),
     report: (error, phase) => core.report(error, phase, () => request.toRequest()),
+    waitUntil: request.waitUntil,
   };
   const run = async () => {
     try {

@@ -45,6 +45,7 @@ import {
 } from "./protected-resource.ts";
 import { listResources, listResourceTemplates, readResource } from "./resource-methods.ts";
 import { type ServedSources, serveSources } from "./sources.ts";
+import type { TaskServing } from "./tasks.ts";
 import { callTool, listTools } from "./tools.ts";
 
 /**
@@ -82,6 +83,12 @@ function sourceMethods(sources: ServedSources): MethodTable {
   };
 }
 
+/** The part of a Worker's execution context the handler uses. */
+export interface WaitUntilContext {
+  /** Keeps the Worker alive until `work` settles (Cloudflare's `ctx.waitUntil`). */
+  waitUntil(work: Promise<unknown>): void;
+}
+
 /** A web-standard request handler for one MCP endpoint. */
 export interface McpHandler {
   /**
@@ -89,10 +96,15 @@ export interface McpHandler {
    * global `fetch`, so it also serves as a client's in-process transport
    * (`connectMcp({ url, fetch: handler.fetch })`). Given a `Request`, further arguments (a
    * Worker's `env` and `ctx`, Deno's connection info: hence `| object`, so `Deno.serve(options,
-   * handler.fetch)` type-checks) are ignored; given a URL, `init`
-   * describes the request as for the global `fetch`.
+   * handler.fetch)` type-checks) are ignored, but for a third with `waitUntil` (a Worker's
+   * `ctx`): a task's run (`tasks`) is handed to it so the Worker keeps running it after the
+   * answer. Given a URL, `init` describes the request as for the global `fetch`.
    */
-  fetch(input: Request | string | URL, init?: RequestInit | object): Promise<Response>;
+  fetch(
+    input: Request | string | URL,
+    init?: RequestInit | object,
+    context?: WaitUntilContext | object,
+  ): Promise<Response>;
   /**
    * Tells 2026-07-28 clients that the tool list changed: every open `subscriptions/listen`
    * stream that asked for `toolsListChanged` gets `notifications/tools/list_changed`. Call it
@@ -152,6 +164,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
     sources,
     methods:
       sources.resources || sources.prompts ? { ...METHODS, ...sourceMethods(sources) } : METHODS,
+    tasks: undefined,
     report(error, phase, request) {
       if (!onError) return;
       try {
@@ -161,6 +174,7 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       }
     },
   };
+  if (resolved.tasks) core.tasks = (resolved.tasks as TaskServing)["~engine"](core);
   const state: Server = {
     core,
     options: resolved,
@@ -187,10 +201,18 @@ export function createMcpHandler(toolset: ToolsetBackend, options: McpHandlerOpt
       );
     }
   };
-  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+  const fetch = async (
+    input: Request | string | URL,
+    init?: RequestInit,
+    context?: object,
+  ): Promise<Response> => {
     let request: IncomingRequest;
     try {
       request = incomingRequest(input, init);
+      const waitUntil = (context as Partial<WaitUntilContext> | undefined)?.waitUntil;
+      if (typeof waitUntil === "function") {
+        request = { ...request, waitUntil: (work) => waitUntil.call(context, work) };
+      }
     } catch {
       return toResponse(httpError(400, "Bad Request: not a valid HTTP request", noHeaders()));
     }

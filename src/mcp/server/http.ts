@@ -47,6 +47,8 @@ export interface IncomingRequest {
   onAbort(listener: () => void): () => void;
   /** The request as a `Request` (for `authorize` and `onError`), built on first use. */
   toRequest(): Request;
+  /** The runtime's way to keep working after the answer (a Worker's `ctx.waitUntil`). */
+  readonly waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
 /** Reads a body as UTF-8 text, stopping past `maxBytes` (see `readBody`). */

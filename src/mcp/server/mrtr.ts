@@ -13,18 +13,8 @@ import { readSamplingResult } from "../../interaction/read-sampling.ts";
 import { NOT_ROOTS, readRoots } from "../../interaction/roots.ts";
 import { isJsonObject } from "../../schema/is-json-object.ts";
 import { jsonRpcResult } from "../json-rpc.ts";
-import type { ClientCapabilities } from "./core.ts";
+import type { ClientCapabilities, Round } from "./core.ts";
 import { answerFrom, capabilityFor, questionFor } from "./questions.ts";
-
-/** What one round of a call knows: the answers gathered so far, by question key. */
-export interface Round {
-  /** Answers of earlier rounds and of this retry, each with the fingerprint of its question. */
-  readonly answers: Map<string, { fingerprint: string; response: Record<string, unknown> }>;
-  /** The questions the previous round asked, by key: a retry's answer must be for one of them. */
-  readonly pending: Map<string, string>;
-  /** The tool's `ctx.once` results recorded by earlier rounds, replayed instead of re-run. */
-  readonly steps: JournalEntries;
-}
 
 /** Why a round stopped before the tool completed. */
 export type Stop =
@@ -138,7 +128,7 @@ export function inputResponsesProblem(value: unknown): string | undefined {
  * `ListRootsResult`. Such an answer is the
  * client's protocol error, so the call gets `-32602` rather than the tool a made-up answer.
  */
-function answerProblem(
+export function answerProblem(
   request: ToolInteractionRequest,
   response: Record<string, unknown>,
 ): string | undefined {
@@ -154,15 +144,15 @@ function answerProblem(
     : "`action` must be accept, decline or cancel";
 }
 
-function answerOf(
+export function answerOf(
   request: ToolInteractionRequest,
   response: Record<string, unknown>,
 ): ToolInteractionResponse {
   return answerFrom(request, jsonRpcResult(request.id, response));
 }
 
-// What must stay the same for a stored answer to be reused: the kind and the prompt.
-async function fingerprintOf(request: ToolInteractionRequest): Promise<string> {
+/** What must stay the same for a stored answer to be reused: the kind and the prompt. */
+export async function fingerprintOf(request: ToolInteractionRequest): Promise<string> {
   return digest(canonicalJson([request.prompt, request.kind]));
 }
 

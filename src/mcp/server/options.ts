@@ -250,6 +250,22 @@ export interface McpHandlerOptions extends McpSources {
    * ```
    */
   questionKey?(question: ToolInteractionRequest, index: number): string;
+  /**
+   * Serves the MCP Tasks extension (`io.modelcontextprotocol/tasks`) on 2026-07-28: a tool
+   * declared with `taskSupport` and called by a request that declares the extension answers a
+   * task handle at once and runs beyond the request; the client polls `tasks/get`, answers
+   * questions with `tasks/update`, and may `tasks/cancel`. Made by `mcpTasks(…)`, which holds the
+   * store, retention and limits. Without it no tool runs as a task and `taskSupport` is not read.
+   */
+  tasks?: McpTasks;
+}
+
+/**
+ * The MCP Tasks extension as `createMcpHandler` takes it: what `mcpTasks(…)` returns, opaque
+ * here so a handler without tasks loads none of their code.
+ */
+export interface McpTasks {
+  readonly "~kind": "mcp_tasks";
 }
 
 /** The options with every default filled in. */
@@ -272,7 +288,8 @@ type OptionalOption =
   | "resourceTemplates"
   | "prompts"
   | "durableSessions"
-  | "ssePollMs";
+  | "ssePollMs"
+  | "tasks";
 
 /** Returns the options with defaults filled in, or throws `invalid_configuration`. */
 export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
@@ -357,6 +374,9 @@ export function resolveOptions(options: McpHandlerOptions): ResolvedOptions {
     throw bad(
       '`durableSessions` routes sessions to their objects, so this handler holds none: leave `sessions` out here and give the object\'s handler `sessions: "memory"`',
     );
+  }
+  if (options.tasks !== undefined && options.tasks?.["~kind"] !== "mcp_tasks") {
+    throw bad("`tasks` must come from `mcpTasks()`");
   }
   if (resolved.interactionPolicy !== "reject" && resolved.interactionPolicy !== "elicit") {
     throw bad("`interactionPolicy` must be `reject` or `elicit`");

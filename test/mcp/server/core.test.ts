@@ -369,6 +369,7 @@ describe("serve", () => {
       ),
       sources: serveSources({}),
       methods: {},
+      tasks: undefined,
       report: (error, phase) => reported.push({ error, phase }),
     };
     const envelope: Envelope = {

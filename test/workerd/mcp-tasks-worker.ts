@@ -1,0 +1,96 @@
+/**
+ * A Worker serving MCP tasks whose records live in a Durable Object's storage.
+ * test/node/mcp-tasks-workerd.test.ts bundles it and runs it in Miniflare as three Workers, each
+ * its own isolate: `store` holds the `TaskStore` object; `a` and `b` serve the same toolset over
+ * MCP and share nothing but the store. A task created through `a` runs there (kept alive by
+ * `ctx.waitUntil`); `b` reads it and cancels it, and `a`'s running tool sees the cancel.
+ *
+ * - `POST /mcp`: the MCP endpoint.
+ * - `GET /aborted`: the abort reasons the `wait` tool saw in this isolate.
+ */
+import { DurableObject } from "cloudflare:workers";
+import * as v from "valibot";
+import { defineTool, durableObjectStore, type Store, Toolset } from "../../src/index.ts";
+import { createMcpHandler, type McpHandler, mcpTasks } from "../../src/mcp/index.ts";
+
+interface Env {
+  STORE: DurableObjectNamespace<TaskStore>;
+}
+
+/** The task records: a `durableObjectStore` on this object's storage, reached over RPC. */
+export class TaskStore extends DurableObject {
+  readonly store = durableObjectStore(this.ctx.storage);
+
+  read(key: string): Promise<string | undefined> {
+    return this.store.get(key);
+  }
+
+  write(key: string, value: string, ttlMs?: number): Promise<void> {
+    return this.store.put(key, value, ttlMs === undefined ? undefined : { ttlMs });
+  }
+
+  remove(key: string): Promise<void> {
+    return this.store.delete(key);
+  }
+
+  swap(key: string, expected: string | undefined, value: string, ttlMs?: number) {
+    return this.store.compareAndSet(
+      key,
+      expected,
+      value,
+      ttlMs === undefined ? undefined : { ttlMs },
+    );
+  }
+}
+
+/** The store as any isolate reaches it: one named object, each operation one RPC. */
+function taskStore(env: Env): Store {
+  const object = () => env.STORE.get(env.STORE.idFromName("tasks"));
+  return {
+    get: (key) => object().read(key),
+    put: (key, value, options) => object().write(key, value, options?.ttlMs),
+    delete: (key) => object().remove(key),
+    compareAndSet: (key, expected, value, options) =>
+      object().swap(key, expected, value, options?.ttlMs),
+  };
+}
+
+// What the `wait` tool saw in this isolate. Kept in memory: once the task's run settles, its
+// `waitUntil` ends and any I/O the tool still has under way is cut off.
+const aborted: string[] = [];
+
+function handlerFor(env: Env): McpHandler {
+  const wait = defineTool({
+    name: "wait",
+    description: "Waits until cancelled",
+    taskSupport: "required",
+    input: v.object({}),
+    call: (_input, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener(
+          "abort",
+          () => {
+            aborted.push(String(ctx.signal.reason));
+            reject(ctx.signal.reason);
+          },
+          { once: true },
+        );
+      }),
+  });
+  return createMcpHandler(Toolset.local([wait]), {
+    name: "tasks-worker",
+    version: "1.0.0",
+    tasks: mcpTasks({ store: taskStore(env), checkIntervalMs: 50, pollIntervalMs: 100 }),
+  });
+}
+
+let handler: McpHandler | undefined;
+
+export default {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> | Response {
+    handler ??= handlerFor(env);
+    if (new URL(request.url).pathname === "/aborted") return Response.json({ aborted });
+    // The Worker's context: the task's run is handed to `ctx.waitUntil`.
+    return handler.fetch(request, env, ctx);
+  },
+};
