@@ -8,17 +8,20 @@ import {
   type Invoke,
 } from "../../execution/call-machine.ts";
 import type { ToolProgress } from "../../execution/handler-io.ts";
+import type { RemoteTaskHook, RemoteTaskRef } from "../../execution/remote-task-hook.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import type { Observation } from "../../observer.ts";
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
 import type { McpSession, ServerMessage } from "./mcp-session.ts";
+import type { FollowedTask } from "./remote-task.ts";
 import {
   createIdleTimer,
   type IdleTimer,
   logFromMcp,
   type RemoteCallPlan,
   resultFromMcp,
+  TASKS_EXTENSION,
 } from "./remote-tool.ts";
 import {
   handleInputRequest,
@@ -44,6 +47,15 @@ interface Round {
 
 // A server that keeps answering `input_required` must not keep the call going forever.
 const MAX_INPUT_ROUNDS = 10;
+
+// How long a 2025 server should keep a task this client asked for: an hour.
+const TASK_TTL_MS = 3_600_000;
+
+// What a 2026 call declares on its requests: it takes a task handle as an answer.
+const TASK_CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
+
+// Following a task is loaded on the first task handle (design.md, "Bundles and cold start").
+let taskModule: Promise<typeof import("./remote-task.ts")> | undefined;
 
 /**
  * The remote handler: one `tools/call` on an MCP server, on the same call machine as a local
@@ -74,6 +86,11 @@ export class RemoteHandler extends CallMachine<Question> {
   // What this call takes from the server: with 2026-07-28 a call whose caller answers
   // (`onInteraction`) declares form questions on its own requests, whatever `formInteractions`.
   #flags: ServerRequestFlags;
+  // Where the host keeps a task this call becomes (`CallOptions["~task"]`).
+  #hook: RemoteTaskHook | undefined;
+  // Once the call is a task: the idle deadline gives way to each task request's own.
+  #tasking = false;
+  #task: FollowedTask | undefined;
 
   /**
    * Creates a handler in the ready state.
@@ -100,6 +117,7 @@ export class RemoteHandler extends CallMachine<Question> {
       throw this.#session.scrubError(error);
     }
     this.#callId = callId;
+    this.#hook = input["~task"];
     if (this.#session.modern && this.answers && !this.#plan.formInteractions) {
       const { samplingInteractions, rootsInteractions, maxSchemaDepth } = this.#plan;
       this.#flags = {
@@ -109,7 +127,67 @@ export class RemoteHandler extends CallMachine<Question> {
         maxSchemaDepth,
       };
     }
-    this.#send({});
+    const resume = this.#hook?.resume;
+    // An earlier run of this call left a task: follow it rather than call the tool again.
+    if (resume) this.#resume(resume);
+    else this.#send({});
+  }
+
+  #resume(ref: RemoteTaskRef): void {
+    const protocol = this.#session.modern ? "2026-07-28" : "2025-11-25";
+    if (ref.origin !== this.#session.origin || ref.protocol !== protocol) {
+      const message = `${this.toolName}: the task to resume was started on ${ref.origin} (${ref.protocol}), not on this connection (${this.#session.origin}, ${protocol})`;
+      throw new ToolError({ type: "protocol", message });
+    }
+    this.#followTask(ref, undefined);
+  }
+
+  // A task handle: from now on the call follows the task (`remote-task.ts`); the MRTR round, if
+  // any, is over and its keys are not carried over.
+  #becameTask(created: Record<string, unknown>): void {
+    this.#round = undefined;
+    taskModule ??= import("./remote-task.ts");
+    void taskModule
+      .then(({ taskRefOf }) => {
+        const ref = taskRefOf(created, this.#session);
+        if (typeof ref === "string")
+          throw new ToolError({ type: "protocol", message: `${this.toolName}: ${ref}` });
+        this.#followTask(ref, created);
+      })
+      .catch((error: unknown) => this.emit({ type: "failed", error }));
+  }
+
+  #followTask(ref: RemoteTaskRef, created: Record<string, unknown> | undefined): void {
+    this.#tasking = true;
+    this.#timer.disarm();
+    taskModule ??= import("./remote-task.ts");
+    void taskModule
+      .then(({ followTask }) => {
+        this.#task = followTask(
+          {
+            session: this.#session,
+            toolName: this.toolName,
+            callId: this.#callId,
+            flags: this.#flags,
+            timeoutMs: this.#plan.timeoutMs,
+            signal: this.#controller.signal,
+            parent: this.#observation,
+            hook: this.#hook,
+            onMessage: (message) => this.#onServerMessage(message),
+            ask: (request, key) => this.emit({ type: "ask", request, question: { request, key } }),
+            done: (result) =>
+              this.emit({
+                type: "done",
+                result: this.#plan.checkResult(resultFromMcp(result, this.toolName)),
+              }),
+            fail: (error) => this.emit({ type: "failed", error }),
+            log: (entry) => this.log(entry),
+          },
+          ref,
+          created,
+        );
+      })
+      .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
 
   // Every failure the call reports is scrubbed of the client's credentials, whoever built it
@@ -129,20 +207,27 @@ export class RemoteHandler extends CallMachine<Question> {
   #send(retry: { inputResponses?: Record<string, unknown>; requestState?: string }): void {
     const id = this.#session.newRequestId();
     this.#requestId = id;
+    const modern = this.#session.modern;
+    // 2025: a task-only tool is called as a task, when the server takes task-augmented calls.
+    const augmented = !modern && this.#plan.taskCalls && this.#plan.tool.taskOnly === true;
     const params = {
       name: this.#plan.tool.nativeName,
       arguments: this.#arguments,
       ...retry,
-      // Always ask for progress, so a long call can keep its idle deadline alive.
+      ...(augmented ? { task: { ttl: TASK_TTL_MS } } : {}),
+      // Always ask for progress, so a long call can keep its idle deadline alive (a 2025
+      // task's progress token holds for the task's life).
       _meta: { progressToken: id },
     };
+    const form = this.#flags.formInteractions ? { elicitation: { form: {} } } : {};
     const options = {
       signal: this.#controller.signal,
       label: this.toolName,
       onMessage: (message: ServerMessage) => this.#onServerMessage(message),
       headers: this.#session.modern ? this.#plan.paramHeaders(this.#arguments) : {},
-      // Declared per request: the connection's envelope has it only with `formInteractions`.
-      ...(this.#flags.formInteractions ? { capabilities: { elicitation: { form: {} } } } : {}),
+      // Declared per request: the connection's envelope has form questions only with
+      // `formInteractions`, and never the Tasks extension, which only a call's requests need.
+      ...(modern ? { capabilities: { ...form, ...TASK_CAPABILITIES } } : {}),
       // A step-up sign-in is the user's time, not the server's.
       deadline: { pause: () => this.#timer.disarm(), resume: () => this.#timer.arm() },
       parent: this.#observation,
@@ -151,6 +236,9 @@ export class RemoteHandler extends CallMachine<Question> {
       .request(id, "tools/call", params, options)
       .then((result) => {
         if (result.resultType === "input_required") return this.#inputRequired(result);
+        if (result.resultType === "task" || (augmented && result.task !== undefined)) {
+          return this.#becameTask(result);
+        }
         this.emit({
           type: "done",
           result: this.#plan.checkResult(resultFromMcp(result, this.toolName)),
@@ -242,6 +330,7 @@ export class RemoteHandler extends CallMachine<Question> {
       "response" in answer
         ? answer.response
         : ({ type: "decline", id: question.request.id } satisfies ToolInteractionResponse);
+    if (this.#task) return this.#answerTask(this.#task, question, response);
     if (response.type === "cancel" || !this.#round) return;
     if (response.type === "decline") this.#declined.add(question.key);
     const value = inputResponseFor(question.request, response);
@@ -250,18 +339,31 @@ export class RemoteHandler extends CallMachine<Question> {
     if (--this.#round.waiting === 0) this.#retry();
   }
 
+  // A task's question is answered by `tasks/update`, a declined or cancelled form too (the
+  // server learns the caller's choice; a cancel then cancels the call and its task).
+  async #answerTask(
+    task: FollowedTask,
+    question: { request: ToolInteractionRequest; key: string },
+    response: ToolInteractionResponse,
+  ): Promise<void> {
+    const value = inputResponseFor(question.request, response);
+    if (value instanceof ToolError) return void this.emit({ type: "failed", error: value });
+    await task.answer(question.key, value);
+  }
+
   protected abort(error: ToolError): void {
     this.#timer.disarm();
     this.#controller.abort(error);
   }
 
   protected override async cancelled(reason: string | undefined): Promise<void> {
-    if (this.#requestId === undefined) return;
+    // A task is cancelled by `tasks/cancel`, which the abort already sent (`remote-task.ts`).
+    if (this.#requestId === undefined || this.#tasking) return;
     await this.#session.cancelRequest(this.#requestId, reason, this.toolName);
   }
 
   protected override entered(state: CallState): void {
-    if (state === "running") this.#timer.arm();
+    if (state === "running" && !this.#tasking) this.#timer.arm();
     else this.#timer.disarm();
   }
 
@@ -312,7 +414,7 @@ export class RemoteHandler extends CallMachine<Question> {
   }
 
   #expire(): void {
-    if (this.state !== "running" || this.#requestId === undefined) return;
+    if (this.state !== "running" || this.#requestId === undefined || this.#tasking) return;
     const timeoutMs = this.#plan.timeoutMs;
     this.stop(new ToolError({ type: "timeout", tool: this.toolName, timeoutMs }));
     void this.#session.cancelRequest(
