@@ -1,5 +1,5 @@
 import type { ToolName } from "../../declaration/tool-name.ts";
-import { ToolError, unreachable } from "../../errors.ts";
+import { isToolError, ToolError, unreachable } from "../../errors.ts";
 import {
   type CallAnswer,
   type CallEvent,
@@ -12,9 +12,22 @@ import type { RemoteTaskHook, RemoteTaskRef } from "../../execution/remote-task-
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import type { Observation } from "../../observer.ts";
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
-import type { McpSession, ServerMessage } from "./mcp-session.ts";
-import type { FollowedTask } from "./remote-task.ts";
+import { excerpt } from "../../redaction.ts";
+import {
+  JSON_RPC_ERROR,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from "../json-rpc.ts";
+import {
+  type McpSession,
+  protocolError,
+  reportedRpcError,
+  rpcErrorOf,
+  type ServerMessage,
+  withDeadline,
+} from "./mcp-session.ts";
+import type { FollowedTask, TaskHost } from "./remote-task.ts";
 import {
   createIdleTimer,
   type IdleTimer,
@@ -139,53 +152,64 @@ export class RemoteHandler extends CallMachine<Question> {
       const message = `${this.toolName}: the task to resume was started on ${ref.origin} (${ref.protocol}), not on this connection (${this.#session.origin}, ${protocol})`;
       throw new ToolError({ type: "protocol", message });
     }
-    this.#followTask(ref, undefined);
+    this.#followTask(undefined, ref);
   }
 
-  // A task handle: from now on the call follows the task (`remote-task.ts`); the MRTR round, if
-  // any, is over and its keys are not carried over.
-  #becameTask(created: Record<string, unknown>): void {
+  // A task handle (or a task to resume): from now on the call follows the task
+  // (`remote-task.ts`, loaded now); the MRTR round, if any, is over and its keys are not
+  // carried over, and the idle deadline gives way to each task request's own.
+  #followTask(created: Record<string, unknown> | undefined, resume?: RemoteTaskRef): void {
     this.#round = undefined;
-    taskModule ??= import("./remote-task.ts");
-    void taskModule
-      .then(({ taskRefOf }) => {
-        const ref = taskRefOf(created, this.#session);
-        if (typeof ref === "string")
-          throw new ToolError({ type: "protocol", message: `${this.toolName}: ${ref}` });
-        this.#followTask(ref, created);
-      })
-      .catch((error: unknown) => this.emit({ type: "failed", error }));
-  }
-
-  #followTask(ref: RemoteTaskRef, created: Record<string, unknown> | undefined): void {
     this.#tasking = true;
     this.#timer.disarm();
+    const session = this.#session;
+    const tool = this.toolName;
+    const { timeoutMs } = this.#plan;
+    const signal = this.#controller.signal;
+    const capabilities = session.modern ? TASK_CAPABILITIES : undefined;
+    const host: TaskHost = {
+      toolName: tool,
+      modern: session.modern,
+      origin: session.origin,
+      signal,
+      hook: this.#hook,
+      request: (method, params, onMessage) =>
+        withDeadline(
+          method,
+          timeoutMs,
+          (inner) =>
+            session.request(session.newRequestId(), method, params, {
+              signal: inner,
+              label: tool,
+              parent: this.#observation,
+              ...(capabilities ? { capabilities } : {}),
+              ...(onMessage ? { onMessage: (message) => this.#onServerMessage(message) } : {}),
+            }),
+          signal,
+        ),
+      cancel: (taskId) => void session.cancelTask(taskId, tool, capabilities),
+      input: (entry) =>
+        handleInputRequest(entry, this.#flags, { toolName: tool, callId: this.#callId }),
+      transient: (error) => isToolError(error, "transport") || isToolError(error, "timeout"),
+      unknown: (error) => rpcErrorOf(error)?.code === JSON_RPC_ERROR.invalidParams,
+      protocol: protocolError,
+      cancelled: (reason) => new ToolError({ type: "cancelled", tool, reason }),
+      rpcError: (error) => reportedRpcError(`${tool} (task)`, error, session.secrets),
+      scrub: (value) => session.scrubValue(value),
+      shown: (text, max) => JSON.stringify(excerpt(text, session.secrets, max)),
+      ask: (request, key) => this.emit({ type: "ask", request, question: { request, key } }),
+      done: (result) =>
+        this.emit({
+          type: "done",
+          result: this.#plan.checkResult(resultFromMcp(result, tool)),
+        }),
+      fail: (error) => this.emit({ type: "failed", error }),
+      log: (entry) => this.log(entry),
+    };
     taskModule ??= import("./remote-task.ts");
     void taskModule
       .then(({ followTask }) => {
-        this.#task = followTask(
-          {
-            session: this.#session,
-            toolName: this.toolName,
-            callId: this.#callId,
-            flags: this.#flags,
-            timeoutMs: this.#plan.timeoutMs,
-            signal: this.#controller.signal,
-            parent: this.#observation,
-            hook: this.#hook,
-            onMessage: (message) => this.#onServerMessage(message),
-            ask: (request, key) => this.emit({ type: "ask", request, question: { request, key } }),
-            done: (result) =>
-              this.emit({
-                type: "done",
-                result: this.#plan.checkResult(resultFromMcp(result, this.toolName)),
-              }),
-            fail: (error) => this.emit({ type: "failed", error }),
-            log: (entry) => this.log(entry),
-          },
-          ref,
-          created,
-        );
+        this.#task = followTask(host, created, resume);
       })
       .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
@@ -237,7 +261,7 @@ export class RemoteHandler extends CallMachine<Question> {
       .then((result) => {
         if (result.resultType === "input_required") return this.#inputRequired(result);
         if (result.resultType === "task" || (augmented && result.task !== undefined)) {
-          return this.#becameTask(result);
+          return this.#followTask(result);
         }
         this.emit({
           type: "done",
