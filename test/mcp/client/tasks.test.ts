@@ -9,7 +9,7 @@ import {
   type ToolLog,
   type ToolProgress,
 } from "../../../src/index.ts";
-import { connectMcp } from "../../../src/mcp/index.ts";
+import { connectMcp, createMcpHandler } from "../../../src/mcp/index.ts";
 import { caught } from "../../support/caught.ts";
 import {
   createFakeTaskServer,
@@ -481,5 +481,55 @@ describe("connectMcp when an MRTR round ends in a task", () => {
     expect(poll?.body.params?.inputResponses).toBeUndefined();
     expect(server.sent("tasks/update")).toEqual([]);
     await toolset.shutdown();
+  });
+});
+
+// A toolwire server over a connectMcp toolset (a gateway, examples/gateway): a remote task tool
+// passes through as an ordinary tool, and a downstream cancel reaches the upstream task.
+describe("a gateway in front of a task server", () => {
+  async function gateway(options: FakeTaskServerOptions, era: "2026-07-28" | "2025-11-25") {
+    const upstream = createFakeTaskServer(options);
+    const remote = await connectMcp({ url, fetch: upstream.fetch, protocol: era });
+    const served = createMcpHandler(remote, { name: "gateway", version: "1" });
+    const client = await connectMcp({
+      url: "http://localhost/mcp",
+      fetch: served.fetch,
+      protocol: era,
+    });
+    return { upstream, remote, client };
+  }
+
+  for (const era of ["2026-07-28", "2025-11-25"] as const) {
+    it(`serves the upstream task's result as the tool's (${era})`, async () => {
+      const { upstream, remote, client } = await gateway(
+        {
+          era: era === "2026-07-28" ? "2026" : "2025",
+          onPoll: finishAfter(2, done("via gateway")),
+        },
+        era,
+      );
+      expect((await client.listTools()).map((tool) => tool.name)).toContain("research");
+      const result = await client.call("research", { topic: "tides" });
+      expect(result.content).toEqual([{ type: "text", text: "via gateway" }]);
+      expect(upstream.sent("tools/call")).toHaveLength(1);
+      await client.shutdown();
+      await remote.shutdown();
+    });
+  }
+
+  it("cancels the upstream task when the downstream caller aborts", async () => {
+    const { upstream, remote, client } = await gateway(
+      { era: "2026", onPoll: (task) => void (task.pollIntervalMs = 50) },
+      "2026-07-28",
+    );
+    const controller = new AbortController();
+    const call = client.call("research", {}, { signal: controller.signal });
+    while (upstream.sent("tasks/get").length < 1) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    expect((await caught(call)).type).toBe("cancelled");
+    while (upstream.sent("tasks/cancel").length < 1) await new Promise((r) => setTimeout(r, 10));
+    expect(upstream.tasks[0]?.status).toBe("cancelled");
+    await client.shutdown();
+    await remote.shutdown();
   });
 });
