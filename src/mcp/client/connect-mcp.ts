@@ -3,7 +3,8 @@
 // second), lists the server's tools page by page and returns a `Toolset` over them. The files of the flow, in the
 // order a call meets them: this one (connect, list), `remote-tool.ts` (declarations, checks,
 // results), `remote-handler.ts` (one call), `server-request.ts` (what the server asks during a
-// call), `mcp-session.ts` (the HTTP exchange). See `docs/design.md`, "Consuming MCP".
+// call), `remote-task.ts` (a call that became a task), `mcp-session.ts` (the HTTP exchange). See
+// `docs/design.md`, "Consuming MCP".
 
 import { cancelledError } from "../../abort.ts";
 import { toolName } from "../../declaration/tool-name.ts";

@@ -79,7 +79,9 @@ let taskModule: Promise<typeof import("./remote-task.ts")> | undefined;
  * `notifications/cancelled` upstream before aborting the request. In 2026-07-28 the questions
  * come as an `input_required` result instead; once each is answered the call is sent again
  * with a new id, the answers in `inputResponses` and the server's `requestState` as it came,
- * at most 10 rounds; aborting the request is the cancel.
+ * at most 10 rounds; aborting the request is the cancel. A call the server runs as a task (a
+ * 2026 task handle, or a 2025 task-only tool's task-augmented call) is followed to its end by
+ * `remote-task.ts`, loaded then, and cancelled with `tasks/cancel`.
  */
 export class RemoteHandler extends CallMachine<Question> {
   protected readonly toolName: ToolName;

@@ -533,3 +533,110 @@ describe("a gateway in front of a task server", () => {
     await remote.shutdown();
   });
 });
+
+describe("a task followed again by its id (CallOptions['~task'])", () => {
+  it("polls a recorded task from a fresh connection instead of calling the tool", async () => {
+    const server = createFakeTaskServer({
+      era: "2026",
+      onPoll: (task, poll) => {
+        task.pollIntervalMs = 50;
+        if (poll >= 3) {
+          task.status = "completed";
+          task.result = done("finished meanwhile");
+        }
+      },
+    });
+    const first = await connectMcp({ url, fetch: server.fetch, protocol: "2026-07-28" });
+    const recorded: unknown[] = [];
+    const controller = new AbortController();
+    const call = first.call(
+      "research",
+      {},
+      {
+        signal: controller.signal,
+        "~task": { record: (ref) => void recorded.push(ref), detached: () => true },
+      },
+    );
+    while (server.sent("tasks/get").length < 1) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    await caught(call);
+    await first.shutdown();
+    // Detached: the task was left running.
+    expect(server.sent("tasks/cancel")).toEqual([]);
+    expect(recorded).toEqual([{ origin: url, protocol: "2026-07-28", taskId: "task-1" }]);
+
+    const second = await connectMcp({ url, fetch: server.fetch, protocol: "2026-07-28" });
+    const result = await second.call(
+      "research",
+      {},
+      {
+        "~task": {
+          resume: recorded[0] as { origin: string; protocol: "2026-07-28"; taskId: string },
+        },
+      },
+    );
+    expect(result.content).toEqual([{ type: "text", text: "finished meanwhile" }]);
+    expect(server.sent("tools/call")).toHaveLength(1);
+    await second.shutdown();
+  });
+
+  it("refuses to resume a task recorded on another server or era", async () => {
+    const server = createFakeTaskServer({ era: "2026" });
+    const toolset = await connectMcp({ url, fetch: server.fetch, protocol: "2026-07-28" });
+    const elsewhere = {
+      origin: "https://other.example/mcp",
+      protocol: "2026-07-28",
+      taskId: "t",
+    } as const;
+    const error = await caught(toolset.call("research", {}, { "~task": { resume: elsewhere } }));
+    expect(error.type).toBe("protocol");
+    expect(error.message).toContain("not on this connection");
+    const older = { origin: url, protocol: "2025-11-25", taskId: "t" } as const;
+    expect((await caught(toolset.call("research", {}, { "~task": { resume: older } }))).type).toBe(
+      "protocol",
+    );
+    expect(server.sent("tools/call")).toEqual([]);
+    expect(server.sent("tasks/get")).toEqual([]);
+    await toolset.shutdown();
+  });
+});
+
+describe("polls that fail in transit, and 2025 failures", () => {
+  it("tries a poll that failed in transit again, then goes on", async () => {
+    const server = createFakeTaskServer({
+      era: "2026",
+      onCreate: (task) => {
+        task.pollIntervalMs = 50;
+      },
+      onPoll: finishAfter(2, done("ok")),
+    });
+    let failed = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      const body = typeof init?.body === "string" ? JSON.parse(init.body) : undefined;
+      if (body?.method === "tasks/get" && failed < 2) {
+        failed += 1;
+        return new Response("busy", { status: 503 });
+      }
+      return server.fetch(input, init);
+    };
+    const toolset = await connectMcp({ url, fetch: flaky, protocol: "2026-07-28" });
+    const result = await toolset.call("research", {});
+    expect(result.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(failed).toBe(2);
+    await toolset.shutdown();
+  });
+
+  it("fails with the JSON-RPC error tasks/result gives for a failed 2025 task", async () => {
+    const { toolset } = await connect({
+      era: "2025",
+      onPoll: (task) => {
+        task.status = "failed";
+        task.error = { code: -32603, message: "backend down" };
+      },
+    });
+    const error = await caught(toolset.call("research", {}));
+    expect(error.type).toBe("protocol");
+    expect(error.message).toContain("backend down");
+    await toolset.shutdown();
+  });
+});
