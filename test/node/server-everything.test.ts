@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InteractionResponse, isToolError } from "../../src/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
+import { connectStdio } from "../../src/node/index.ts";
 
 const entry = fileURLToPath(
   new URL(
@@ -103,6 +104,28 @@ describe("connectMcp against server-everything", () => {
       expect(asked[0]).toContain("python");
       const text = result.content[0]?.type === "text" ? result.content[0].text : "";
       expect(text).toContain("# Research Report: python (snake)");
+    } finally {
+      await everything.shutdown();
+    }
+  }, 30_000);
+
+  it("calls the same task tool over stdio, its question reaching onInteraction while no call is in flight", async () => {
+    const everything = await connectStdio({
+      command: process.execPath,
+      args: [entry, "stdio"],
+      formInteractions: true,
+    });
+    try {
+      const result = await everything.call(
+        "simulate-research-query",
+        { topic: "python", ambiguous: true },
+        {
+          onInteraction: async (request) =>
+            InteractionResponse.submit(request.id, { interpretation: "programming" }),
+        },
+      );
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+      expect(text).toContain("# Research Report: python (programming)");
     } finally {
       await everything.shutdown();
     }
