@@ -216,14 +216,15 @@ export async function handleCalls(
           (error: unknown) => error,
         );
         // A remote call that becomes a task records it, so a resumed run follows that task
-        // instead of calling again; a pause leaves the task running.
+        // instead of calling again; a pause, or another instance claiming the run, leaves the
+        // task running for whoever resumes it.
         const hook: RemoteTaskHook | undefined = durable && {
           resume,
           record: (ref) => {
             task = ref;
             return durable.update(index, running()).catch(() => {});
           },
-          detached: () => durable.frozen,
+          detached: () => durable.detached,
         };
         const outcome =
           marked === undefined

@@ -255,6 +255,11 @@ export interface DurableTurn {
   freeze(): Promise<RunSnapshot>;
   /** Whether the run paused. */
   readonly frozen: boolean;
+  /**
+   * Whether the run paused or another instance claimed it: either way its calls are put aside,
+   * not given up (a remote task goes on for whoever resumes the run).
+   */
+  readonly detached: boolean;
 }
 
 /**
@@ -268,11 +273,15 @@ function createDurableTurn(
   capture: (calls: SnapshotCall[]) => () => Promise<RunSnapshot>,
   write: (sign: () => Promise<RunSnapshot>) => Promise<void>,
   isFrozen: () => boolean,
+  isDetached: () => boolean,
 ): DurableTurn {
   return {
     calls,
     get frozen() {
       return isFrozen();
+    },
+    get detached() {
+      return isDetached();
     },
     update(index, call) {
       if (isFrozen()) return Promise.reject(refusal("the run paused"));
@@ -436,7 +445,13 @@ export function createRunDurability(
           memo,
         );
     };
-    current = createDurableTurn(calls, capture, write, () => frozen);
+    current = createDurableTurn(
+      calls,
+      capture,
+      write,
+      () => frozen,
+      () => frozen || lost,
+    );
     return current;
   };
   return {

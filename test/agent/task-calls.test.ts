@@ -4,6 +4,7 @@
 // calling the tool again; and approval and cancellation treat a task call like any other.
 import { describe, expect, it } from "vitest";
 import { Agent, type ApprovalDecision, type RunSnapshot } from "../../src/agent/index.ts";
+import { InteractionResponse, memoryStore } from "../../src/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/index.ts";
 import { createFakeTaskServer, type FakeTaskServer } from "../support/fake-task-server.ts";
@@ -112,6 +113,70 @@ describe("an agent's call that became a remote task", () => {
       await secondTools.shutdown();
     });
   }
+
+  it("follows the task on the instance that took the run over; the one that lost it cancels nothing", async () => {
+    const store = memoryStore();
+    const state = { ask: false };
+    const server = createFakeTaskServer({
+      era: "2026",
+      onPoll: (task) => {
+        task.pollIntervalMs = 50;
+        if (state.ask && task.answers.length === 0) {
+          task.status = "input_required";
+          task.inputRequests = {
+            depth: {
+              method: "elicitation/create",
+              params: {
+                mode: "form",
+                message: "How deep?",
+                requestedSchema: { type: "object", properties: { depth: { type: "number" } } },
+              },
+            },
+          };
+        }
+      },
+      onUpdate: (task, responses) => {
+        task.answers.push(responses);
+        task.status = "completed";
+        task.result = { content: [{ type: "text", text: "tides report" }] };
+      },
+    });
+    const model = modelFor(research);
+    const answered: string[] = [];
+    const agentOver = (toolset: Awaited<ReturnType<typeof connect>>, tab: string) =>
+      new Agent({
+        model,
+        toolsets: [toolset],
+        approver: allow,
+        snapshots: { secret: SECRET, store },
+        onInteraction: async (request) => {
+          answered.push(tab);
+          return InteractionResponse.submit(request.id, { depth: 3 });
+        },
+      });
+    const firstTools = await connect(server, "2026");
+    const run = agentOver(firstTools, "a").run("Research tides", { runId: "tab-a" });
+    await until(() => server.sent("tasks/get").length >= 1);
+    // Another tab takes the run over while the first still polls the task; then the task asks.
+    const secondTools = await connect(server, "2026");
+    const taken = agentOver(secondTools, "b").resume("tab-a");
+    await until(() => server.sent("tasks/get").length >= 4);
+    state.ask = true;
+    const other = await taken.result;
+    expect(other.stop).toBe("done");
+    expect(other.conversation.messages[2]?.content).toMatchObject([
+      { type: "tool_result", isError: false },
+    ]);
+    // The first tab, told it lost the run when it recorded the question, stops without
+    // cancelling the task the second one follows.
+    const first = await run.result;
+    expect(first.stop).toBe("error");
+    expect(server.sent("tools/call")).toHaveLength(1);
+    expect(server.sent("tasks/cancel")).toEqual([]);
+    await firstTools.shutdown();
+    await secondTools.shutdown();
+    expect(server.sent("tasks/cancel")).toEqual([]);
+  });
 
   it("asks the approver first, and a denied task call never reaches the server", async () => {
     const { server, state } = slowServer("2026");
