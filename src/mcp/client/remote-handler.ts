@@ -177,7 +177,7 @@ export class RemoteHandler extends CallMachine<Question> {
       hook: this.#hook,
       request: (method, params, onMessage) =>
         withDeadline(
-          method,
+          tool,
           timeoutMs,
           (inner) =>
             session.request(session.newRequestId(), method, params, {
