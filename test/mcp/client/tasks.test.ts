@@ -191,6 +191,42 @@ describe("connectMcp with 2026-07-28 tasks", () => {
     await toolset.shutdown();
   });
 
+  it("sends a cancelled question as an ElicitResult, then cancels the call and its task", async () => {
+    const { server, toolset } = await connect({
+      era: "2026",
+      onCreate: (task) => {
+        task.pollIntervalMs = 50;
+        task.status = "input_required";
+        task.inputRequests = {
+          go: {
+            method: "elicitation/create",
+            params: {
+              mode: "form",
+              message: "Go?",
+              requestedSchema: { type: "object", properties: { go: { type: "boolean" } } },
+            },
+          },
+        };
+      },
+      onUpdate: (task, responses) => {
+        task.answers.push(responses);
+      },
+    });
+    const error = await caught(
+      toolset.call(
+        "research",
+        {},
+        { onInteraction: async (request) => InteractionResponse.cancel(request.id) },
+      ),
+    );
+    expect(error.type).toBe("cancelled");
+    await toolset.shutdown();
+    expect(server.sent("tasks/update").map((entry) => entry.body.params?.inputResponses)).toEqual([
+      { go: { action: "cancel" } },
+    ]);
+    expect(server.sent("tasks/cancel")).toHaveLength(1);
+  });
+
   it("resolves to a completed task's isError result, as the tool's own failure", async () => {
     const { toolset } = await connect({
       era: "2026",
