@@ -555,7 +555,12 @@ describe("a gateway in front of a task server", () => {
 
   it("cancels the upstream task when the downstream caller aborts", async () => {
     const { upstream, remote, client } = await gateway(
-      { era: "2026", onPoll: (task) => void (task.pollIntervalMs = 50) },
+      {
+        era: "2026",
+        onPoll: (task) => {
+          task.pollIntervalMs = 50;
+        },
+      },
       "2026-07-28",
     );
     const controller = new AbortController();
