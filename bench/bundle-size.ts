@@ -171,7 +171,14 @@ export const run = async () => [await tools.listTools(), await tools.call("add",
     // resources, prompts and completion calls (`remote-sources.ts`, on every `connectMcp`
     // result) add 1.3 KB: 24.5 KB measured once all of it was merged.
     // Issue 24, roots answered through onInteraction and a round's questions asked together: 24.9 KB.
-    budget: 25.25 * KB,
+    // MCP tasks (both eras): 24.9 → 25.7 KB split. Following a task (`remote-task.ts`, 4.1 KB
+    // minified) is a lazy chunk loaded on the first task handle; what loads at once is the call's
+    // side: declaring the extension, the 2025 task-augmented call, the host the chunk works
+    // through (it imports types only, so nothing it shares with the client is split into a
+    // third chunk: importing `mcp-session.ts` from it measured 27.0 KB split), `tasks/cancel`
+    // at abort and shutdown. As one file the chunk is in: 27.2 KB.
+    budget: 26 * KB,
+    singleFileBudget: 27.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 export const run = async (url) => {
   const remote = await connectMcp({ url, namespace: "calc" });
@@ -188,7 +195,9 @@ export const run = async (url) => {
     // Issue 24: resumable 2025 streams (0.9 KB) and the connection's resources, prompts and
     // completion calls (1.3 KB).
     // Issue 24, as for the MCP client: 35.0 KB.
-    budget: 35.25 * KB,
+    // MCP tasks, as for the MCP client: 35.8 KB split, 37.2 KB as one file.
+    budget: 36 * KB,
+    singleFileBudget: 37.5 * KB,
     source: `import { connectMcp } from "./src/mcp/index.ts";
 import { oauth } from "./src/oauth/index.ts";
 export const run = async (url, authorize) => {
@@ -311,10 +320,12 @@ export const store = () => createAgentStore((gates) => new Agent({ model, tools:
     // prompts and completion calls (1.2 KB), and 0.35 KB of issue 28's observer hooks (agent and
     // MCP client; an un-instrumented run calls none of them): 51.8 KB split once all merged.
     // Issue 24, as for the agent and the MCP client: 52.3 KB split, 53.1 KB as one file.
-    budget: 52.5 * KB,
+    // MCP tasks, as for the MCP client, plus the agent keeping a call's task in its snapshots:
+    // 53.4 KB split, 55.8 KB as one file.
+    budget: 53.75 * KB,
     // Signing checkpoints incrementally (design.md A9: messages in hashed blocks, shared frozen
     // copies) adds 0.4 KB to pause/resume, so to every one-file agent build (split: lazy, 0).
-    singleFileBudget: 53.75 * KB,
+    singleFileBudget: 56 * KB,
     source: `import * as v from "valibot";
 import { defineTool, Toolset } from "./src/index.ts";
 import { Agent } from "./src/agent/index.ts";

@@ -9,6 +9,7 @@ import type { ExecutedCall } from "../compaction/loop-guard.ts";
 import { resultText } from "../compaction/lossless.ts";
 import { isReadOnly, type ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, isToolError, unreachable } from "../errors.ts";
+import type { RemoteTaskHook, RemoteTaskRef } from "../execution/remote-task-hook.ts";
 import type { ToolContent } from "../execution/tool-content.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
@@ -114,6 +115,8 @@ interface Approved {
   index: number;
   call: ModelToolCall;
   route: Route;
+  /** The remote task an earlier run of this call was waiting on, to be followed again. */
+  task?: RemoteTaskRef | undefined;
 }
 
 /** Handles one turn's calls and returns their results in call order. It never rejects. */
@@ -160,7 +163,8 @@ export async function handleCalls(
     if (prior && prior.state !== "waiting") {
       // A resumed turn: what was recorded stands, and nothing that started runs again.
       const resumed = resumeCall(prior, route);
-      if (resumed === "run" && route) approved.push({ index, call, route });
+      const task = prior.state === "running" ? prior.task : undefined;
+      if (resumed === "run" && route) approved.push({ index, call, route, task });
       else if (resumed !== "run") {
         if (resumed.started && route) started.push(route.info);
         settle(index, resumed, resumed.started);
@@ -198,19 +202,38 @@ export async function handleCalls(
   }
 
   const finished = await runConcurrently(
-    approved.map(({ index, call, route }) => ({
+    approved.map(({ index, call, route, task: resume }) => ({
       readOnly: isReadOnly(route.info),
       run: async () => {
+        // The remote task the call waits on, kept in every snapshot that says it runs.
+        let task = resume;
+        const running = (): Extract<SnapshotCall, { state: "running" }> =>
+          task ? { ...call, state: "running", task } : { ...call, state: "running" };
         // The snapshot saying the call runs is handed over before it starts, so a resume never
         // runs it a second time.
-        const marked = await durable?.update(index, { ...call, state: "running" }).then(
+        const marked = await durable?.update(index, running()).then(
           () => undefined,
           (error: unknown) => error,
         );
+        // A remote call that becomes a task records it, so a resumed run follows that task
+        // instead of calling again; a pause, or another instance claiming the run, leaves the
+        // task running for whoever resumes it.
+        const hook: RemoteTaskHook | undefined = durable && {
+          resume,
+          record: (ref) => {
+            task = ref;
+            return durable.update(index, running()).catch(() => {});
+          },
+          detached: () => durable.detached,
+        };
         const outcome =
           marked === undefined
-            ? await executeCall(call, route, context, (question) =>
-                durable?.update(index, { ...call, state: "running", question }),
+            ? await executeCall(
+                call,
+                route,
+                context,
+                (question) => durable?.update(index, { ...running(), question }),
+                hook,
               )
             : {
                 ...cancelled(call, `before this call started (${errorText(marked)})`),
@@ -295,6 +318,7 @@ export async function executeCall(
   route: Route,
   context: CallContext,
   beforeQuestion?: (request: ToolInteractionRequest) => Promise<void> | undefined,
+  task?: RemoteTaskHook,
 ): Promise<Outcome & { started: boolean }> {
   const { signal, emit } = context;
   if (signal.aborted) return started(cancelled(call, "before this call started"), false);
@@ -325,6 +349,7 @@ export async function executeCall(
   );
   // The call's MCP request (if its tool is remote) runs inside it.
   if (observed) options["~observation"] = observed;
+  if (task) options["~task"] = task;
   try {
     const result = await route.toolset.call(call.name, call.arguments, options);
     observed?.end({ type: "done", result });
@@ -397,8 +422,14 @@ function resumeCall(
         ? "run"
         : started(written(prior, unknownToolText(prior.name, []), "unknown"), false);
     case "running":
-      // Running it again changes nothing more than running it once did.
-      if (route && (route.info.annotations.idempotentHint === true || isReadOnly(route.info))) {
+      // Running it again changes nothing more than running it once did; a call that became a
+      // remote task is not run again but follows its task.
+      if (
+        route &&
+        (prior.task !== undefined ||
+          route.info.annotations.idempotentHint === true ||
+          isReadOnly(route.info))
+      ) {
         return "run";
       }
       return started(

@@ -11,6 +11,7 @@
 import type { Conversation } from "../compaction/conversation.ts";
 import type { ToolInfo } from "../declaration/tool-info.ts";
 import { errorText, ToolError } from "../errors.ts";
+import type { RemoteTaskRef } from "../execution/remote-task-hook.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { Message, ToolResultBlock } from "../models/message.ts";
 import type { Store } from "../store/store.ts";
@@ -23,13 +24,14 @@ export const SNAPSHOT_FORMAT = "toolwire/run-snapshot/2";
 /**
  * Where one call of the paused turn stands: `waiting` (not yet past its gates; `approval` when
  * a person was being asked), `approved` (allowed, never started), `running` (started, not
- * finished; `question` when it waited on one), `done` (its result is recorded).
+ * finished; `question` when it waited on one, `task` when it became a remote MCP task, which a
+ * resumed run follows instead of calling the tool again), `done` (its result is recorded).
  */
 export type SnapshotCall = ModelToolCall &
   (
     | { state: "waiting"; approval?: true }
     | { state: "approved" }
-    | { state: "running"; question?: ToolInteractionRequest }
+    | { state: "running"; question?: ToolInteractionRequest; task?: RemoteTaskRef }
     | { state: "done"; result: ToolResultBlock; outcome: ToolCallOutcome; started: boolean }
   );
 
@@ -253,6 +255,11 @@ export interface DurableTurn {
   freeze(): Promise<RunSnapshot>;
   /** Whether the run paused. */
   readonly frozen: boolean;
+  /**
+   * Whether the run paused or another instance claimed it: either way its calls are put aside,
+   * not given up (a remote task goes on for whoever resumes the run).
+   */
+  readonly detached: boolean;
 }
 
 /**
@@ -266,11 +273,15 @@ function createDurableTurn(
   capture: (calls: SnapshotCall[]) => () => Promise<RunSnapshot>,
   write: (sign: () => Promise<RunSnapshot>) => Promise<void>,
   isFrozen: () => boolean,
+  isDetached: () => boolean,
 ): DurableTurn {
   return {
     calls,
     get frozen() {
       return isFrozen();
+    },
+    get detached() {
+      return isDetached();
     },
     update(index, call) {
       if (isFrozen()) return Promise.reject(refusal("the run paused"));
@@ -434,7 +445,13 @@ export function createRunDurability(
           memo,
         );
     };
-    current = createDurableTurn(calls, capture, write, () => frozen);
+    current = createDurableTurn(
+      calls,
+      capture,
+      write,
+      () => frozen,
+      () => frozen || lost,
+    );
     return current;
   };
   return {

@@ -2,6 +2,7 @@ import type { ToolInteractionRequest } from "../interaction/interaction-request.
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
 import type { Observation } from "../observer.ts";
 import type { CallJournal } from "./call-journal.ts";
+import type { RemoteTaskHook } from "./remote-task-hook.ts";
 import type { ToolResult } from "./tool-result.ts";
 
 /**
@@ -21,6 +22,8 @@ export type ToolHandlerInput =
       "~journal"?: CallJournal;
       /** The operation the call runs inside (`CallOptions["~observation"]`). */
       "~observation"?: Observation;
+      /** Where a remote call that becomes a task records it (`CallOptions["~task"]`). */
+      "~task"?: RemoteTaskHook;
     }
   | { type: "interaction"; response: ToolInteractionResponse }
   | { type: "cancel"; reason?: string };

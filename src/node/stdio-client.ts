@@ -525,9 +525,12 @@ class StdioChild {
       }
       case "notification": {
         const { method, params } = classified.message;
+        // A 2025 task's progress keeps the token of the call that started it, which has ended:
+        // it goes to the oldest request following a task.
         const target =
           method === "notifications/progress"
-            ? [...this.#waiting.values()].find((w) => w.progressToken === params?.progressToken)
+            ? ([...this.#waiting.values()].find((w) => w.progressToken === params?.progressToken) ??
+              this.#oldestCall(true))
             : method === "notifications/message"
               ? this.#oldestCall()
               : undefined;
@@ -564,9 +567,12 @@ class StdioChild {
     this.#write(JSON.stringify(reply));
   }
 
-  #oldestCall(): Waiting | undefined {
+  // The oldest request a server's message may belong to: a call, or a request following a 2025
+  // task (`tasks/get`, `tasks/result`), whose questions and logs come while no call is in flight.
+  #oldestCall(tasksOnly = false): Waiting | undefined {
     for (const waiting of this.#waiting.values()) {
-      if (waiting.method === "tools/call") return waiting;
+      const task = waiting.method === "tasks/get" || waiting.method === "tasks/result";
+      if (task || (!tasksOnly && waiting.method === "tools/call")) return waiting;
     }
     return undefined;
   }

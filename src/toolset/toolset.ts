@@ -12,6 +12,7 @@ import type {
   ToolLog,
   ToolProgress,
 } from "../execution/handler-io.ts";
+import type { RemoteTaskHook } from "../execution/remote-task-hook.ts";
 import type { ToolResult } from "../execution/tool-result.ts";
 import type { ToolInteractionRequest } from "../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../interaction/interaction-response.ts";
@@ -60,6 +61,12 @@ export interface CallOptions {
    * MCP request (design.md, "Observability").
    */
   "~observation"?: Observation;
+  /**
+   * Where a remote tool's call that becomes an MCP task records the task, and the task an
+   * earlier run of the same call left, to be polled instead of calling again (the agent's
+   * snapshots use it).
+   */
+  "~task"?: RemoteTaskHook;
 }
 
 /**
@@ -275,7 +282,7 @@ function sortedByName(list: ToolInfo[]): ToolInfo[] {
 }
 
 // What a call's options hand on to its handler, as they were given.
-const HANDED_ON = ["callId", "auth", "~journal", "~observation"] as const;
+const HANDED_ON = ["callId", "auth", "~journal", "~observation", "~task"] as const;
 
 // Drives one handler from `invoke` to completion. Every wait is raced against the caller's
 // signal; when it aborts, or anything fails, the handler gets `cancel`, so a tool is never left

@@ -1,4 +1,5 @@
-// `connectMcp` reads resources and gets prompts from the reference server of the MCP project,
+// `connectMcp` reads resources, gets prompts and calls a task-only tool (2025-11-25 tasks, with a
+// question asked on the `tasks/result` stream) on the reference server of the MCP project,
 // @modelcontextprotocol/server-everything (built on the official SDK 1.x), over its Streamable
 // HTTP transport: design.md "Consuming MCP", M19, against real software rather than our own
 // handler.
@@ -6,8 +7,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isToolError } from "../../src/index.ts";
+import { InteractionResponse, isToolError } from "../../src/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
+import { connectStdio } from "../../src/node/index.ts";
 
 const entry = fileURLToPath(
   new URL(
@@ -80,6 +82,54 @@ describe("connectMcp against server-everything", () => {
       await everything.shutdown();
     }
   });
+
+  it("lists its task-only research tool and calls it as a task, answering its clarifying question", async () => {
+    const everything = await connectMcp({ url, protocol: "2025-11-25", formInteractions: true });
+    try {
+      const tools = await everything.listTools();
+      expect(tools.map((tool) => tool.name)).toContain("simulate-research-query");
+      const asked: string[] = [];
+      const result = await everything.call(
+        "simulate-research-query",
+        { topic: "python", ambiguous: true },
+        {
+          onInteraction: async (request) => {
+            asked.push(request.prompt);
+            return InteractionResponse.submit(request.id, { interpretation: "snake" });
+          },
+        },
+      );
+      expect(result.isError).toBe(false);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain("python");
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+      expect(text).toContain("# Research Report: python (snake)");
+    } finally {
+      await everything.shutdown();
+    }
+  }, 30_000);
+
+  it("calls the same task tool over stdio, its question reaching onInteraction while no call is in flight", async () => {
+    const everything = await connectStdio({
+      command: process.execPath,
+      args: [entry, "stdio"],
+      formInteractions: true,
+    });
+    try {
+      const result = await everything.call(
+        "simulate-research-query",
+        { topic: "python", ambiguous: true },
+        {
+          onInteraction: async (request) =>
+            InteractionResponse.submit(request.id, { interpretation: "programming" }),
+        },
+      );
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+      expect(text).toContain("# Research Report: python (programming)");
+    } finally {
+      await everything.shutdown();
+    }
+  }, 30_000);
 
   it("lists its prompts and gets one with arguments", async () => {
     const everything = await connectMcp({ url, protocol: "2025-11-25" });

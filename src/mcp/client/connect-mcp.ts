@@ -3,7 +3,8 @@
 // second), lists the server's tools page by page and returns a `Toolset` over them. The files of the flow, in the
 // order a call meets them: this one (connect, list), `remote-tool.ts` (declarations, checks,
 // results), `remote-handler.ts` (one call), `server-request.ts` (what the server asks during a
-// call), `mcp-session.ts` (the HTTP exchange). See `docs/design.md`, "Consuming MCP".
+// call), `remote-task.ts` (a call that became a task), `mcp-session.ts` (the HTTP exchange). See
+// `docs/design.md`, "Consuming MCP".
 
 import { cancelledError } from "../../abort.ts";
 import { toolName } from "../../declaration/tool-name.ts";
@@ -590,7 +591,13 @@ function remoteBackend(
   listing: Listing,
   settings: Settings,
 ): ToolsetBackend<RemoteHandler> {
-  let inventory = inventoryOf(listing.tools, settings);
+  // A 2025 server that takes task-augmented calls says so at `initialize`.
+  const tasks = capabilitiesOf.get(session)?.tasks;
+  const requests = isJsonObject(tasks) && isJsonObject(tasks.requests) ? tasks.requests : {};
+  const taskCalls =
+    !session.modern && isJsonObject(requests.tools) && isJsonObject(requests.tools.call);
+  const plans = { ...settings, taskCalls };
+  let inventory = inventoryOf(listing.tools, plans);
   let staleAt = Date.now() + listing.ttlMs;
   // A list that stays fresh a while is worth a listen stream that says when it changed.
   const listen = (ttlMs: number) => {
@@ -604,7 +611,7 @@ function remoteBackend(
   const refresh = async () => {
     try {
       const fresh = await listTools(session, { ...settings, signal: undefined });
-      inventory = inventoryOf(fresh.tools, settings);
+      inventory = inventoryOf(fresh.tools, plans);
       staleAt = Date.now() + fresh.ttlMs;
       listen(fresh.ttlMs);
     } catch (error) {
@@ -636,7 +643,7 @@ function remoteBackend(
   };
 }
 
-function inventoryOf(tools: readonly RemoteTool[], settings: Settings) {
+function inventoryOf(tools: readonly RemoteTool[], settings: Settings & { taskCalls: boolean }) {
   const plans = new Map<string, RemoteCallPlan>();
   for (const tool of tools) {
     const name = tool.info.name;

@@ -435,6 +435,28 @@ export class McpSession {
   }
 
   /**
+   * Sends `tasks/cancel` for a task this client started, bounded to one second; `close()` waits
+   * for it. Fire and forget: a task is cancelled cooperatively, and nothing waits for its
+   * `cancelled` status. `capabilities` are the request's own (the Tasks extension in 2026).
+   */
+  cancelTask(taskId: string, label: string, capabilities?: Record<string, unknown>): Promise<void> {
+    const params = { taskId };
+    const notice = withTimer(CANCEL_TIMEOUT_MS, (signal) =>
+      this.request(this.newRequestId(), "tasks/cancel", params, {
+        signal,
+        label,
+        ...(capabilities ? { capabilities } : {}),
+      }),
+    ).then(
+      () => {},
+      () => {},
+    );
+    this.#notices.add(notice);
+    void notice.finally(() => this.#notices.delete(notice));
+    return notice;
+  }
+
+  /**
    * Ends the session: waits for pending cancellation notices, then sends DELETE once (when the
    * server issued a session id), bounded to five seconds. 404 and 405 count as success.
    *
@@ -881,9 +903,11 @@ export class McpSession {
     const { method, params = {} } = options;
     if (method !== undefined) {
       headers.set("mcp-method", method);
-      const target = method === "resources/read" ? params.uri : params.name;
+      const task = method.startsWith("tasks/");
+      const target = task ? params.taskId : method === "resources/read" ? params.uri : params.name;
+      // `tasks/*` name their task, so a load balancer can route to the instance holding it.
       const named =
-        method === "tools/call" || method === "prompts/get" || method === "resources/read";
+        task || method === "tools/call" || method === "prompts/get" || method === "resources/read";
       if (named && typeof target === "string") headers.set("mcp-name", encodeHeaderValue(target));
     }
     for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
@@ -1006,7 +1030,8 @@ async function withTimer<T>(ms: number, run: (signal: AbortSignal) => Promise<T>
 }
 
 // A 2026-07-28 result says what it is: `complete` (or no `resultType`, as an older server
-// sends), or `input_required`, which only a call may get. Anything else is not understood.
+// sends), or `input_required` or `task`, which only a call may get. Anything else is not
+// understood.
 function checkResultType(
   method: string,
   result: Record<string, unknown>,
@@ -1014,7 +1039,8 @@ function checkResultType(
 ): void {
   const kind = result.resultType;
   if (kind === undefined || kind === "complete") return;
-  if (kind === "input_required" && method === "tools/call") return;
+  // A task handle (the Tasks extension, declared on every `tools/call`) only answers a call.
+  if ((kind === "input_required" || kind === "task") && method === "tools/call") return;
   const shown = JSON.stringify(excerpt(String(kind), secrets, 40));
   throw protocolError(`${method} returned resultType ${shown}, which this client does not take`);
 }
@@ -1049,6 +1075,20 @@ export function scrubError(error: ToolError, secrets: readonly string[]): ToolEr
   return JSON.stringify(clean) === JSON.stringify(data)
     ? error
     : new ToolError(clean as ToolErrorInput);
+}
+
+/**
+ * Returns the `protocol` error for a JSON-RPC error the server reported inside a result (a
+ * failed task's `error`), its code and data kept for `rpcErrorOf`.
+ */
+export function reportedRpcError(
+  method: string,
+  error: JsonRpcErrorObject,
+  secrets: readonly string[],
+): ToolError {
+  const failure = rpcFailure(method, error, "", secrets);
+  rpcDetails.set(failure, { code: error.code, data: error.data, status: 200 });
+  return failure;
 }
 
 function rpcFailure(

@@ -1,5 +1,5 @@
 import type { ToolName } from "../../declaration/tool-name.ts";
-import { ToolError, unreachable } from "../../errors.ts";
+import { isToolError, ToolError, unreachable } from "../../errors.ts";
 import {
   type CallAnswer,
   type CallEvent,
@@ -8,17 +8,33 @@ import {
   type Invoke,
 } from "../../execution/call-machine.ts";
 import type { ToolProgress } from "../../execution/handler-io.ts";
+import type { RemoteTaskHook, RemoteTaskRef } from "../../execution/remote-task-hook.ts";
 import type { ToolInteractionRequest } from "../../interaction/interaction-request.ts";
 import type { ToolInteractionResponse } from "../../interaction/interaction-response.ts";
 import type { Observation } from "../../observer.ts";
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from "../json-rpc.ts";
-import type { McpSession, ServerMessage } from "./mcp-session.ts";
+import { excerpt } from "../../redaction.ts";
+import {
+  JSON_RPC_ERROR,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from "../json-rpc.ts";
+import {
+  type McpSession,
+  protocolError,
+  reportedRpcError,
+  rpcErrorOf,
+  type ServerMessage,
+  withDeadline,
+} from "./mcp-session.ts";
+import type { FollowedTask, TaskHost } from "./remote-task.ts";
 import {
   createIdleTimer,
   type IdleTimer,
   logFromMcp,
   type RemoteCallPlan,
   resultFromMcp,
+  TASKS_EXTENSION,
 } from "./remote-tool.ts";
 import {
   handleInputRequest,
@@ -45,6 +61,15 @@ interface Round {
 // A server that keeps answering `input_required` must not keep the call going forever.
 const MAX_INPUT_ROUNDS = 10;
 
+// How long a 2025 server should keep a task this client asked for: an hour.
+const TASK_TTL_MS = 3_600_000;
+
+// What a 2026 call declares on its requests: it takes a task handle as an answer.
+const TASK_CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
+
+// Following a task is loaded on the first task handle (design.md, "Bundles and cold start").
+let taskModule: Promise<typeof import("./remote-task.ts")> | undefined;
+
 /**
  * The remote handler: one `tools/call` on an MCP server, on the same call machine as a local
  * handler (ready → running ⇄ pending → finished; see `docs/design.md`, "The call state
@@ -54,7 +79,9 @@ const MAX_INPUT_ROUNDS = 10;
  * `notifications/cancelled` upstream before aborting the request. In 2026-07-28 the questions
  * come as an `input_required` result instead; once each is answered the call is sent again
  * with a new id, the answers in `inputResponses` and the server's `requestState` as it came,
- * at most 10 rounds; aborting the request is the cancel.
+ * at most 10 rounds; aborting the request is the cancel. A call the server runs as a task (a
+ * 2026 task handle, or a 2025 task-only tool's task-augmented call) is followed to its end by
+ * `remote-task.ts`, loaded then, and cancelled with `tasks/cancel`.
  */
 export class RemoteHandler extends CallMachine<Question> {
   protected readonly toolName: ToolName;
@@ -74,6 +101,11 @@ export class RemoteHandler extends CallMachine<Question> {
   // What this call takes from the server: with 2026-07-28 a call whose caller answers
   // (`onInteraction`) declares form questions on its own requests, whatever `formInteractions`.
   #flags: ServerRequestFlags;
+  // Where the host keeps a task this call becomes (`CallOptions["~task"]`).
+  #hook: RemoteTaskHook | undefined;
+  // Once the call is a task: the idle deadline gives way to each task request's own.
+  #tasking = false;
+  #task: FollowedTask | undefined;
 
   /**
    * Creates a handler in the ready state.
@@ -100,6 +132,7 @@ export class RemoteHandler extends CallMachine<Question> {
       throw this.#session.scrubError(error);
     }
     this.#callId = callId;
+    this.#hook = input["~task"];
     if (this.#session.modern && this.answers && !this.#plan.formInteractions) {
       const { samplingInteractions, rootsInteractions, maxSchemaDepth } = this.#plan;
       this.#flags = {
@@ -109,7 +142,78 @@ export class RemoteHandler extends CallMachine<Question> {
         maxSchemaDepth,
       };
     }
-    this.#send({});
+    const resume = this.#hook?.resume;
+    // An earlier run of this call left a task: follow it rather than call the tool again.
+    if (resume) this.#resume(resume);
+    else this.#send({});
+  }
+
+  #resume(ref: RemoteTaskRef): void {
+    const protocol = this.#session.modern ? "2026-07-28" : "2025-11-25";
+    if (ref.origin !== this.#session.origin || ref.protocol !== protocol) {
+      const message = `${this.toolName}: the task to resume was started on ${ref.origin} (${ref.protocol}), not on this connection (${this.#session.origin}, ${protocol})`;
+      throw new ToolError({ type: "protocol", message });
+    }
+    this.#followTask(undefined, ref);
+  }
+
+  // A task handle (or a task to resume): from now on the call follows the task
+  // (`remote-task.ts`, loaded now); the MRTR round, if any, is over and its keys are not
+  // carried over, and the idle deadline gives way to each task request's own.
+  #followTask(created: Record<string, unknown> | undefined, resume?: RemoteTaskRef): void {
+    this.#round = undefined;
+    this.#tasking = true;
+    this.#timer.disarm();
+    const session = this.#session;
+    const tool = this.toolName;
+    const { timeoutMs } = this.#plan;
+    const signal = this.#controller.signal;
+    const capabilities = session.modern ? TASK_CAPABILITIES : undefined;
+    const host: TaskHost = {
+      toolName: tool,
+      modern: session.modern,
+      origin: session.origin,
+      signal,
+      hook: this.#hook,
+      request: (method, params, onMessage) =>
+        withDeadline(
+          tool,
+          timeoutMs,
+          (inner) =>
+            session.request(session.newRequestId(), method, params, {
+              signal: inner,
+              label: tool,
+              parent: this.#observation,
+              ...(capabilities ? { capabilities } : {}),
+              ...(onMessage ? { onMessage: (message) => this.#onServerMessage(message) } : {}),
+            }),
+          signal,
+        ),
+      cancel: (taskId) => void session.cancelTask(taskId, tool, capabilities),
+      input: (entry) =>
+        handleInputRequest(entry, this.#flags, { toolName: tool, callId: this.#callId }),
+      transient: (error) => isToolError(error, "transport") || isToolError(error, "timeout"),
+      unknown: (error) => rpcErrorOf(error)?.code === JSON_RPC_ERROR.invalidParams,
+      protocol: protocolError,
+      cancelled: (reason) => new ToolError({ type: "cancelled", tool, reason }),
+      rpcError: (error) => reportedRpcError(`${tool} (task)`, error, session.secrets),
+      scrub: (value) => session.scrubValue(value),
+      shown: (text, max) => JSON.stringify(excerpt(text, session.secrets, max)),
+      ask: (request, key) => this.emit({ type: "ask", request, question: { request, key } }),
+      done: (result) =>
+        this.emit({
+          type: "done",
+          result: this.#plan.checkResult(resultFromMcp(result, tool)),
+        }),
+      fail: (error) => this.emit({ type: "failed", error }),
+      log: (entry) => this.log(entry),
+    };
+    taskModule ??= import("./remote-task.ts");
+    void taskModule
+      .then(({ followTask }) => {
+        this.#task = followTask(host, created, resume);
+      })
+      .catch((error: unknown) => this.emit({ type: "failed", error }));
   }
 
   // Every failure the call reports is scrubbed of the client's credentials, whoever built it
@@ -129,20 +233,27 @@ export class RemoteHandler extends CallMachine<Question> {
   #send(retry: { inputResponses?: Record<string, unknown>; requestState?: string }): void {
     const id = this.#session.newRequestId();
     this.#requestId = id;
+    const modern = this.#session.modern;
+    // 2025: a task-only tool is called as a task, when the server takes task-augmented calls.
+    const augmented = !modern && this.#plan.taskCalls && this.#plan.tool.taskOnly === true;
     const params = {
       name: this.#plan.tool.nativeName,
       arguments: this.#arguments,
       ...retry,
-      // Always ask for progress, so a long call can keep its idle deadline alive.
+      ...(augmented ? { task: { ttl: TASK_TTL_MS } } : {}),
+      // Always ask for progress, so a long call can keep its idle deadline alive (a 2025
+      // task's progress token holds for the task's life).
       _meta: { progressToken: id },
     };
+    const form = this.#flags.formInteractions ? { elicitation: { form: {} } } : {};
     const options = {
       signal: this.#controller.signal,
       label: this.toolName,
       onMessage: (message: ServerMessage) => this.#onServerMessage(message),
       headers: this.#session.modern ? this.#plan.paramHeaders(this.#arguments) : {},
-      // Declared per request: the connection's envelope has it only with `formInteractions`.
-      ...(this.#flags.formInteractions ? { capabilities: { elicitation: { form: {} } } } : {}),
+      // Declared per request: the connection's envelope has form questions only with
+      // `formInteractions`, and never the Tasks extension, which only a call's requests need.
+      ...(modern ? { capabilities: { ...form, ...TASK_CAPABILITIES } } : {}),
       // A step-up sign-in is the user's time, not the server's.
       deadline: { pause: () => this.#timer.disarm(), resume: () => this.#timer.arm() },
       parent: this.#observation,
@@ -151,6 +262,9 @@ export class RemoteHandler extends CallMachine<Question> {
       .request(id, "tools/call", params, options)
       .then((result) => {
         if (result.resultType === "input_required") return this.#inputRequired(result);
+        if (result.resultType === "task" || (augmented && result.task !== undefined)) {
+          return this.#followTask(result);
+        }
         this.emit({
           type: "done",
           result: this.#plan.checkResult(resultFromMcp(result, this.toolName)),
@@ -242,6 +356,7 @@ export class RemoteHandler extends CallMachine<Question> {
       "response" in answer
         ? answer.response
         : ({ type: "decline", id: question.request.id } satisfies ToolInteractionResponse);
+    if (this.#task) return this.#answerTask(this.#task, question, response);
     if (response.type === "cancel" || !this.#round) return;
     if (response.type === "decline") this.#declined.add(question.key);
     const value = inputResponseFor(question.request, response);
@@ -250,18 +365,31 @@ export class RemoteHandler extends CallMachine<Question> {
     if (--this.#round.waiting === 0) this.#retry();
   }
 
+  // A task's question is answered by `tasks/update`, a declined or cancelled form too (the
+  // server learns the caller's choice; a cancel then cancels the call and its task).
+  async #answerTask(
+    task: FollowedTask,
+    question: { request: ToolInteractionRequest; key: string },
+    response: ToolInteractionResponse,
+  ): Promise<void> {
+    const value = inputResponseFor(question.request, response);
+    if (value instanceof ToolError) return void this.emit({ type: "failed", error: value });
+    await task.answer(question.key, value);
+  }
+
   protected abort(error: ToolError): void {
     this.#timer.disarm();
     this.#controller.abort(error);
   }
 
   protected override async cancelled(reason: string | undefined): Promise<void> {
-    if (this.#requestId === undefined) return;
+    // A task is cancelled by `tasks/cancel`, which the abort already sent (`remote-task.ts`).
+    if (this.#requestId === undefined || this.#tasking) return;
     await this.#session.cancelRequest(this.#requestId, reason, this.toolName);
   }
 
   protected override entered(state: CallState): void {
-    if (state === "running") this.#timer.arm();
+    if (state === "running" && !this.#tasking) this.#timer.arm();
     else this.#timer.disarm();
   }
 
@@ -312,7 +440,7 @@ export class RemoteHandler extends CallMachine<Question> {
   }
 
   #expire(): void {
-    if (this.state !== "running" || this.#requestId === undefined) return;
+    if (this.state !== "running" || this.#requestId === undefined || this.#tasking) return;
     const timeoutMs = this.#plan.timeoutMs;
     this.stop(new ToolError({ type: "timeout", tool: this.toolName, timeoutMs }));
     void this.#session.cancelRequest(

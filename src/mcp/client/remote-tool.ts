@@ -32,7 +32,15 @@ export interface RemoteTool {
   nativeName: string;
   /** The arguments mirrored into `Mcp-Param-*` headers (2026-07-28 `x-mcp-header`). */
   paramHeaders: ParamHeader[];
+  /**
+   * Whether a 2025-11-25 server runs it as a task only (`execution.taskSupport: "required"`): its
+   * calls are then task-augmented. A 2026 tool carries no such marker; any call may become a task.
+   */
+  taskOnly?: boolean;
 }
+
+/** The Tasks extension's key in 2026-07-28 capabilities (`io.modelcontextprotocol/tasks`). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** One `x-mcp-header` annotation: where the argument sits, and the header's name suffix. */
 export interface ParamHeader {
@@ -90,10 +98,6 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
   if (!MCP_TOOL_NAME.test(nativeName) || !MCP_TOOL_NAME.test(rendered)) {
     return `tool ${shown} cannot be named here: a name (with its namespace) must be 1-128 characters of A-Z, a-z, 0-9, _, - or .`;
   }
-  const execution = isJsonObject(value.execution) ? value.execution : {};
-  if (execution.taskSupport === "required") {
-    return `tool ${shown} can only run as a task (the Tasks extension), which this client does not speak`;
-  }
   const paramHeaders = options.modern ? paramHeadersOf(value.inputSchema, secrets) : [];
   if (typeof paramHeaders === "string") return `tool ${shown} ${paramHeaders}`;
   const annotations = annotationsOf(value.annotations);
@@ -121,7 +125,11 @@ export function toolFromMcp(value: unknown, options: RemoteToolOptions): RemoteT
   const icons = iconsOf(value.icons);
   if (icons.length > 0) info.icons = icons;
   if (isJsonObject(value._meta)) info.metadata = value._meta;
-  return { info, nativeName, paramHeaders };
+  const execution = isJsonObject(value.execution) ? value.execution : {};
+  const tool: RemoteTool = { info, nativeName, paramHeaders };
+  // A task-only tool is called as a task and answers like any other (`remote-task.ts`).
+  if (execution.taskSupport === "required") tool.taskOnly = true;
+  return tool;
 }
 
 // An RFC 9110 token: what a header name may be made of.
@@ -225,6 +233,11 @@ export interface RemoteCallPlan {
   /** Deepest nesting of an elicitation's `requestedSchema` taken as a question (`maxSchemaDepth`). */
   maxSchemaDepth?: number | undefined;
   /**
+   * Whether the 2025-11-25 server takes task-augmented calls (its `initialize` capabilities
+   * declare `tasks.requests.tools.call`); only then is a task-only tool's call augmented.
+   */
+  taskCalls: boolean;
+  /**
    * Returns the arguments when they are a JSON object that satisfies the remote input schema
    * (checked only with a validator).
    *
@@ -252,6 +265,7 @@ export function createRemoteCallPlan(
     rootsInteractions?: boolean;
     jsonSchemaValidator?: JsonSchemaValidator | undefined;
     maxSchemaDepth?: number | undefined;
+    taskCalls?: boolean;
   },
 ): RemoteCallPlan {
   // Foreign schemas: a pattern that can backtrack, or a value too long for the patterns it
@@ -268,6 +282,7 @@ export function createRemoteCallPlan(
     samplingInteractions: options.samplingInteractions === true,
     rootsInteractions: options.rootsInteractions === true,
     maxSchemaDepth: options.maxSchemaDepth,
+    taskCalls: options.taskCalls === true,
     paramHeaders(args) {
       const headers: Record<string, string> = {};
       for (const { path, header } of tool.paramHeaders) {

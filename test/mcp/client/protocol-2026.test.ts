@@ -12,6 +12,7 @@ import { fixtureHandler } from "../server/fixture.ts";
 
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const TASKS = "io.modelcontextprotocol/tasks";
 
 interface Sent {
   method: string;
@@ -62,7 +63,10 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     for (const { headers, body } of wire.sent) {
       const meta = (body as unknown as Rpc).params._meta;
       expect(meta[META_VERSION]).toBe("2026-07-28");
-      expect(meta[META_CAPABILITIES]).toEqual({});
+      // A call declares the Tasks extension (it takes a task handle); nothing else does.
+      expect(meta[META_CAPABILITIES]).toEqual(
+        body?.method === "tools/call" ? { extensions: { [TASKS]: {} } } : {},
+      );
       expect(meta["io.modelcontextprotocol/clientInfo"]).toMatchObject({ name: "toolwire" });
       expect(headers.get("mcp-protocol-version")).toBe("2026-07-28");
       expect(headers.get("mcp-method")).toBe(body?.method);
@@ -223,7 +227,10 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     const calls = posts("tools/call");
     expect(calls.length).toBeGreaterThan(1);
     for (const call of calls) {
-      expect(call.body.params._meta[META_CAPABILITIES]).toEqual({ elicitation: { form: {} } });
+      expect(call.body.params._meta[META_CAPABILITIES]).toEqual({
+        elicitation: { form: {} },
+        extensions: { [TASKS]: {} },
+      });
     }
     expect(posts("tools/list")[0]?.body.params._meta[META_CAPABILITIES]).toEqual({});
     const listed = (await client.listTools()).find((tool) => tool.name === "ask_text");
@@ -233,7 +240,9 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     expect(refused.message).toContain("-32021");
     expect(refused.message).toContain("`formInteractions: true`");
     expect(refused.message).toContain("`onInteraction`");
-    expect(posts("tools/call").at(-1)?.body.params._meta[META_CAPABILITIES]).toEqual({});
+    expect(posts("tools/call").at(-1)?.body.params._meta[META_CAPABILITIES]).toEqual({
+      extensions: { [TASKS]: {} },
+    });
   });
 
   it("fails a call typed when input_required is malformed or asks what the client cannot answer", async () => {
@@ -272,7 +281,7 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
     });
   });
 
-  it("stops after ten input_required rounds and rejects an unknown resultType", async () => {
+  it("stops after ten input_required rounds, rejects an unknown resultType and a task handle without an id", async () => {
     const endless = modernFake((rpc) =>
       rpc.method === "tools/call" ? { resultType: "input_required", requestState: "x" } : undefined,
     );
@@ -284,7 +293,14 @@ describe("connectMcp at 2026-07-28 against toolwire's handler", () => {
       rpc.method === "tools/call" ? { resultType: "task" } : undefined,
     );
     const other = await connectMcp({ url, fetch: odd.fetch, protocol: "2026-07-28" });
-    expect((await caught(other.call("t", {}))).message).toContain('resultType "task"');
+    expect((await caught(other.call("t", {}))).message).toContain(
+      "a task handle without a `taskId`",
+    );
+    const unknown = modernFake((rpc) =>
+      rpc.method === "tools/call" ? { resultType: "later" } : undefined,
+    );
+    const third = await connectMcp({ url, fetch: unknown.fetch, protocol: "2026-07-28" });
+    expect((await caught(third.call("t", {}))).message).toContain('resultType "later"');
   });
 
   it("lists the tools again once ttlMs has passed, and not while the list is fresh", async () => {

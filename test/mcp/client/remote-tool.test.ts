@@ -32,10 +32,13 @@ const entry = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe("toolFromMcp", () => {
-  it("skips a tool that can only run as a task, and keeps one where tasks are optional", () => {
-    const required = toolFromMcp(entry({ execution: { taskSupport: "required" } }), base);
-    expect(required).toContain("can only run as a task");
-    expect(declare(entry({ execution: { taskSupport: "optional" } })).nativeName).toBe("search");
+  it("keeps a tool that can only run as a task, marked to be called as one, and one where tasks are optional", () => {
+    const required = declare(entry({ execution: { taskSupport: "required" } }));
+    expect(required.nativeName).toBe("search");
+    expect(required.taskOnly).toBe(true);
+    const optional = declare(entry({ execution: { taskSupport: "optional" } }));
+    expect(optional.nativeName).toBe("search");
+    expect(optional.taskOnly).toBeUndefined();
   });
 
   it("reads x-mcp-header only at 2026-07-28, where an annotation in a plain property is valid", () => {
