@@ -7,7 +7,6 @@ import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineTool, InteractionResponse, Toolset } from "../../src/index.ts";
 import { connectMcp, createMcpHandler, mcpTasks } from "../../src/mcp/index.ts";
-import { caught } from "../support/caught.ts";
 
 const url = "http://127.0.0.1:3000/mcp";
 
