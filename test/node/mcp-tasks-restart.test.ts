@@ -3,47 +3,28 @@
 // `working` until the dead instance's lease lapses, then as `failed`, saying why; a finished
 // status then stays.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, mcpTasks } from "../../src/mcp/index.ts";
 import { redisStore } from "../../src/node/index.ts";
+import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 
 const root = join(import.meta.dirname, "../..");
 const EXT = "io.modelcontextprotocol/tasks";
-let redis: ChildProcess | undefined;
+let redis: RedisServer | undefined;
 let url = "";
 const closers: (() => unknown)[] = [];
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  url = `redis://127.0.0.1:${port}`;
-  redis = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    redis?.once("error", reject);
-    redis?.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("Ready to accept connections")) resolve();
-    });
-  });
+  redis = await startRedisServer();
+  url = redis.url;
 }, 30_000);
 
 afterAll(async () => {
   for (const close of closers.splice(0)) await close();
-  redis?.kill();
+  redis?.stop();
 });
 
 /** Starts the fixture server in its own process; resolves with its URL and the process. */

@@ -1,44 +1,23 @@
 // The Store seam on Redis (design.md, "Storage"): a real redis-server (Debian's package) started
 // for this file on a free port, reached through the `redis` package the store loads on first use.
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { redisStore } from "../../src/node/index.ts";
+import { freePort, type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { storeContract } from "../support/store-contract.ts";
 
-let server: ChildProcess | undefined;
+let server: RedisServer | undefined;
 let url = "";
 const stores: { close(): Promise<void> }[] = [];
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  url = `redis://127.0.0.1:${port}`;
-  server = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  // Ready once it says so on stdout.
-  await new Promise<void>((resolve, reject) => {
-    server?.once("error", reject);
-    server?.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("Ready to accept connections")) resolve();
-    });
-  });
+  server = await startRedisServer();
+  url = server.url;
 }, 30_000);
 
 afterAll(async () => {
   await Promise.all(stores.map((store) => store.close()));
-  server?.kill();
+  server?.stop();
 });
 
 let namespace = 0;
