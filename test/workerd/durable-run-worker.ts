@@ -11,53 +11,22 @@
  * - `GET /effects` answers how often the tool took effect (kept in the store, so every
  *   isolate sees it).
  */
-import { DurableObject } from "cloudflare:workers";
 import * as v from "valibot";
 import { Agent, type AgentRun } from "../../src/agent/index.ts";
-import { defineTool, durableObjectStore, isToolError, type Store } from "../../src/index.ts";
+import { defineTool, isToolError, type Store } from "../../src/index.ts";
 import { scriptedModel } from "../../src/models/index.ts";
+import { StoreObject, sharedStore } from "./shared-store.ts";
 
 interface Env {
   SECRET: string;
   STORE: DurableObjectNamespace<RunStore>;
 }
 
-/** The runs' store: a `durableObjectStore` on this object's storage, reached over RPC. */
-export class RunStore extends DurableObject {
-  readonly store = durableObjectStore(this.ctx.storage);
+/** The records' store, shared by every isolate (`shared-store.ts`). */
+export class RunStore extends StoreObject {}
 
-  read(key: string): Promise<string | undefined> {
-    return this.store.get(key);
-  }
-
-  write(key: string, value: string, ttlMs?: number): Promise<void> {
-    return this.store.put(key, value, ttlMs === undefined ? undefined : { ttlMs });
-  }
-
-  remove(key: string): Promise<void> {
-    return this.store.delete(key);
-  }
-
-  swap(key: string, expected: string | undefined, value: string, ttlMs?: number) {
-    return this.store.compareAndSet(
-      key,
-      expected,
-      value,
-      ttlMs === undefined ? undefined : { ttlMs },
-    );
-  }
-}
-
-/** The store as any isolate reaches it: one named object, each operation one RPC. */
 function runStore(env: Env): Store {
-  const object = env.STORE.get(env.STORE.idFromName("runs"));
-  return {
-    get: (key) => object.read(key),
-    put: (key, value, options) => object.write(key, value, options?.ttlMs),
-    delete: (key) => object.remove(key),
-    compareAndSet: (key, expected, value, options) =>
-      object.swap(key, expected, value, options?.ttlMs),
-  };
+  return sharedStore(env.STORE, "runs");
 }
 
 function agentFor(env: Env, pausing: { run?: AgentRun }): Agent {

@@ -8,51 +8,20 @@
  * - `POST /mcp`: the MCP endpoint.
  * - `GET /aborted`: the abort reasons the `wait` tool saw in this isolate.
  */
-import { DurableObject } from "cloudflare:workers";
 import * as v from "valibot";
-import { defineTool, durableObjectStore, type Store, Toolset } from "../../src/index.ts";
+import { defineTool, type Store, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, mcpTasks } from "../../src/mcp/index.ts";
+import { StoreObject, sharedStore } from "./shared-store.ts";
 
 interface Env {
   STORE: DurableObjectNamespace<TaskStore>;
 }
 
-/** The task records: a `durableObjectStore` on this object's storage, reached over RPC. */
-export class TaskStore extends DurableObject {
-  readonly store = durableObjectStore(this.ctx.storage);
+/** The records' store, shared by every isolate (`shared-store.ts`). */
+export class TaskStore extends StoreObject {}
 
-  read(key: string): Promise<string | undefined> {
-    return this.store.get(key);
-  }
-
-  write(key: string, value: string, ttlMs?: number): Promise<void> {
-    return this.store.put(key, value, ttlMs === undefined ? undefined : { ttlMs });
-  }
-
-  remove(key: string): Promise<void> {
-    return this.store.delete(key);
-  }
-
-  swap(key: string, expected: string | undefined, value: string, ttlMs?: number) {
-    return this.store.compareAndSet(
-      key,
-      expected,
-      value,
-      ttlMs === undefined ? undefined : { ttlMs },
-    );
-  }
-}
-
-/** The store as any isolate reaches it: one named object, each operation one RPC. */
 function taskStore(env: Env): Store {
-  const object = () => env.STORE.get(env.STORE.idFromName("tasks"));
-  return {
-    get: (key) => object().read(key),
-    put: (key, value, options) => object().write(key, value, options?.ttlMs),
-    delete: (key) => object().remove(key),
-    compareAndSet: (key, expected, value, options) =>
-      object().swap(key, expected, value, options?.ttlMs),
-  };
+  return sharedStore(env.STORE, "tasks");
 }
 
 // What the `wait` tool saw in this isolate. Kept in memory: once the task's run settles, its
