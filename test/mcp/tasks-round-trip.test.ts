@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineTool, InteractionResponse, Toolset } from "../../src/index.ts";
 import { connectMcp, createMcpHandler, mcpTasks } from "../../src/mcp/index.ts";
+import { caught } from "../support/caught.ts";
 
 const url = "http://127.0.0.1:3000/mcp";
 
@@ -105,5 +106,16 @@ describe("connectMcp and createMcpHandler with tasks, default options", () => {
     );
     expect(asked).toEqual(["Go on?"]);
     expect(result.content).toEqual([{ type: "text", text: "went on" }]);
+  });
+
+  it("cancels the task when the caller aborts: the tool's signal aborts", async () => {
+    const { toolset, seen } = await connect();
+    const controller = new AbortController();
+    const call = toolset.call("crawl", {}, { signal: controller.signal });
+    await seen.started;
+    controller.abort();
+    const error = await caught(call);
+    expect(error).toMatchObject({ type: "cancelled" });
+    await expect.poll(() => seen.aborted.length).toBe(1);
   });
 });

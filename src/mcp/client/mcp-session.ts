@@ -7,7 +7,7 @@
 // layers above only see `request`, `send`, `cancelRequest` and `close`. See `docs/design.md`,
 // "Consuming MCP".
 
-import { cancelledError, raceSignal } from "../../abort.ts";
+import { cancelledError, raceSignal, watchAbort } from "../../abort.ts";
 import {
   errorText,
   isToolError,
@@ -95,6 +95,13 @@ export interface SessionRequestOptions {
   capabilities?: Record<string, unknown>;
   /** The operation this request runs inside (a tool call's), for the `observer`. */
   parent?: Observation | undefined;
+  /**
+   * A JSON answer still on its way when `signal` aborts is read anyway, for up to a second and
+   * `maxMessageBytes`, and returned: a 2026 `tools/call` that declared the Tasks extension may
+   * have created a task that only its handle names (design.md M16, Cancel). Until such an answer
+   * begins to arrive the abort still closes the request, and an event stream is closed at once.
+   */
+  lateAnswer?: boolean;
 }
 
 /** A deadline that can stop while the user signs in, and starts over after. */
@@ -322,6 +329,7 @@ export class McpSession {
   ): Promise<Record<string, unknown>> {
     const { signal } = options;
     let response: Response | undefined;
+    const late = options.lateAnswer && signal ? lateAnswer(signal) : undefined;
     const listener = options.onMessage;
     if (listener) this.#listening.add(listener);
     const observed = this.observer?.start(
@@ -346,11 +354,27 @@ export class McpSession {
       let sent = envelope ? this.#enveloped(params, envelope) : params;
       // The trace context rides in `_meta` (SEP-414), beside the envelope and `progressToken`.
       if (observed?.meta) sent = { ...sent, _meta: { ...metaOf(sent), ...observed.meta } };
-      response = await this.#post(jsonRpcRequest(id, method, sent), { ...options, method, params });
+      const transport = late ? { signal: late.grace, fetchSignal: late.transport } : {};
+      response = await this.#post(jsonRpcRequest(id, method, sent), {
+        ...options,
+        method,
+        params,
+        ...transport,
+      });
+      let reading = options;
+      if (late) {
+        const type = (response.headers.get("content-type") ?? "").toLowerCase();
+        if (type.startsWith("application/json")) {
+          late.keep();
+          reading = { ...options, signal: late.grace };
+        } else {
+          signal?.throwIfAborted();
+        }
+      }
       const result = await this.#awaitResponse(
         response,
         { id, method, onMessage: options.onMessage },
-        options,
+        reading,
       );
       if (this.#modern) checkResultType(method, result, this.#secrets);
       observed?.end({ type: "done", result: this.scrubValue(result) });
@@ -360,6 +384,7 @@ export class McpSession {
       observed?.end({ type: "failed", error: failure, code: rpcDetails.get(failure)?.code });
       throw failure;
     } finally {
+      late?.dispose();
       if (listener) this.#listening.delete(listener);
       // Cancelling a body already read fails with a costly TypeError; skip it then.
       if (response && !response.bodyUsed) response.body?.cancel().catch(() => {});
@@ -624,6 +649,7 @@ export class McpSession {
       params?: JsonRpcParams;
       headers?: Record<string, string>;
       deadline?: Deadline;
+      fetchSignal?: AbortSignal;
     },
   ): Promise<Response> {
     const response = await this.#fetchAuthorized(
@@ -634,6 +660,7 @@ export class McpSession {
       },
       options.signal,
       options.deadline,
+      options.fetchSignal ? { fetchSignal: options.fetchSignal } : {},
     );
     if (!response.ok) {
       throw await this.#httpFailure(response, options, this.#sessionId !== undefined);
@@ -652,16 +679,17 @@ export class McpSession {
   // `Authorization`; a 401, or a 403 with `insufficient_scope`, has `auth.unauthorized()` get
   // new credentials (the deadline stopped meanwhile) and the request goes once more; a refusal
   // after that is returned as is, to fail as HTTP 401/403 (design.md OA1, OA2). `signIn: false`
-  // returns the first refusal as is.
+  // returns the first refusal as is. `fetchSignal`, when given, is the one `fetch` gets, and
+  // `signal` only bounds the wait (`lateAnswer`).
   async #fetchAuthorized(
     init: RequestInit & { headers: Headers },
     signal: AbortSignal | undefined,
     deadline?: Deadline,
-    { signIn = true } = {},
+    { signIn = true, fetchSignal = signal }: { signIn?: boolean; fetchSignal?: AbortSignal } = {},
   ): Promise<Response> {
     const fetchImpl = this.#fetch ?? globalThis.fetch;
     const request: RequestInit = { ...init, redirect: NO_REDIRECT };
-    if (signal) request.signal = signal;
+    if (fetchSignal) request.signal = fetchSignal;
     const auth = this.#auth;
     // A custom `fetch` may ignore the signal; the caller must not hang on it.
     if (!auth) return raceSignal(fetchImpl(this.#url, request), signal);
@@ -1015,6 +1043,39 @@ export async function withDeadline<T>(
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+// The signals of a `lateAnswer` request. `transport` is the one `fetch` gets: it aborts with
+// the caller's signal until `keep()` says a JSON answer is arriving, so the abort still closes
+// the request (the 2026 cancel) and any event stream, while a JSON body already on its way is
+// not cut off (a fetch cancels the body of a response whose signal aborts). `grace` aborts a
+// second after the caller's signal: the waits and reads go on until then, so an in-process
+// `fetch` that answers after the abort, or a body still arriving, is read and returned.
+function lateAnswer(signal: AbortSignal) {
+  const transport = new AbortController();
+  const grace = new AbortController();
+  let kept = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    if (!kept) transport.abort(signal.reason);
+    timer = setTimeout(() => {
+      grace.abort(signal.reason);
+      transport.abort(signal.reason);
+    }, CANCEL_TIMEOUT_MS);
+  };
+  const stop = signal.aborted ? () => {} : watchAbort(signal, onAbort);
+  if (signal.aborted) onAbort();
+  return {
+    transport: transport.signal,
+    grace: grace.signal,
+    keep: () => {
+      kept = true;
+    },
+    dispose: () => {
+      stop();
+      clearTimeout(timer);
+    },
+  };
 }
 
 // Runs `run` with a signal that aborts after `ms`, then clears the timer: a plain timer rather

@@ -253,7 +253,8 @@ export class RemoteHandler extends CallMachine<Question> {
       headers: this.#session.modern ? this.#plan.paramHeaders(this.#arguments) : {},
       // Declared per request: the connection's envelope has form questions only with
       // `formInteractions`, and never the Tasks extension, which only a call's requests need.
-      ...(modern ? { capabilities: { ...form, ...TASK_CAPABILITIES } } : {}),
+      // A handle still on its way when the call is aborted is read, to cancel its task.
+      ...(modern ? { capabilities: { ...form, ...TASK_CAPABILITIES }, lateAnswer: true } : {}),
       // A step-up sign-in is the user's time, not the server's.
       deadline: { pause: () => this.#timer.disarm(), resume: () => this.#timer.arm() },
       parent: this.#observation,
@@ -261,6 +262,9 @@ export class RemoteHandler extends CallMachine<Question> {
     this.#session
       .request(id, "tools/call", params, options)
       .then((result) => {
+        // Stopped while the answer was on its way (`lateAnswer`): only a task handle still
+        // matters, followed just to be cancelled (`followTask` sees the abort).
+        if (this.#controller.signal.aborted && result.resultType !== "task") return;
         if (result.resultType === "input_required") return this.#inputRequired(result);
         if (result.resultType === "task" || (augmented && result.task !== undefined)) {
           return this.#followTask(result);

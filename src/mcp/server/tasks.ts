@@ -385,6 +385,17 @@ function createEngine(core: Core, settings: Settings): TaskEngine {
       release();
       return failure(JSON_RPC_ERROR.internalError, "Internal error: the task id was taken");
     }
+    // The client left while the record was written: no one can learn the id to follow or
+    // cancel the task, so it ends cancelled here and its tool never runs.
+    if (scope.signal.aborted) {
+      release();
+      await update(record.taskId, (current) =>
+        TERMINAL.has(current.status)
+          ? undefined
+          : terminal(current, "cancelled", { statusMessage: CLIENT_LEFT }),
+      ).catch((error: unknown) => scope.report(error, "request"));
+      return { type: "cancelled" } as const;
+    }
     const controller = new AbortController();
     running.set(record.taskId, { caller: owner, controller });
     const work = run(record.taskId, name, args, scope, prior, controller)
@@ -817,6 +828,7 @@ function declaresTasks(meta: unknown): boolean {
 }
 
 const LEASE_LOST = "The task's work stopped: the instance running it stopped";
+const CLIENT_LEFT = "Cancelled: the client left before it got the task's handle";
 
 /** The fields of a handle, in the order the spec lists them. */
 const HANDLE_FIELDS = [

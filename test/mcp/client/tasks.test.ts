@@ -14,6 +14,7 @@ import { caught } from "../../support/caught.ts";
 import {
   createFakeTaskServer,
   type FakeTask,
+  type FakeTaskServer,
   type FakeTaskServerOptions,
 } from "../../support/fake-task-server.ts";
 
@@ -468,6 +469,92 @@ describe("connectMcp with 2025-11-25 tasks", () => {
     expect(server.sent("tasks/cancel").map((entry) => entry.body.params?.taskId)).toEqual([
       "task-1",
     ]);
+  });
+});
+
+// A `tools/call` aborted while its answer is on its way: the server may have made a task that
+// only the handle names. `hold` puts a fetch in front of the fake that keeps each call's answer
+// back until `release()`: "answer" keeps the whole response (as an in-process handler that does
+// not watch the signal), "body" sends the headers at once and the body after release, erroring
+// the body once the request's signal aborts, as a fetch does.
+function hold(server: FakeTaskServer, mode: "answer" | "body") {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let answered = () => {};
+  const headers = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  const signals: AbortSignal[] = [];
+  const fetchImpl = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const body = typeof init?.body === "string" ? JSON.parse(init.body) : undefined;
+    if (body?.method !== "tools/call") return server.fetch(input, init);
+    const signal = init?.signal ?? undefined;
+    if (signal) signals.push(signal);
+    const answer = await server.fetch(input, { ...init, signal: null });
+    if (mode === "answer") {
+      await released;
+      return answer;
+    }
+    const text = await answer.text();
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        signal?.addEventListener("abort", () => controller.error(signal.reason));
+        void released.then(() => {
+          if (signal?.aborted) return;
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        });
+      },
+    });
+    answered();
+    return new Response(stream, { status: answer.status, headers: answer.headers });
+  };
+  return { fetch: fetchImpl as typeof fetch, release, headers, signals };
+}
+
+describe("connectMcp when a 2026 call is aborted before its answer arrives", () => {
+  async function connectHeld(mode: "answer" | "body") {
+    const server = createFakeTaskServer({ era: "2026" });
+    const held = hold(server, mode);
+    const toolset = await connectMcp({ url, fetch: held.fetch, protocol: "2026-07-28" });
+    return { server, held, toolset };
+  }
+
+  it("closes the request at once, and cancels the task its handle names when it comes", async () => {
+    const { server, held, toolset } = await connectHeld("answer");
+    const controller = new AbortController();
+    const call = toolset.call("research", {}, { signal: controller.signal });
+    while (server.sent("tools/call").length < 1) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect((await caught(call)).type).toBe("cancelled");
+    // The abort closed the request, as a 2026 cancel does.
+    expect(held.signals.map((signal) => signal.aborted)).toEqual([true]);
+    held.release();
+    await expect.poll(() => server.sent("tasks/cancel").length).toBe(1);
+    const [cancel] = server.sent("tasks/cancel");
+    expect(cancel?.body.params?.taskId).toBe("task-1");
+    expect(cancel?.body.params?._meta[META_CAPABILITIES].extensions).toEqual({ [TASKS]: {} });
+    expect(server.tasks[0]?.status).toBe("cancelled");
+    // Followed only to be cancelled: never polled.
+    expect(server.sent("tasks/get")).toEqual([]);
+    await toolset.shutdown();
+  });
+
+  it("reads a handle whose body was still arriving at the abort, and cancels its task", async () => {
+    const { server, held, toolset } = await connectHeld("body");
+    const controller = new AbortController();
+    const call = toolset.call("research", {}, { signal: controller.signal });
+    await held.headers;
+    await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    // The caller does not wait for the body.
+    expect((await caught(call)).type).toBe("cancelled");
+    held.release();
+    await expect.poll(() => server.sent("tasks/cancel").length).toBe(1);
+    expect(server.sent("tasks/cancel")[0]?.body.params?.taskId).toBe("task-1");
+    await toolset.shutdown();
   });
 });
 

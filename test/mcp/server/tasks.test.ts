@@ -323,6 +323,53 @@ describe("tasks/cancel", () => {
     await expect.poll(() => seen.aborted.length).toBe(1);
   });
 
+  it("cancels a task whose client left while its record was written, and never runs it", async () => {
+    // The record's first write waits until the client has gone.
+    const memory = memoryStore();
+    let writing = (_key: string) => {};
+    const written = new Promise<string>((resolve) => {
+      writing = resolve;
+    });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store: Store = {
+      ...memory,
+      compareAndSet: async (key, expected, value, o) => {
+        if (expected === undefined) {
+          writing(key);
+          await gate;
+        }
+        return memory.compareAndSet(key, expected, value, o);
+      },
+    };
+    const { handler, seen } = setup({ store, maxRunningPerCaller: 1 });
+    const client = new AbortController();
+    const answered = handler.fetch(
+      modern(
+        nextId++,
+        "tools/call",
+        { name: "wait", arguments: {} },
+        {
+          capabilities: WITH_TASKS,
+          signal: client.signal,
+        },
+      ),
+    );
+    const key = await written;
+    const taskId = key.slice(key.lastIndexOf("/") + 1);
+    client.abort();
+    release();
+    await answered;
+    const task = (await getTask(handler, taskId)).result;
+    expect(task.status).toBe("cancelled");
+    expect(task.statusMessage).toBe("Cancelled: the client left before it got the task's handle");
+    expect(seen.aborted).toEqual([]);
+    // Its running slot is free again: the caller's one task may start.
+    expect(await create(handler, "quick")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("acknowledges a cancel of a finished task and leaves it as it was", async () => {
     const { handler } = setup();
     const taskId = await create(handler, "quick");
