@@ -31,6 +31,11 @@ export interface OtelCapture {
   spans(): ReadableSpan[];
   /** The one finished span of that name (and kind); fails when there is none or several. */
   span(name: string, kind?: SpanKind): ReadableSpan;
+  /**
+   * The one span of that name (and kind), once it has ended: for a span that ends after the
+   * call it belongs to has returned (a request still reading its late answer).
+   */
+  ended(name: string, kind?: SpanKind): Promise<ReadableSpan>;
   /** Every histogram data point recorded so far. */
   durations(): Promise<RecordedDuration[]>;
   shutdown(): Promise<void>;
@@ -62,6 +67,15 @@ export function otelCapture(): OtelCapture {
         throw new Error(`${found.length} spans named ${name}; ended: ${JSON.stringify(names)}`);
       }
       return found[0] as ReadableSpan;
+    },
+    async ended(name, kind) {
+      for (let waited = 0; ; waited += 10) {
+        const found = spans().some(
+          (span) => span.name === name && (kind === undefined || span.kind === kind),
+        );
+        if (found || waited >= 5_000) return this.span(name, kind);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     },
     async durations() {
       await reader.forceFlush();
