@@ -125,36 +125,51 @@ const steps = [
     // baselines in e2e/mcp-conformance/, then stops the server (see run.ts).
     name: "mcp-conformance",
     command: ["node", "--import", "tsx", "e2e/mcp-conformance/run.ts"],
-    // Seven runs; 139 s in all on a 2-core host at load 6-25. Each client run can take up to
+    // Eight runs (the tasks run is ten single-scenario runs); 139 s in all on a 2-core host at load 6-25. Each client run can take up to
     // the suite's 120 s scenario limit when a scenario hangs, so the step's own limit is wide.
     timeoutMs: 12 * 60_000,
     // One block per run (`== conformance <run> ==`): server runs at 0.1.13 and at both
     // revisions, then client runs at both revisions, pinned and with the default `auto`, each
     // against its revision's baseline.
+    // The Tasks extension's scenarios run one at a time (`== conformance tasks <scenario> ==`)
+    // and print no per-scenario line, so such a block is its one named scenario.
     parse({ output }) {
-      const parts = output.split(/^== conformance (\S+) ==$/m);
-      if (parts.length < 3) return null;
-      let passed = 0;
-      let failed = 0;
-      const details = [];
-      for (let i = 1; i < parts.length; i += 2) {
+      const parts = output.split(/^== conformance (\S+)(?: (\S+))? ==$/m);
+      if (parts.length < 4) return null;
+      const runs = new Map();
+      for (let i = 1; i < parts.length; i += 3) {
         const run = parts[i];
-        const body = parts[i + 1] ?? "";
-        const scenarios = [...body.matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gm)];
+        const scenario = parts[i + 1];
+        const body = parts[i + 2] ?? "";
         const listed = (heading) => {
           const start = body.indexOf(heading);
           if (start < 0) return [];
           const block = body.slice(start).split("\n\n")[0];
           return [...block.matchAll(/^ {2}[~✓✗] (\S+)$/gm)].map((m) => m[1]);
         };
-        const expected = listed("Expected failures (in baseline):");
-        const stale = listed("Stale baseline entries");
-        const unexpected = listed("Unexpected failures (not in baseline):");
-        const ok = scenarios.length - expected.length - unexpected.length - stale.length;
+        const scenarios = scenario
+          ? [scenario]
+          : [...body.matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gm)].map((m) => m[1]);
+        const totals = runs.get(run) ?? { scenarios: 0, expected: [], stale: [], unexpected: [] };
+        totals.scenarios += scenarios.length;
+        totals.expected.push(...listed("Expected failures (in baseline):"));
+        totals.stale.push(...listed("Stale baseline entries"));
+        totals.unexpected.push(...listed("Unexpected failures (not in baseline):"));
+        // A single scenario whose run printed no baseline verdict did not finish.
+        if (scenario && !/Baseline check passed|Unexpected failures|Stale baseline/.test(body)) {
+          totals.unexpected.push(scenario);
+        }
+        runs.set(run, totals);
+      }
+      let passed = 0;
+      let failed = 0;
+      const details = [];
+      for (const [run, { scenarios, expected, stale, unexpected }] of runs) {
+        const ok = scenarios - expected.length - unexpected.length - stale.length;
         passed += ok;
         failed += unexpected.length + stale.length;
         details.push(
-          `conformance ${run}: ${scenarios.length} scenarios run, ${ok} passing, ${expected.length} in its commented baseline`,
+          `conformance ${run}: ${scenarios} scenarios run, ${ok} passing, ${expected.length} in its commented baseline`,
           ...stale.map((name) => `  stale baseline entry (now passes): ${name}`),
           ...unexpected.map((name) => `  unexpected failure: ${name}`),
         );
