@@ -29,6 +29,7 @@ const OUTSIDE = [
   ["mecha", "-core"],
   ["tools", "-kit"],
   ["../", "shared/"],
+  ["shared/", "reference/"], // the reference notes beside the repository, however reached
   ["style", ".md"],
   ["toolchain", ".md"],
 ].map((parts) => parts.join(""));

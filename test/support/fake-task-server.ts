@@ -1,5 +1,5 @@
 // A small scripted MCP server that runs tool calls as tasks, as a `fetch` function (web
-// standards only), written from the wire reference (shared/reference/mcp-tasks.md): the
+// standards only), speaking the wire docs/mcp.md "Tools that run as tasks" describes: the
 // 2026-07-28 Tasks extension (flat handles, `tasks/get` with inlined results, `inputRequests`
 // answered by `tasks/update`) or the 2025-11-25 experimental tasks (task-augmented
 // `tools/call`, nested handles, `tasks/result`, questions on its stream). A test scripts each

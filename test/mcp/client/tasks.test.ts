@@ -1,7 +1,7 @@
 // connectMcp calls tools that run as MCP tasks transparently, in both eras: the 2026-07-28
 // Tasks extension (a `resultType: "task"` handle, `tasks/get` polling, `tasks/update` answers)
 // and the 2025-11-25 task-augmented calls (`tasks/get`, then `tasks/result`). The behaviours are
-// the client ones of the wire reference (C38-C53); design.md "Consuming MCP", "Tasks".
+// design.md M16 ("Consuming MCP") and docs/mcp.md "Tools that run as tasks".
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   InteractionResponse,
