@@ -4,12 +4,12 @@
 // status then stays.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineTool, Toolset } from "../../src/index.ts";
+import { Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, mcpTasks } from "../../src/mcp/index.ts";
 import { redisStore } from "../../src/node/index.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+import { tasksTools } from "../support/tasks-tools.ts";
 
 const root = join(import.meta.dirname, "../..");
 const EXT = "io.modelcontextprotocol/tasks";
@@ -102,18 +102,11 @@ describe("a server restarted mid-task", { timeout: 60_000 }, () => {
     // The restarted server: a new handler over the same store, none of the old one's memory.
     const store = redisStore({ url, prefix });
     closers.push(() => store.close());
-    const restarted = createMcpHandler(
-      Toolset.local([
-        defineTool({
-          name: "wait",
-          description: "Waits until cancelled",
-          taskSupport: "required",
-          input: v.object({}),
-          call: () => new Promise(() => {}),
-        }),
-      ]),
-      { name: "tasks-server", version: "1.0.0", tasks: mcpTasks({ store, leaseMs: 1000 }) },
-    );
+    const restarted = createMcpHandler(Toolset.local([tasksTools().tools.wait]), {
+      name: "tasks-server",
+      version: "1.0.0",
+      tasks: mcpTasks({ store, leaseMs: 1000 }),
+    });
     let snapshot = await getTask(restarted, handle.taskId);
     expect(["working", "failed"]).toContain(snapshot.status);
     const deadline = Date.now() + 20_000;

@@ -1,7 +1,7 @@
 // The toolset the MCP round-trip tests serve with createMcpHandler and call back through
 // connectMcp. Web standards only: the portable suite uses it in every runtime.
 import * as v from "valibot";
-import { defineTool, ToolResult, Toolset } from "../../src/index.ts";
+import { defineTool, type TaskSupport, type Tool, ToolResult, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, type McpHandlerOptions } from "../../src/mcp/index.ts";
 
 /** What the served tools saw, for assertions. */
@@ -16,6 +16,44 @@ export interface RoundTripObserved {
 export interface RoundTripServer {
   readonly handler: McpHandler;
   readonly observed: RoundTripObserved;
+}
+
+/** What `waitTool` takes: how the tool runs as a task, and what to tell when. */
+export interface WaitToolOptions {
+  /** The tool's `taskSupport`; none by default. */
+  taskSupport?: TaskSupport;
+  /** Called each time the tool starts running, once it listens for the abort. */
+  onStart?: () => void;
+  /** Called with `ctx.signal.reason` when the running tool's signal aborts. */
+  onAbort?: (reason: unknown) => void;
+}
+
+/**
+ * Creates `wait`: it runs until its signal aborts, then rejects with the signal's reason. The
+ * tool a cancel has to reach, in the round trip and in the tasks tests (`tasks-tools.ts`).
+ *
+ * @param options Its task support and the callbacks that observe it.
+ * @returns The tool.
+ */
+export function waitTool(options: WaitToolOptions = {}): Tool<Record<string, never>> {
+  return defineTool({
+    name: "wait",
+    description: "Waits until cancelled",
+    ...(options.taskSupport ? { taskSupport: options.taskSupport } : {}),
+    input: v.object({}),
+    call: (_input, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener(
+          "abort",
+          () => {
+            options.onAbort?.(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          },
+          { once: true },
+        );
+        options.onStart?.();
+      }),
+  });
 }
 
 /**
@@ -71,23 +109,7 @@ export function roundTripServer(options: Partial<McpHandlerOptions> = {}): Round
         return `worked ${steps}`;
       },
     }),
-    defineTool({
-      name: "wait",
-      description: "Waits until cancelled",
-      input: v.object({}),
-      call: (_input, ctx) =>
-        new Promise((_resolve, reject) => {
-          ctx.signal.addEventListener(
-            "abort",
-            () => {
-              onAbort(ctx.signal.reason);
-              reject(ctx.signal.reason);
-            },
-            { once: true },
-          );
-          onStart();
-        }),
-    }),
+    waitTool({ onStart, onAbort }),
     defineTool({
       name: "ask",
       description: "Asks for a name",

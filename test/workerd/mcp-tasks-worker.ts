@@ -8,9 +8,9 @@
  * - `POST /mcp`: the MCP endpoint.
  * - `GET /aborted`: the abort reasons the `wait` tool saw in this isolate.
  */
-import * as v from "valibot";
-import { defineTool, type Store, Toolset } from "../../src/index.ts";
+import { type Store, Toolset } from "../../src/index.ts";
 import { createMcpHandler, type McpHandler, mcpTasks } from "../../src/mcp/index.ts";
+import { tasksTools } from "../support/tasks-tools.ts";
 import { StoreObject, sharedStore } from "./shared-store.ts";
 
 interface Env {
@@ -24,29 +24,13 @@ function taskStore(env: Env): Store {
   return sharedStore(env.STORE, "tasks");
 }
 
-// What the `wait` tool saw in this isolate. Kept in memory: once the task's run settles, its
-// `waitUntil` ends and any I/O the tool still has under way is cut off.
-const aborted: string[] = [];
+// The tasks tools (test/support/tasks-tools.ts, web standards only), of which this Worker serves
+// `wait`. What it saw is kept in memory: once the task's run settles, its `waitUntil` ends and
+// any I/O the tool still has under way is cut off.
+const { tools, seen } = tasksTools();
 
 function handlerFor(env: Env): McpHandler {
-  const wait = defineTool({
-    name: "wait",
-    description: "Waits until cancelled",
-    taskSupport: "required",
-    input: v.object({}),
-    call: (_input, ctx) =>
-      new Promise((_resolve, reject) => {
-        ctx.signal.addEventListener(
-          "abort",
-          () => {
-            aborted.push(String(ctx.signal.reason));
-            reject(ctx.signal.reason);
-          },
-          { once: true },
-        );
-      }),
-  });
-  return createMcpHandler(Toolset.local([wait]), {
+  return createMcpHandler(Toolset.local([tools.wait]), {
     name: "tasks-worker",
     version: "1.0.0",
     tasks: mcpTasks({ store: taskStore(env), checkIntervalMs: 50, pollIntervalMs: 100 }),
@@ -58,7 +42,9 @@ let handler: McpHandler | undefined;
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> | Response {
     handler ??= handlerFor(env);
-    if (new URL(request.url).pathname === "/aborted") return Response.json({ aborted });
+    if (new URL(request.url).pathname === "/aborted") {
+      return Response.json({ aborted: seen.aborted.map(String) });
+    }
     // The Worker's context: the task's run is handed to `ctx.waitUntil`.
     return handler.fetch(request, env, ctx);
   },

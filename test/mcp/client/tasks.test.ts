@@ -4,10 +4,12 @@
 // design.md M16 ("Consuming MCP") and docs/mcp.md "Tools that run as tasks".
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  type CallOptions,
   InteractionResponse,
   type ToolInteractionRequest,
   type ToolLog,
   type ToolProgress,
+  type Toolset,
 } from "../../../src/index.ts";
 import { connectMcp, createMcpHandler } from "../../../src/mcp/index.ts";
 import { caught } from "../../support/caught.ts";
@@ -48,6 +50,31 @@ const finishAfter =
       task.result = result;
     }
   };
+
+/** Resolves once `server` has been sent `count` requests of `method`. */
+async function sent(server: FakeTaskServer, method: string, count = 1): Promise<void> {
+  while (server.sent(method).length < count) await new Promise((r) => setTimeout(r, 10));
+}
+
+/**
+ * Calls `research` through `toolset` with a signal, aborts it once `ready` resolves (the call has
+ * got as far as the test needs), and expects the call to fail as cancelled.
+ *
+ * @param toolset The connection to call through.
+ * @param ready Resolves when the call is to be aborted.
+ * @param options More options for the call, besides its signal.
+ */
+async function abortCall(
+  toolset: Toolset,
+  ready: () => Promise<unknown>,
+  options: CallOptions = {},
+): Promise<void> {
+  const controller = new AbortController();
+  const call = toolset.call("research", {}, { ...options, signal: controller.signal });
+  await ready();
+  controller.abort();
+  expect((await caught(call)).type).toBe("cancelled");
+}
 
 afterEach(() => {
   vi.useRealTimers();
@@ -283,11 +310,7 @@ describe("connectMcp with 2026-07-28 tasks", () => {
         task.pollIntervalMs = 50;
       },
     });
-    const controller = new AbortController();
-    const call = toolset.call("research", {}, { signal: controller.signal });
-    while (server.sent("tasks/get").length < 2) await new Promise((r) => setTimeout(r, 10));
-    controller.abort();
-    expect((await caught(call)).type).toBe("cancelled");
+    await abortCall(toolset, () => sent(server, "tasks/get", 2));
     await toolset.shutdown();
     const [cancel] = server.sent("tasks/cancel");
     expect(cancel?.body.params?.taskId).toBe("task-1");
@@ -306,7 +329,7 @@ describe("connectMcp with 2026-07-28 tasks", () => {
       },
     });
     const call = toolset.call("research", {});
-    while (server.sent("tasks/get").length < 1) await new Promise((r) => setTimeout(r, 10));
+    await sent(server, "tasks/get");
     await toolset.shutdown();
     expect((await caught(call)).type).toBe("closed");
     expect(server.sent("tasks/cancel").map((entry) => entry.body.params?.taskId)).toEqual([
@@ -460,11 +483,7 @@ describe("connectMcp with 2025-11-25 tasks", () => {
         task.pollIntervalMs = 50;
       },
     });
-    const controller = new AbortController();
-    const call = toolset.call("research", {}, { signal: controller.signal });
-    while (server.sent("tasks/get").length < 1) await new Promise((r) => setTimeout(r, 10));
-    controller.abort();
-    expect((await caught(call)).type).toBe("cancelled");
+    await abortCall(toolset, () => sent(server, "tasks/get"));
     await toolset.shutdown();
     expect(server.sent("tasks/cancel").map((entry) => entry.body.params?.taskId)).toEqual([
       "task-1",
@@ -524,11 +543,7 @@ describe("connectMcp when a 2026 call is aborted before its answer arrives", () 
 
   it("closes the request at once, and cancels the task its handle names when it comes", async () => {
     const { server, held, toolset } = await connectHeld("answer");
-    const controller = new AbortController();
-    const call = toolset.call("research", {}, { signal: controller.signal });
-    while (server.sent("tools/call").length < 1) await new Promise((r) => setTimeout(r, 5));
-    controller.abort();
-    expect((await caught(call)).type).toBe("cancelled");
+    await abortCall(toolset, () => sent(server, "tools/call"));
     // The abort closed the request, as a 2026 cancel does.
     expect(held.signals.map((signal) => signal.aborted)).toEqual([true]);
     held.release();
@@ -544,13 +559,11 @@ describe("connectMcp when a 2026 call is aborted before its answer arrives", () 
 
   it("reads a handle whose body was still arriving at the abort, and cancels its task", async () => {
     const { server, held, toolset } = await connectHeld("body");
-    const controller = new AbortController();
-    const call = toolset.call("research", {}, { signal: controller.signal });
-    await held.headers;
-    await new Promise((r) => setTimeout(r, 10));
-    controller.abort();
     // The caller does not wait for the body.
-    expect((await caught(call)).type).toBe("cancelled");
+    await abortCall(toolset, async () => {
+      await held.headers;
+      await new Promise((r) => setTimeout(r, 10));
+    });
     held.release();
     await expect.poll(() => server.sent("tasks/cancel").length).toBe(1);
     expect(server.sent("tasks/cancel")[0]?.body.params?.taskId).toBe("task-1");
@@ -650,12 +663,8 @@ describe("a gateway in front of a task server", () => {
       },
       "2026-07-28",
     );
-    const controller = new AbortController();
-    const call = client.call("research", {}, { signal: controller.signal });
-    while (upstream.sent("tasks/get").length < 1) await new Promise((r) => setTimeout(r, 10));
-    controller.abort();
-    expect((await caught(call)).type).toBe("cancelled");
-    while (upstream.sent("tasks/cancel").length < 1) await new Promise((r) => setTimeout(r, 10));
+    await abortCall(client, () => sent(upstream, "tasks/get"));
+    await sent(upstream, "tasks/cancel");
     expect(upstream.tasks[0]?.status).toBe("cancelled");
     await client.shutdown();
     await remote.shutdown();
@@ -676,18 +685,9 @@ describe("a task followed again by its id (CallOptions['~task'])", () => {
     });
     const first = await connectMcp({ url, fetch: server.fetch, protocol: "2026-07-28" });
     const recorded: unknown[] = [];
-    const controller = new AbortController();
-    const call = first.call(
-      "research",
-      {},
-      {
-        signal: controller.signal,
-        "~task": { record: (ref) => void recorded.push(ref), detached: () => true },
-      },
-    );
-    while (server.sent("tasks/get").length < 1) await new Promise((r) => setTimeout(r, 10));
-    controller.abort();
-    await caught(call);
+    await abortCall(first, () => sent(server, "tasks/get"), {
+      "~task": { record: (ref) => void recorded.push(ref), detached: () => true },
+    });
     await first.shutdown();
     // Detached: the task was left running.
     expect(server.sent("tasks/cancel")).toEqual([]);

@@ -4,9 +4,8 @@
 // failed with a JSON-RPC error), `tasks/update` answers questions, `tasks/cancel` reaches the
 // tool's signal; tasks are bound to their caller, limited, bounded in size, and a task whose
 // instance stopped ends `failed` once its lease lapses. 2025 sessions never get a task.
-import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { defineTool, ToolError, ToolResult, Toolset } from "../../../src/index.ts";
+import { Toolset } from "../../../src/index.ts";
 import {
   createMcpHandler,
   type McpHandler,
@@ -15,6 +14,7 @@ import {
   mcpTasks,
 } from "../../../src/mcp/index.ts";
 import { memoryStore, type Store } from "../../../src/store/store.ts";
+import { type TasksToolsSeen, tasksTools } from "../../support/tasks-tools.ts";
 import { post, rpc } from "./fixture.ts";
 import { json, modern, type Wire } from "./modern.ts";
 
@@ -22,123 +22,13 @@ const EXT = "io.modelcontextprotocol/tasks";
 const WITH_TASKS = { elicitation: {}, extensions: { [EXT]: {} } };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/;
 
-/** What the tools saw, for assertions. */
-interface Seen {
-  aborted: unknown[];
-  progressSent: number;
-}
-
-function tools(seen: Seen) {
-  return [
-    defineTool({
-      name: "quick",
-      description: "Answers at once; a task when the client takes one",
-      taskSupport: "optional",
-      input: v.object({ text: v.optional(v.string(), "done") }),
-      call: ({ text }, ctx) => {
-        ctx.progress({ progress: 1, total: 1 });
-        ctx.log("info", "working");
-        seen.progressSent++;
-        return `quick: ${text}`;
-      },
-    }),
-    defineTool({
-      name: "plain",
-      description: "Never a task",
-      input: v.object({}),
-      call: () => "plain",
-    }),
-    defineTool({
-      name: "only_task",
-      description: "Runs only as a task",
-      taskSupport: "required",
-      input: v.object({}),
-      call: () => "ran as a task",
-    }),
-    defineTool({
-      name: "tool_error",
-      description: "Fails as a tool",
-      taskSupport: "optional",
-      input: v.object({}),
-      call: () => ToolResult.error("the tool failed"),
-    }),
-    defineTool({
-      name: "protocol_error",
-      description: "Fails with a JSON-RPC error",
-      taskSupport: "optional",
-      input: v.object({}),
-      call: () => {
-        throw new ToolError({ type: "unknown_tool", name: "upstream" });
-      },
-    }),
-    defineTool({
-      name: "wait",
-      description: "Waits until cancelled",
-      taskSupport: "optional",
-      input: v.object({}),
-      call: (_input, ctx) =>
-        new Promise((_resolve, reject) => {
-          ctx.signal.addEventListener(
-            "abort",
-            () => {
-              seen.aborted.push(ctx.signal.reason);
-              reject(ctx.signal.reason);
-            },
-            { once: true },
-          );
-        }),
-    }),
-    defineTool({
-      name: "two_questions",
-      description: "Asks two questions at once, then a third",
-      taskSupport: "optional",
-      input: v.object({}),
-      interactions: { form: true },
-      call: async (_input, ctx) => {
-        const form = { type: "object", properties: { value: { type: "string" } } };
-        const [a, b] = await Promise.all([
-          ctx.requestForm("First?", form),
-          ctx.requestForm("Second?", form),
-        ]);
-        const c = await ctx.requestForm("First?", form);
-        return `${String(a.value)} ${String(b.value)} ${String(c.value)}`;
-      },
-    }),
-    defineTool({
-      name: "asks_then_task",
-      description: "Asks a name in the request, then continues as a task",
-      taskSupport: "optional",
-      input: v.object({}),
-      interactions: { form: true },
-      call: async (_input, ctx) => {
-        const steps = await ctx.once("count", () => {
-          seen.progressSent += 100;
-          return 1;
-        });
-        const { name } = await ctx.requestForm("Your name?", {
-          type: "object",
-          properties: { name: { type: "string" } },
-        });
-        return `Hello ${String(name)} after ${steps} step`;
-      },
-    }),
-    defineTool({
-      name: "huge",
-      description: "Returns a large result",
-      taskSupport: "optional",
-      input: v.object({}),
-      call: () => "x".repeat(5000),
-    }),
-  ];
-}
-
 function setup(
   tasks: McpTasksOptions = {},
   options: Partial<McpHandlerOptions> = {},
-): { handler: McpHandler; seen: Seen; store: Store } {
-  const seen: Seen = { aborted: [], progressSent: 0 };
+): { handler: McpHandler; seen: TasksToolsSeen; store: Store } {
+  const { tools, seen } = tasksTools();
   const store = tasks.store ?? memoryStore();
-  const handler = createMcpHandler(Toolset.local(tools(seen)), {
+  const handler = createMcpHandler(Toolset.local(Object.values(tools)), {
     name: "tasks",
     version: "1.0.0",
     stateSecret: "a-test-secret-of-at-least-32-characters",
@@ -466,7 +356,7 @@ describe("questions inside a task", () => {
     const done = await until(handler, retry.body.result.taskId, terminal);
     expect(done.result.content[0].text).toBe("Hello Alice after 1 step");
     // The `ctx.once` effect of the first round was replayed, not run again.
-    expect(seen.progressSent).toBe(100);
+    expect(seen.onceRuns).toBe(1);
   });
 });
 
