@@ -169,14 +169,23 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
     case "agent_run": {
       attributes["gen_ai.operation.name"] = "invoke_agent";
       attributes["gen_ai.request.model"] = operation.model;
+      if (operation.provider) attributes["gen_ai.provider.name"] = operation.provider;
       const name = settings.agentName;
       if (name !== undefined) attributes["gen_ai.agent.name"] = name;
       if (settings.payloads) attributes["gen_ai.input.messages"] = json(operation.input);
       return plan(name === undefined ? "invoke_agent" : `invoke_agent ${name}`, SpanKind.INTERNAL);
     }
     case "model_turn": {
-      attributes["gen_ai.operation.name"] = "chat";
-      attributes["gen_ai.request.model"] = operation.model;
+      const metric: Attributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": operation.model,
+      };
+      // Required on a chat span and its metrics; a model that names no provider leaves it
+      // unset, as the conventions give no value for an unknown one.
+      if (operation.provider) metric["gen_ai.provider.name"] = operation.provider;
+      Object.assign(attributes, metric);
+      // Every model turn is streamed (`Model.stream`); unset would say it was not.
+      attributes["gen_ai.request.stream"] = true;
       if (settings.payloads) {
         attributes["gen_ai.input.messages"] = json(operation.messages);
         if (operation.system !== undefined) {
@@ -184,10 +193,7 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
         }
       }
       const chat = plan(`chat ${operation.model}`, SpanKind.CLIENT);
-      chat.metricAttributes = {
-        "gen_ai.operation.name": "chat",
-        "gen_ai.request.model": operation.model,
-      };
+      chat.metricAttributes = metric;
       return chat;
     }
     case "tool_call":
@@ -219,6 +225,15 @@ function mcpPlan(
     }
   } else if (target !== undefined) {
     metric["gen_ai.prompt.name"] = attributes["gen_ai.prompt.name"] = target;
+  }
+  // The resource of a read or (un)subscription, on the span only: a URI is too varied for a
+  // metric's attributes or the span's name.
+  const uri = operation.params.uri;
+  if (
+    typeof uri === "string" &&
+    /^resources\/(read|subscribe|unsubscribe)$/.test(operation.method)
+  ) {
+    attributes["mcp.resource.uri"] = uri;
   }
   // A server reads them from the request's headers (over stdio, the ones stdio sets).
   const headers = operation.headers;
@@ -388,12 +403,15 @@ class OtelObservation implements Observation {
     switch (operation.type) {
       case "agent_run":
       case "model_turn": {
-        const usage = isJsonObject(record.usage) ? record.usage : undefined;
-        if (usage && typeof usage.inputTokens === "number") {
-          attributes["gen_ai.usage.input_tokens"] = usage.inputTokens;
-        }
-        if (usage && typeof usage.outputTokens === "number") {
-          attributes["gen_ai.usage.output_tokens"] = usage.outputTokens;
+        const usage = isJsonObject(record.usage) ? record.usage : {};
+        for (const [name, field] of [
+          ["input_tokens", "inputTokens"],
+          ["output_tokens", "outputTokens"],
+          ["cache_read.input_tokens", "cacheReadTokens"],
+          ["cache_creation.input_tokens", "cacheWriteTokens"],
+        ] as const) {
+          const count = usage[field];
+          if (typeof count === "number") attributes[`gen_ai.usage.${name}`] = count;
         }
         const run = operation.type === "agent_run";
         const finish = run ? record.finishReason : record.finish;
