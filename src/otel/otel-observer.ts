@@ -252,7 +252,9 @@ function mcpPlan(
     attributes["network.protocol.name"] = "http";
     const url = URL.canParse(endpoint) ? new URL(endpoint) : undefined;
     if (url) {
-      metric["server.address"] = attributes["server.address"] = url.hostname;
+      // An IPv6 address without the brackets a URL writes it in (`[::1]` is `::1`).
+      const address = url.hostname.replace(/^\[(.*)\]$/, "$1");
+      metric["server.address"] = attributes["server.address"] = address;
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       metric["server.port"] = attributes["server.port"] = port;
     }

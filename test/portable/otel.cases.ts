@@ -527,6 +527,41 @@ export const cases: PortableCase[] = [
     },
   },
   {
+    name: "otel: a client's server.address is the endpoint's host, an IPv6 one without brackets",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      for (const endpoint of ["http://[::1]:8080/mcp", "https://calc.example/mcp"]) {
+        observer
+          .start({
+            type: "mcp_request",
+            side: "client",
+            method: "ping",
+            id: 1,
+            params: {},
+            endpoint,
+          })
+          .end({ type: "done", result: {} });
+      }
+      const pings = otel.spans().map((span) => span.attributes);
+      assertEqual(
+        pings.map((ping) => [ping["server.address"], ping["server.port"]]),
+        [
+          ["::1", 8080],
+          ["calc.example", 443],
+        ],
+      );
+      const durations = (await otel.durations()).filter(
+        (point) => point.name === "mcp.client.operation.duration",
+      );
+      assertEqual(durations.map((point) => point.attributes["server.address"]).sort(), [
+        "::1",
+        "calc.example",
+      ]);
+      await otel.shutdown();
+    },
+  },
+  {
     name: "otel: without an observer no request carries trace context",
     async run() {
       const server = recordingServer();
