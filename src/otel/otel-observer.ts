@@ -189,7 +189,10 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
       if (settings.payloads) {
         attributes["gen_ai.input.messages"] = json(operation.messages);
         if (operation.system !== undefined) {
-          attributes["gen_ai.system_instructions"] = operation.system;
+          // The conventions' system-instructions schema: a list of parts.
+          attributes["gen_ai.system_instructions"] = json([
+            { type: "text", content: operation.system },
+          ]);
         }
       }
       const chat = plan(`chat ${operation.model}`, SpanKind.CLIENT);

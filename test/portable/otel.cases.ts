@@ -477,14 +477,26 @@ export const cases: PortableCase[] = [
         });
         await agent.run(`please echo ${secret}`).result;
         await remote.shutdown();
+        const spans = otel.spans();
         const texts = JSON.stringify(
-          otel.spans().map((span) => [span.name, span.attributes, span.status, span.events]),
+          spans.map((span) => [span.name, span.attributes, span.status, span.events]),
         );
+        const system = spans.find((span) => span.name === "chat scripted")?.attributes[
+          "gen_ai.system_instructions"
+        ];
         await otel.shutdown();
-        return texts;
+        return { texts, system };
       };
-      assert(!(await spansOf(undefined)).includes(secret), "a payload was recorded by default");
-      const recorded = await spansOf(true);
+      assert(
+        !(await spansOf(undefined)).texts.includes(secret),
+        "a payload was recorded by default",
+      );
+      const { texts: recorded, system } = await spansOf(true);
+      assertEqual(
+        JSON.parse(String(system)),
+        [{ type: "text", content: `Never repeat ${secret}` }],
+        "system instructions as the conventions' list of parts",
+      );
       for (const key of [
         "gen_ai.input.messages",
         "gen_ai.output.messages",
