@@ -7,18 +7,20 @@
 /**
  * What an operation is, discriminated by `type`:
  *
- * - `agent_run`: one `agent.run` or `agent.resume`, from start to `done`.
- * - `model_turn`: one model request of a run (`model` is the `Model`'s `id`), its stream read
- *   to the end.
+ * - `agent_run`: one `agent.run` or `agent.resume`, from start to `done` (`model` and
+ *   `provider` as for a turn).
+ * - `model_turn`: one model request of a run (`model` is the `Model`'s `id`, `provider` its
+ *   `provider`, when it names one), its stream read to the end.
  * - `tool_call`: one call the agent runs (after its gates), `arguments` as the model gave them.
  * - `mcp_request`: one JSON-RPC request the MCP client sends (`side: "client"`) or the MCP
  *   server handles (`side: "server"`).
  */
 export type Operation =
-  | { type: "agent_run"; model: string; input: unknown }
+  | { type: "agent_run"; model: string; provider?: string | undefined; input: unknown }
   | {
       type: "model_turn";
       model: string;
+      provider?: string | undefined;
       turn: number;
       messages: unknown;
       system?: string | undefined;

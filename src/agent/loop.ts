@@ -93,6 +93,7 @@ export async function runLoop(settings: LoopSettings, run: RunInput): Promise<Ru
   const observed = observer?.start({
     type: "agent_run",
     model: settings.model.id,
+    provider: settings.model.provider,
     input: run.input,
   });
   const finish = (stop: StopCause): RunResult => {
@@ -375,6 +376,7 @@ export async function streamModelTurn(
     {
       type: "model_turn",
       model: model.id,
+      provider: model.provider,
       turn,
       messages: request.messages,
       system: request.system,

@@ -133,9 +133,37 @@ export function aiSdkModel(sdkModel: AiSdkLanguageModel, options: AiSdkModelOpti
       },
     });
   };
-  const model: Model = { id: languageModel.modelId, stream };
+  const model: Model = { id: languageModel.modelId, provider: providerName(provider), stream };
   if (options.contextWindow !== undefined) model.contextWindow = options.contextWindow;
   return model;
+}
+
+// The GenAI conventions' names for the AI SDK's providers, by the start of an AI SDK model's
+// `provider` (`google.vertex.chat`, `amazon-bedrock`); the others are named by its first part.
+const PROVIDER_NAMES: Record<string, string> = {
+  "amazon-bedrock": "aws.bedrock",
+  azure: "azure.ai.openai",
+  google: "gcp.gemini",
+  "google.vertex": "gcp.vertex_ai",
+  vertex: "gcp.vertex_ai",
+  mistral: "mistral_ai",
+  moonshotai: "moonshot_ai",
+  xai: "x_ai",
+};
+
+/**
+ * Returns the `gen_ai.provider.name` of an AI SDK provider: `openai.chat` is `openai`,
+ * `google.generative-ai` `gcp.gemini`, `google.vertex.chat` (and `vertex.anthropic.messages`)
+ * `gcp.vertex_ai`, `amazon-bedrock` `aws.bedrock`, `azure.chat` `azure.ai.openai`,
+ * `mistral.chat` `mistral_ai`, `xai.chat` `x_ai`; one the conventions do not name keeps its
+ * own first part (`ollama.chat` is `ollama`).
+ */
+function providerName(provider: string): string {
+  const [first = "", second] = provider.split(".");
+  for (const key of [`${first}.${second}`, first]) {
+    if (Object.hasOwn(PROVIDER_NAMES, key)) return PROVIDER_NAMES[key] as string;
+  }
+  return first;
 }
 
 function callOptions(

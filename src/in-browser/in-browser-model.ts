@@ -68,6 +68,8 @@ export interface InBrowserModel extends Model {
 
 /** What one adapter supplies to `inBrowserModel`. */
 export interface InBrowserRuntime<R> {
+  /** The adapter's name (`prompt-api`, `web-llm`, `wllama`), for errors and as
+   * `Model.provider`: the page serves the model, no provider the GenAI conventions name. */
   provider: string;
   id: string;
   contextWindow: number | undefined;
@@ -143,6 +145,7 @@ export function inBrowserModel<R>(runtime: InBrowserRuntime<R>): InBrowserModel 
   };
   const model: InBrowserModel = {
     id: runtime.id,
+    provider,
     stream,
     load: async (options = {}) => {
       if (options.signal?.aborted) throw cancelled(provider, options.signal.reason);

@@ -81,6 +81,7 @@ export function anthropic(options: AnthropicOptions): Model {
   const { apiKey, model } = options;
   return providerModel({
     provider: PROVIDER,
+    providerName: PROVIDER,
     id: model,
     contextWindow: options.contextWindow,
     fetch: options.fetch,

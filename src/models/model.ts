@@ -155,6 +155,15 @@ export interface Model {
   /** The context window in tokens, when known (compaction uses it). */
   contextWindow?: number;
   /**
+   * Who serves the model, as OpenTelemetry's `gen_ai.provider.name` names it: one of the
+   * GenAI conventions' well-known values when one applies (`openai`, `anthropic`,
+   * `azure.ai.openai`, `gcp.gemini`, `gcp.vertex_ai`, `aws.bedrock`, `groq`, `mistral_ai`,
+   * `deepseek`, `x_ai`, …), else a lower-case name of its own (`web-llm`, `ollama`).
+   * `toolwire/otel` sets it on the run's and the turns' spans and metrics; a model that names
+   * none leaves the attribute unset.
+   */
+  readonly provider?: string;
+  /**
    * Returns the model's output for one request as a stream of events. It never throws: the
    * stream errors with a `ModelError` when the turn fails, and cancelling it aborts the
    * provider request.

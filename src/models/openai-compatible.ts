@@ -61,6 +61,35 @@ export interface OpenAICompatibleOptions extends ModelSettings {
   /** Retries before any output (429, overload, 5xx); `false` for one attempt. See
    * `RetryOptions` for the defaults. */
   retry?: RetryOptions | false;
+  /**
+   * Who serves the model, as `Model.provider` (OpenTelemetry's `gen_ai.provider.name`). By
+   * default it is read from `baseURL`'s host: `azure.ai.openai` (`*.openai.azure.com`),
+   * `gcp.gemini` (`generativelanguage.googleapis.com`), `groq` (`api.groq.com`), `mistral_ai`
+   * (`api.mistral.ai`), `deepseek` (`api.deepseek.com`), `x_ai` (`api.x.ai`), and `openai` for
+   * any other host, the format it speaks. Name any other provider yourself (`provider:
+   * "ollama"`, `"gcp.vertex_ai"`, `"perplexity"`).
+   */
+  provider?: string;
+}
+
+// The providers the GenAI conventions name, by the domain their OpenAI-compatible API is
+// served from (`api.groq.com`, `{resource}.openai.azure.com`); any other host speaks OpenAI's
+// format, and is `openai`.
+const PROVIDER_DOMAINS: Record<string, string> = {
+  "openai.azure.com": "azure.ai.openai",
+  "generativelanguage.googleapis.com": "gcp.gemini",
+  "groq.com": "groq",
+  "mistral.ai": "mistral_ai",
+  "deepseek.com": "deepseek",
+  "x.ai": "x_ai",
+};
+
+function providerOfHost(baseURL: string): string {
+  const host = URL.canParse(baseURL) ? new URL(baseURL).hostname : "";
+  for (const [domain, name] of Object.entries(PROVIDER_DOMAINS)) {
+    if (`.${host}`.endsWith(`.${domain}`)) return name;
+  }
+  return "openai";
 }
 
 /**
@@ -87,6 +116,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): Model {
     (/^(openai\/)?(o[1-9]|gpt-5)/i.test(model) ? "max_completion_tokens" : "max_tokens");
   return providerModel({
     provider: PROVIDER,
+    providerName: options.provider ?? providerOfHost(options.baseURL),
     id: model,
     contextWindow: options.contextWindow,
     fetch: options.fetch,

@@ -59,6 +59,9 @@ export interface ProviderDecoder {
 export interface ProviderModelOptions {
   /** The adapter's name, for errors. */
   provider: string;
+  /** Who serves the model, which becomes `Model.provider` (OpenTelemetry's
+   * `gen_ai.provider.name`). */
+  providerName: string;
   /** The model name, which becomes `Model.id`. */
   id: string;
   contextWindow: number | undefined;
@@ -85,7 +88,7 @@ export interface ProviderModelOptions {
 /** Creates a model whose `stream()` POSTs one request to a provider and decodes its events. */
 /* @__NO_SIDE_EFFECTS__ */
 export function providerModel(options: ProviderModelOptions): Model {
-  const { provider, id, contextWindow, url } = options;
+  const { provider, providerName, id, contextWindow, url } = options;
   const headers = { ...options.headers };
   for (const [name, value] of Object.entries(options.extraHeaders ?? {})) {
     headers[name.toLowerCase()] = value;
@@ -113,7 +116,9 @@ export function providerModel(options: ProviderModelOptions): Model {
     };
     return providerStream(call, streamOptions.signal);
   };
-  return contextWindow === undefined ? { id, stream } : { id, contextWindow, stream };
+  return contextWindow === undefined
+    ? { id, provider: providerName, stream }
+    : { id, provider: providerName, contextWindow, stream };
 }
 
 /**

@@ -169,25 +169,34 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
     case "agent_run": {
       attributes["gen_ai.operation.name"] = "invoke_agent";
       attributes["gen_ai.request.model"] = operation.model;
+      if (operation.provider) attributes["gen_ai.provider.name"] = operation.provider;
       const name = settings.agentName;
       if (name !== undefined) attributes["gen_ai.agent.name"] = name;
       if (settings.payloads) attributes["gen_ai.input.messages"] = json(operation.input);
       return plan(name === undefined ? "invoke_agent" : `invoke_agent ${name}`, SpanKind.INTERNAL);
     }
     case "model_turn": {
-      attributes["gen_ai.operation.name"] = "chat";
-      attributes["gen_ai.request.model"] = operation.model;
-      if (settings.payloads) {
-        attributes["gen_ai.input.messages"] = json(operation.messages);
-        if (operation.system !== undefined) {
-          attributes["gen_ai.system_instructions"] = operation.system;
-        }
-      }
-      const chat = plan(`chat ${operation.model}`, SpanKind.CLIENT);
-      chat.metricAttributes = {
+      const metric: Attributes = {
         "gen_ai.operation.name": "chat",
         "gen_ai.request.model": operation.model,
       };
+      // Required on a chat span and its metrics; a model that names no provider leaves it
+      // unset, as the conventions give no value for an unknown one.
+      if (operation.provider) metric["gen_ai.provider.name"] = operation.provider;
+      Object.assign(attributes, metric);
+      // Every model turn is streamed (`Model.stream`); unset would say it was not.
+      attributes["gen_ai.request.stream"] = true;
+      if (settings.payloads) {
+        attributes["gen_ai.input.messages"] = json(operation.messages);
+        if (operation.system !== undefined) {
+          // The conventions' system-instructions schema: a list of parts.
+          attributes["gen_ai.system_instructions"] = json([
+            { type: "text", content: operation.system },
+          ]);
+        }
+      }
+      const chat = plan(`chat ${operation.model}`, SpanKind.CLIENT);
+      chat.metricAttributes = metric;
       return chat;
     }
     case "tool_call":
@@ -220,6 +229,15 @@ function mcpPlan(
   } else if (target !== undefined) {
     metric["gen_ai.prompt.name"] = attributes["gen_ai.prompt.name"] = target;
   }
+  // The resource of a read or (un)subscription, on the span only: a URI is too varied for a
+  // metric's attributes or the span's name.
+  const uri = operation.params.uri;
+  if (
+    typeof uri === "string" &&
+    /^resources\/(read|subscribe|unsubscribe)$/.test(operation.method)
+  ) {
+    attributes["mcp.resource.uri"] = uri;
+  }
   // A server reads them from the request's headers (over stdio, the ones stdio sets).
   const headers = operation.headers;
   const protocolVersion =
@@ -237,7 +255,9 @@ function mcpPlan(
     attributes["network.protocol.name"] = "http";
     const url = URL.canParse(endpoint) ? new URL(endpoint) : undefined;
     if (url) {
-      metric["server.address"] = attributes["server.address"] = url.hostname;
+      // An IPv6 address without the brackets a URL writes it in (`[::1]` is `::1`).
+      const address = url.hostname.replace(/^\[(.*)\]$/, "$1");
+      metric["server.address"] = attributes["server.address"] = address;
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       metric["server.port"] = attributes["server.port"] = port;
     }
@@ -388,12 +408,15 @@ class OtelObservation implements Observation {
     switch (operation.type) {
       case "agent_run":
       case "model_turn": {
-        const usage = isJsonObject(record.usage) ? record.usage : undefined;
-        if (usage && typeof usage.inputTokens === "number") {
-          attributes["gen_ai.usage.input_tokens"] = usage.inputTokens;
-        }
-        if (usage && typeof usage.outputTokens === "number") {
-          attributes["gen_ai.usage.output_tokens"] = usage.outputTokens;
+        const usage = isJsonObject(record.usage) ? record.usage : {};
+        for (const [name, field] of [
+          ["input_tokens", "inputTokens"],
+          ["output_tokens", "outputTokens"],
+          ["cache_read.input_tokens", "cacheReadTokens"],
+          ["cache_creation.input_tokens", "cacheWriteTokens"],
+        ] as const) {
+          const count = usage[field];
+          if (typeof count === "number") attributes[`gen_ai.usage.${name}`] = count;
         }
         const run = operation.type === "agent_run";
         const finish = run ? record.finishReason : record.finish;

@@ -216,6 +216,36 @@ describe("aiSdkModel streamed arguments", () => {
   });
 });
 
+describe("aiSdkModel provider", () => {
+  test("names the AI SDK model's provider as gen_ai.provider.name", () => {
+    const providerOf = (provider: string) =>
+      aiSdkModel(new MockLanguageModelV3({ provider, modelId: "m" })).provider;
+    expect(providerOf("openai.chat")).toBe("openai");
+    expect(providerOf("openai.responses")).toBe("openai");
+    expect(providerOf("anthropic.messages")).toBe("anthropic");
+    expect(providerOf("google.generative-ai")).toBe("gcp.gemini");
+    expect(providerOf("google.vertex.chat")).toBe("gcp.vertex_ai");
+    expect(providerOf("vertex.anthropic.messages")).toBe("gcp.vertex_ai");
+    expect(providerOf("amazon-bedrock")).toBe("aws.bedrock");
+    expect(providerOf("azure.chat")).toBe("azure.ai.openai");
+    expect(providerOf("mistral.chat")).toBe("mistral_ai");
+    expect(providerOf("groq.chat")).toBe("groq");
+    expect(providerOf("deepseek.chat")).toBe("deepseek");
+    expect(providerOf("xai.chat")).toBe("x_ai");
+    // One the conventions do not name keeps its own name.
+    expect(providerOf("ollama.chat")).toBe("ollama");
+    expect(providerOf("constructor.chat")).toBe("constructor");
+  });
+
+  test("the provider packages name theirs: @ai-sdk/anthropic, @ai-sdk/openai-compatible", () => {
+    expect(aiSdkModel(createAnthropic({ apiKey: "k" })("claude-sonnet-4-5")).provider).toBe(
+      "anthropic",
+    );
+    const local = createOpenAICompatible({ name: "local", baseURL: "http://127.0.0.1:1/v1" });
+    expect(aiSdkModel(local("qwen3")).provider).toBe("local");
+  });
+});
+
 describe("the ai peer range", () => {
   // Read through Vite's glob import, so this test needs no `node:` module.
   const manifest = Object.values(

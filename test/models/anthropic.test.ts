@@ -235,6 +235,10 @@ describe("anthropic", () => {
     });
   });
 
+  test("names its provider anthropic, as gen_ai.provider.name has it", () => {
+    expect(anthropic({ apiKey: "k", model: "claude-sonnet-4-5" }).provider).toBe("anthropic");
+  });
+
   test("turns 401 into an http error without the API key", async () => {
     const model = await serve((exchange) =>
       replayError(exchange, 401, {

@@ -440,6 +440,32 @@ describe("openAICompatible", () => {
     await gone;
   });
 
+  test("names its provider as gen_ai.provider.name from the base URL's host, or as told", () => {
+    const providerOf = (baseURL: string, provider?: string) =>
+      openAICompatible(
+        provider === undefined ? { baseURL, model: "m" } : { baseURL, model: "m", provider },
+      ).provider;
+    expect(providerOf("https://api.openai.com/v1")).toBe("openai");
+    expect(
+      providerOf("https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21"),
+    ).toBe("azure.ai.openai");
+    expect(providerOf("https://generativelanguage.googleapis.com/v1beta/openai")).toBe(
+      "gcp.gemini",
+    );
+    expect(providerOf("https://api.groq.com/openai/v1")).toBe("groq");
+    expect(providerOf("https://api.mistral.ai/v1")).toBe("mistral_ai");
+    expect(providerOf("https://api.deepseek.com")).toBe("deepseek");
+    expect(providerOf("https://api.x.ai/v1")).toBe("x_ai");
+    // Any other host speaks OpenAI's format: a local server, a router, a look-alike domain.
+    expect(providerOf("http://127.0.0.1:11434/v1")).toBe("openai");
+    expect(providerOf("https://openrouter.ai/api/v1")).toBe("openai");
+    expect(providerOf("https://groq.com.example.net/v1")).toBe("openai");
+    expect(providerOf("https://notgroq.com/v1")).toBe("openai");
+    expect(providerOf("not a url")).toBe("openai");
+    expect(providerOf("http://127.0.0.1:11434/v1", "ollama")).toBe("ollama");
+    expect(providerOf("https://api.groq.com/openai/v1", "my-gateway")).toBe("my-gateway");
+  });
+
   test("a pre-aborted signal fails with cancelled before any request", async () => {
     const model = await serve((exchange) => replaySse(exchange, []));
     const { error } = await collect(model.stream(request, { signal: AbortSignal.abort("stop") }));

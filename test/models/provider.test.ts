@@ -32,6 +32,7 @@ const echo = (): ProviderDecoder => ({
 function model(overrides: Partial<ProviderModelOptions> = {}) {
   return providerModel({
     provider: "p",
+    providerName: "p",
     id: "m1",
     contextWindow: undefined,
     fetch: undefined,

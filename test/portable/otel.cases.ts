@@ -4,11 +4,13 @@
 // cancellation and a JSON-RPC error are told apart; the duration metric is recorded; nothing of
 // the payloads is recorded unless asked. design.md, "Observability".
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import * as v from "valibot";
 import { Agent, modeApprover } from "../../src/agent/index.ts";
-import { isToolError } from "../../src/index.ts";
+import { defineTool, isToolError } from "../../src/index.ts";
 import { connectMcp } from "../../src/mcp/index.ts";
-import { scriptedModel } from "../../src/models/index.ts";
+import { openAICompatible, scriptedModel } from "../../src/models/index.ts";
 import { otelObserver } from "../../src/otel/index.ts";
+import { createFakeFetch, sseResponse } from "../support/model-fetch.ts";
 import { isChildOf, otelCapture } from "../support/otel-capture.ts";
 import { roundTripServer } from "../support/round-trip-tools.ts";
 import { assert, assertEqual, assertRejects, type PortableCase } from "./harness.ts";
@@ -96,6 +98,10 @@ export const cases: PortableCase[] = [
       assertEqual(chats[0]?.attributes["gen_ai.operation.name"], "chat");
       assertEqual(chats[0]?.attributes["gen_ai.request.model"], "scripted");
       assertEqual(chats[0]?.attributes["gen_ai.usage.input_tokens"], 12);
+      assert(
+        chats[0]?.attributes["gen_ai.provider.name"] === undefined,
+        "a model that names no provider leaves gen_ai.provider.name unset",
+      );
       assertEqual(tool.attributes["gen_ai.tool.name"], "echo");
       assertEqual(client.attributes["mcp.method.name"], "tools/call");
       assertEqual(client.attributes["gen_ai.tool.name"], "echo");
@@ -324,6 +330,126 @@ export const cases: PortableCase[] = [
       assertEqual([input?.count, input?.sum], [2, 32]);
       assertEqual([output?.count, output?.sum], [2, 8]);
       assertEqual(input?.attributes["gen_ai.request.model"], "scripted");
+      assert(
+        points.every((point) => point.attributes["gen_ai.provider.name"] === undefined),
+        "the scripted model names no provider",
+      );
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: the model's provider is gen_ai.provider.name on invoke_agent, chat and their metrics; cache reads; streamed",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const call = { index: 0, id: "call_1", type: "function" };
+      const turns = [
+        [
+          {
+            choices: [
+              {
+                index: 0,
+                delta: {
+                  tool_calls: [
+                    { ...call, function: { name: "echo", arguments: '{"message":"hi"}' } },
+                  ],
+                },
+                finish_reason: "tool_calls",
+              },
+            ],
+            usage: {
+              prompt_tokens: 12,
+              completion_tokens: 3,
+              prompt_tokens_details: { cached_tokens: 8 },
+            },
+          },
+        ],
+        [
+          {
+            choices: [{ index: 0, delta: { content: "done" }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 20, completion_tokens: 1 },
+          },
+        ],
+      ];
+      const provider = createFakeFetch((_request, index) =>
+        sseResponse([...(turns[index] ?? []), "[DONE]"]),
+      );
+      // Groq's OpenAI-compatible endpoint: the adapter names it from the host.
+      const model = openAICompatible({
+        baseURL: "https://api.groq.com/openai/v1",
+        model: "llama-3.3-70b-versatile",
+        fetch: provider.fetch,
+      });
+      const echo = defineTool({
+        name: "echo",
+        description: "Echoes a message",
+        readOnly: true,
+        input: v.object({ message: v.string() }),
+        call: ({ message }) => message,
+      });
+      const agent = new Agent({ model, tools: [echo], approver: modeApprover("allow"), observer });
+      const result = await agent.run("say hi").result;
+      assertEqual(result.stop, "done");
+
+      const run = otel.span("invoke_agent");
+      const chats = otel.spans().filter((span) => span.name === "chat llama-3.3-70b-versatile");
+      assertEqual(chats.length, 2, "one chat span per model turn");
+      assertEqual(run.attributes["gen_ai.provider.name"], "groq");
+      for (const chat of chats) {
+        assertEqual(chat.attributes["gen_ai.provider.name"], "groq");
+        assertEqual(chat.attributes["gen_ai.request.stream"], true, "every turn is streamed");
+      }
+      // Cache reads the provider reported, per turn and for the run.
+      assertEqual(chats[0]?.attributes["gen_ai.usage.cache_read.input_tokens"], 8);
+      assertEqual(chats[1]?.attributes["gen_ai.usage.cache_read.input_tokens"], undefined);
+      assertEqual(run.attributes["gen_ai.usage.cache_read.input_tokens"], 8);
+      assertEqual(run.attributes["gen_ai.usage.input_tokens"], 32);
+      // The conventions ask for no provider on a tool's execution: the tool ran here.
+      assert(
+        otel.span("execute_tool echo").attributes["gen_ai.provider.name"] === undefined,
+        "execute_tool has no gen_ai.provider.name",
+      );
+      const points = await otel.durations();
+      const duration = points.filter((point) => point.name === "gen_ai.client.operation.duration");
+      assertEqual(
+        duration.map((point) => [point.count, point.attributes["gen_ai.provider.name"]]),
+        [[2, "groq"]],
+      );
+      const tokens = points.filter((point) => point.name === "gen_ai.client.token.usage");
+      assertEqual(tokens.length, 2, "one series per token type");
+      for (const point of tokens) assertEqual(point.attributes["gen_ai.provider.name"], "groq");
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: a resource read's spans carry mcp.resource.uri, their name and metric do not",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      const server = recordingServer({
+        observer,
+        resources: [{ uri: "docs://readme", name: "readme", read: () => "# Hi" }],
+      });
+      const remote = await connectMcp({ url: URL_, fetch: server.fetch, observer });
+      await remote.readResource("docs://readme");
+      await remote.shutdown();
+      for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+        const read = otel.span("resources/read", kind);
+        assertEqual(read.attributes["mcp.resource.uri"], "docs://readme");
+      }
+      assert(
+        otel.span("tools/list", SpanKind.CLIENT).attributes["mcp.resource.uri"] === undefined,
+        "only a request about a resource has mcp.resource.uri",
+      );
+      const points = await otel.durations();
+      const reads = points.filter(
+        (point) => point.attributes["mcp.method.name"] === "resources/read",
+      );
+      assertEqual(reads.length, 2, "the client's duration and the server's");
+      assert(
+        reads.every((point) => point.attributes["mcp.resource.uri"] === undefined),
+        "no resource URI on a metric",
+      );
       await otel.shutdown();
     },
   },
@@ -351,14 +477,26 @@ export const cases: PortableCase[] = [
         });
         await agent.run(`please echo ${secret}`).result;
         await remote.shutdown();
+        const spans = otel.spans();
         const texts = JSON.stringify(
-          otel.spans().map((span) => [span.name, span.attributes, span.status, span.events]),
+          spans.map((span) => [span.name, span.attributes, span.status, span.events]),
         );
+        const system = spans.find((span) => span.name === "chat scripted")?.attributes[
+          "gen_ai.system_instructions"
+        ];
         await otel.shutdown();
-        return texts;
+        return { texts, system };
       };
-      assert(!(await spansOf(undefined)).includes(secret), "a payload was recorded by default");
-      const recorded = await spansOf(true);
+      assert(
+        !(await spansOf(undefined)).texts.includes(secret),
+        "a payload was recorded by default",
+      );
+      const { texts: recorded, system } = await spansOf(true);
+      assertEqual(
+        JSON.parse(String(system)),
+        [{ type: "text", content: `Never repeat ${secret}` }],
+        "system instructions as the conventions' list of parts",
+      );
       for (const key of [
         "gen_ai.input.messages",
         "gen_ai.output.messages",
@@ -397,6 +535,41 @@ export const cases: PortableCase[] = [
         ["b7ad6b7169203331"],
         "the HTTP request's context is a link",
       );
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: a client's server.address is the endpoint's host, an IPv6 one without brackets",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver(otel);
+      for (const endpoint of ["http://[::1]:8080/mcp", "https://calc.example/mcp"]) {
+        observer
+          .start({
+            type: "mcp_request",
+            side: "client",
+            method: "ping",
+            id: 1,
+            params: {},
+            endpoint,
+          })
+          .end({ type: "done", result: {} });
+      }
+      const pings = otel.spans().map((span) => span.attributes);
+      assertEqual(
+        pings.map((ping) => [ping["server.address"], ping["server.port"]]),
+        [
+          ["::1", 8080],
+          ["calc.example", 443],
+        ],
+      );
+      const durations = (await otel.durations()).filter(
+        (point) => point.name === "mcp.client.operation.duration",
+      );
+      assertEqual(durations.map((point) => point.attributes["server.address"]).sort(), [
+        "::1",
+        "calc.example",
+      ]);
       await otel.shutdown();
     },
   },
