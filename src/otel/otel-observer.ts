@@ -19,6 +19,7 @@ import {
   SpanKind,
   SpanStatusCode,
   type TextMapPropagator,
+  type Tracer,
   type TracerProvider,
   trace,
 } from "@opentelemetry/api";
@@ -87,43 +88,28 @@ const TOKEN_BUCKETS = [
  * ```
  */
 export function otelObserver(options: OtelObserverOptions = {}): Observer {
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION);
-  const histogram = (name: string, description: string, unit = "s", buckets = DURATION_BUCKETS) =>
-    meter.createHistogram(name, {
-      description,
-      unit,
-      advice: { explicitBucketBoundaries: buckets },
-    });
-  const durations = {
-    client: histogram(
-      "mcp.client.operation.duration",
-      "The duration of an MCP request as observed by the client, until its response.",
-    ),
-    server: histogram(
-      "mcp.server.operation.duration",
-      "The duration of an MCP request as observed by the server, until its response.",
-    ),
-    chat: histogram(
-      "gen_ai.client.operation.duration",
-      "GenAI operation duration.",
-      "s",
-      GEN_AI_DURATION_BUCKETS,
-    ),
-  };
   const settings: Settings = {
     propagator: options.propagator ?? w3cPropagator,
     payloads: options.recordPayloads === true,
     agentName: options.agentName,
-    tokens: histogram(
-      "gen_ai.client.token.usage",
-      "Number of input and output tokens used.",
-      "{token}",
-      TOKEN_BUCKETS,
-    ),
+  };
+  // The providers are looked up as each operation starts, not here: a program's OpenTelemetry
+  // setup often registers them after the module that made the observer was loaded, the metrics
+  // API has no proxy that would pick up a meter provider registered later, and a restarted SDK
+  // registers new ones (`trace.disable()` even replaces the proxy tracer provider). The
+  // instruments are made again only when a provider changed.
+  let current: Instruments | undefined;
+  const instruments = (): Instruments => {
+    const tracerProvider = options.tracerProvider ?? trace.getTracerProvider();
+    const meterProvider = options.meterProvider ?? metrics.getMeterProvider();
+    if (current?.tracerProvider !== tracerProvider || current.meterProvider !== meterProvider) {
+      current = instrumentsOf(tracerProvider, meterProvider);
+    }
+    return current;
   };
   return {
     start(operation: Operation, parent?: Observation): Observation {
+      const { tracer, durations, tokens } = instruments();
       const parentContext =
         parent instanceof OtelObservation ? parent.context : contextApi.active();
       const plan = planOf(operation, parentContext, settings);
@@ -135,9 +121,56 @@ export function otelObserver(options: OtelObserverOptions = {}): Observer {
           : operation.type === "model_turn"
             ? durations.chat
             : undefined;
-      const metric = histogram && { histogram, attributes: plan.metricAttributes };
+      const metric = histogram && { histogram, tokens, attributes: plan.metricAttributes };
       return new OtelObservation(span, spanContext, operation, settings, metric);
     },
+  };
+}
+
+/** The tracer and the histograms of one pair of providers. */
+interface Instruments {
+  tracerProvider: TracerProvider;
+  meterProvider: MeterProvider;
+  tracer: Tracer;
+  durations: { client: Histogram; server: Histogram; chat: Histogram };
+  /** `gen_ai.client.token.usage`, recorded per model turn and token type. */
+  tokens: Histogram;
+}
+
+function instrumentsOf(tracerProvider: TracerProvider, meterProvider: MeterProvider): Instruments {
+  const meter = meterProvider.getMeter(SCOPE, VERSION);
+  const histogram = (name: string, description: string, unit = "s", buckets = DURATION_BUCKETS) =>
+    meter.createHistogram(name, {
+      description,
+      unit,
+      advice: { explicitBucketBoundaries: buckets },
+    });
+  return {
+    tracerProvider,
+    meterProvider,
+    tracer: tracerProvider.getTracer(SCOPE, VERSION),
+    durations: {
+      client: histogram(
+        "mcp.client.operation.duration",
+        "The duration of an MCP request as observed by the client, until its response.",
+      ),
+      server: histogram(
+        "mcp.server.operation.duration",
+        "The duration of an MCP request as observed by the server, until its response.",
+      ),
+      chat: histogram(
+        "gen_ai.client.operation.duration",
+        "GenAI operation duration.",
+        "s",
+        GEN_AI_DURATION_BUCKETS,
+      ),
+    },
+    tokens: histogram(
+      "gen_ai.client.token.usage",
+      "Number of input and output tokens used.",
+      "{token}",
+      TOKEN_BUCKETS,
+    ),
   };
 }
 
@@ -145,8 +178,6 @@ interface Settings {
   propagator: TextMapPropagator;
   payloads: boolean;
   agentName: string | undefined;
-  /** `gen_ai.client.token.usage`, recorded per model turn and token type. */
-  tokens: Histogram;
 }
 
 interface Plan {
@@ -322,7 +353,7 @@ class OtelObservation implements Observation {
   readonly #span: Span;
   readonly #operation: Operation;
   readonly #settings: Settings;
-  readonly #metric: { histogram: Histogram; attributes: Attributes } | undefined;
+  readonly #metric: { histogram: Histogram; tokens: Histogram; attributes: Attributes } | undefined;
   readonly #started = performance.now();
   #ended = false;
 
@@ -331,7 +362,7 @@ class OtelObservation implements Observation {
     context: Context,
     operation: Operation,
     settings: Settings,
-    metric: { histogram: Histogram; attributes: Attributes } | undefined,
+    metric: { histogram: Histogram; tokens: Histogram; attributes: Attributes } | undefined,
   ) {
     this.#span = span;
     this.context = context;
@@ -392,7 +423,7 @@ class OtelObservation implements Observation {
         ["output", isJsonObject(usage) ? usage.outputTokens : undefined],
       ] as const) {
         if (typeof count === "number") {
-          this.#settings.tokens.record(count, { ...metric.attributes, "gen_ai.token.type": type });
+          metric.tokens.record(count, { ...metric.attributes, "gen_ai.token.type": type });
         }
       }
     }
