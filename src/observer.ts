@@ -44,7 +44,10 @@ export interface McpRequestOperation {
   protocolVersion?: string | undefined;
   /** Client: the 2025 session's id (a server reads its `headers`). */
   sessionId?: string | undefined;
-  /** Client: the endpoint, without user info, query or fragment; `stdio:` for a child. */
+  /**
+   * Client: the endpoint, without user info, query or fragment; `stdio:` for a child. Server:
+   * `stdio:` for the requests `serveStdio` reads (an HTTP request's `headers` tell the rest).
+   */
   endpoint?: string | undefined;
   /**
    * Server: the headers of the HTTP request it came in (over stdio, the ones stdio sets), where

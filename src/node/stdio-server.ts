@@ -13,6 +13,7 @@ import type { ToolsetBackend } from "../execution/backend.ts";
 import { META } from "../mcp/protocol.ts";
 import { createMcpHandler } from "../mcp/server/handler.ts";
 import type { McpHandlerOptions } from "../mcp/server/options.ts";
+import type { Observer } from "../observer.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
 import { createSseParser } from "../sse/sse-parser.ts";
 import { Toolset } from "../toolset/toolset.ts";
@@ -90,7 +91,7 @@ export async function serveStdio(
     ...(options.title === undefined ? {} : { title: options.title }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     ...(options.onError === undefined ? {} : { onError: options.onError }),
-    ...(options.observer === undefined ? {} : { observer: options.observer }),
+    ...(options.observer === undefined ? {} : { observer: overStdio(options.observer) }),
     ...(options.maxInFlightCalls === undefined
       ? {}
       : { maxInFlightCalls: options.maxInFlightCalls }),
@@ -316,6 +317,19 @@ function modernHeaders(message: LineMessage): Record<string, string> | undefined
   const name = named === undefined ? undefined : message.params?.[named];
   if (typeof name === "string") headers["mcp-name"] = headerSafe(name);
   return headers;
+}
+
+// The handler's observer, told that each request came over stdio: the Request each line becomes
+// looks like an HTTP one handed over in process, which names no transport.
+function overStdio(observer: Observer): Observer {
+  if (typeof observer?.start !== "function") return observer; // the handler refuses it
+  return {
+    start: (operation, parent) =>
+      observer.start(
+        operation.type === "mcp_request" ? { ...operation, endpoint: "stdio:" } : operation,
+        parent,
+      ),
+  };
 }
 
 function headerSafe(value: string): string {

@@ -31,6 +31,7 @@ import type {
   Outcome,
 } from "../observer.ts";
 import { isJsonObject } from "../schema/is-json-object.ts";
+import { inputMessages, outputMessages } from "./gen-ai-messages.ts";
 import { w3cPropagator } from "./trace-context.ts";
 
 /** How `otelObserver` reports; every option may be left out. */
@@ -48,9 +49,10 @@ export interface OtelObserverOptions {
   /**
    * Records payloads: a run's input, a model turn's messages and output, a call's arguments
    * and result (`gen_ai.input.messages`, `gen_ai.output.messages`,
-   * `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`).
-   * Default `false`: spans then carry names, ids, sizes and outcomes, never content. Even with
-   * it, an MCP client's arguments and results are scrubbed of its credentials first.
+   * `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`),
+   * the messages in the conventions' `{ role, parts }` schema. Default `false`: spans then
+   * carry names, ids, sizes and outcomes, never content. Even with it, an MCP client's
+   * arguments and results are scrubbed of its credentials first.
    */
   recordPayloads?: boolean;
   /** The agent's name, for `invoke_agent {gen_ai.agent.name}` and `gen_ai.agent.name`. */
@@ -203,7 +205,9 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
       if (operation.provider) attributes["gen_ai.provider.name"] = operation.provider;
       const name = settings.agentName;
       if (name !== undefined) attributes["gen_ai.agent.name"] = name;
-      if (settings.payloads) attributes["gen_ai.input.messages"] = json(operation.input);
+      if (settings.payloads) {
+        attributes["gen_ai.input.messages"] = json(inputMessages(operation.input));
+      }
       return plan(name === undefined ? "invoke_agent" : `invoke_agent ${name}`, SpanKind.INTERNAL);
     }
     case "model_turn": {
@@ -218,7 +222,7 @@ function planOf(operation: Operation, parent: Context, settings: Settings): Plan
       // Every model turn is streamed (`Model.stream`); unset would say it was not.
       attributes["gen_ai.request.stream"] = true;
       if (settings.payloads) {
-        attributes["gen_ai.input.messages"] = json(operation.messages);
+        attributes["gen_ai.input.messages"] = json(inputMessages(operation.messages));
         if (operation.system !== undefined) {
           // The conventions' system-instructions schema: a list of parts.
           attributes["gen_ai.system_instructions"] = json([
@@ -292,6 +296,12 @@ function mcpPlan(
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       metric["server.port"] = attributes["server.port"] = port;
     }
+  } else if (headers?.get("host") != null) {
+    // A server's request that came over HTTP names its host (HTTP/1.1 requires the header). A
+    // request handed to the handler in process has none and names no transport; `serveStdio`
+    // tells its own as `stdio:` above. The HTTP version is not in the headers: left unset.
+    metric["network.transport"] = attributes["network.transport"] = "tcp";
+    attributes["network.protocol.name"] = "http";
   }
   const name = target === undefined ? operation.method : `${operation.method} ${target}`;
   if (operation.side === "client") {
@@ -453,13 +463,12 @@ class OtelObservation implements Observation {
         const finish = run ? record.finishReason : record.finish;
         if (typeof finish === "string") attributes["gen_ai.response.finish_reasons"] = [finish];
         if (run && typeof record.stop === "string") attributes["toolwire.agent.stop"] = record.stop;
-        if (payloads && typeof record.text === "string") {
-          const output = run
-            ? { text: record.text }
-            : { text: record.text, toolCalls: record.toolCalls };
-          attributes["gen_ai.output.messages"] = json(output);
-        }
         const ended = run ? record.stop : record.end;
+        if (payloads && typeof record.text === "string") {
+          // A run's answer is its text; a turn's also its reasoning and tool calls.
+          const answer = run ? { text: record.text } : { ...record, text: record.text };
+          attributes["gen_ai.output.messages"] = json(outputMessages(answer, finish, ended));
+        }
         if (ended === "cancelled") return { type: "cancelled", message: "cancelled" };
         if (ended === "error" || ended === "failed") return failureOf({ error: record.error });
         return undefined;

@@ -73,5 +73,16 @@ test("over HTTP the trace runs invoke_agent → execute_tool → client and serv
   expect(isChildOf(own, served)).toBe(true);
   expect(client.attributes["network.transport"]).toBe("tcp");
   expect(client.attributes["server.address"]).toBe("127.0.0.1");
+  // The server knows its request came over HTTP (it names its host), on the span and metric.
+  expect(served.attributes).toMatchObject({
+    "network.transport": "tcp",
+    "network.protocol.name": "http",
+  });
+  const call = (await otel.durations()).find(
+    (point) =>
+      point.name === "mcp.server.operation.duration" &&
+      point.attributes["mcp.method.name"] === "tools/call",
+  );
+  expect(call?.attributes["network.transport"]).toBe("tcp");
   await otel.shutdown();
 });

@@ -68,6 +68,9 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("over stdio, %s", (protocol
         parentSpanId: client.spanContext().spanId,
         attributes: { "mcp.method.name": "tools/call", "gen_ai.tool.name": "echo" },
       });
+      // The server's side knows its requests came over stdio, not HTTP.
+      expect(server?.attributes["network.transport"]).toBe("pipe");
+      expect(server?.attributes["network.protocol.name"]).toBeUndefined();
       // The tool ran with the server's span current: its own span is a child of it.
       const own = served.find((span) => span.name === "echo's own work");
       expect(own).toMatchObject({ traceId: run.spanContext().traceId });

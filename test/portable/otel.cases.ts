@@ -51,6 +51,42 @@ function toolCalls(sent: Record<string, unknown>[]) {
     .map((message) => message.params as { name: string; _meta?: Record<string, unknown> });
 }
 
+// The part types of the conventions' message schemas (gen-ai-input-messages.json and
+// gen-ai-output-messages.json of semantic-conventions-genai) that toolwire writes, each with the
+// fields the schema requires beside `type`.
+const REQUIRED_FIELDS: Record<string, string[]> = {
+  text: ["content"],
+  tool_call: ["name"],
+  tool_call_response: ["response"],
+  reasoning: ["content"],
+  blob: ["modality", "content"],
+  server_tool_call: ["name", "server_tool_call"],
+  server_tool_call_response: ["server_tool_call_response"],
+};
+
+// A recorded `gen_ai.input.messages` or `gen_ai.output.messages`, checked against the schema's
+// shape: a JSON list of `{ role, parts }` with a known role and parts of known types with their
+// required fields, and a `finish_reason` on each output message.
+function conventionMessages(recorded: unknown, kind: "input" | "output"): unknown {
+  assert(typeof recorded === "string", `gen_ai.${kind}.messages is recorded as a JSON string`);
+  const messages = JSON.parse(recorded) as unknown;
+  assert(Array.isArray(messages), "the messages are a list");
+  for (const message of messages as Record<string, unknown>[]) {
+    assert(
+      ["system", "user", "assistant", "tool"].includes(String(message.role)),
+      `a role of the schema, not ${String(message.role)}`,
+    );
+    assert(Array.isArray(message.parts), "a message has parts");
+    if (kind === "output") assert(typeof message.finish_reason === "string", "a finish_reason");
+    for (const part of message.parts as Record<string, unknown>[]) {
+      const required = REQUIRED_FIELDS[String(part.type)];
+      assert(required, `a part type of the schema, not ${String(part.type)}`);
+      for (const field of required) assert(field in part, `${String(part.type)} has ${field}`);
+    }
+  }
+  return messages;
+}
+
 export const cases: PortableCase[] = [
   {
     name: "otel: invoke_agent → chat → execute_tool → tools/call, its trace context in _meta",
@@ -507,6 +543,136 @@ export const cases: PortableCase[] = [
         assert(recorded.includes(key), `${key} is recorded with recordPayloads`);
       }
       assert(recorded.includes(secret), "the payloads are recorded with recordPayloads");
+    },
+  },
+  {
+    name: "otel: recorded messages follow the conventions' schema: role and parts, tool results as tool messages",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver({ ...otel, recordPayloads: true });
+      const echo = defineTool({
+        name: "echo",
+        description: "Echoes",
+        readOnly: true,
+        input: v.object({ message: v.string() }),
+        // Two texts, which the model receives one per line.
+        call: ({ message }) => ({
+          content: [
+            { type: "text", text: "echo:" },
+            { type: "text", text: message },
+          ],
+          isError: false,
+        }),
+      });
+      const model = scriptedModel([
+        {
+          reasoning: "the user wants an echo",
+          toolCalls: [{ id: "call_a", name: "echo", arguments: { message: "hi" } }],
+        },
+        { text: "it said hi" },
+      ]);
+      const agent = new Agent({
+        model,
+        tools: [echo],
+        approver: modeApprover("allow"),
+        observer,
+      });
+      await agent.run("please echo hi").result;
+      const run = otel.span("invoke_agent").attributes;
+      const [first, second] = otel
+        .spans()
+        .filter((span) => span.name === "chat scripted")
+        .map((span) => span.attributes);
+      const user = { role: "user", parts: [{ type: "text", content: "please echo hi" }] };
+      const calling = {
+        role: "assistant",
+        parts: [
+          { type: "reasoning", content: "the user wants an echo" },
+          { type: "tool_call", id: "call_a", name: "echo", arguments: { message: "hi" } },
+        ],
+      };
+      assertEqual(conventionMessages(run["gen_ai.input.messages"], "input"), [user]);
+      assertEqual(conventionMessages(first?.["gen_ai.input.messages"], "input"), [user]);
+      assertEqual(conventionMessages(first?.["gen_ai.output.messages"], "output"), [
+        { ...calling, finish_reason: "tool_call" },
+      ]);
+      assertEqual(conventionMessages(second?.["gen_ai.input.messages"], "input"), [
+        user,
+        calling,
+        {
+          role: "tool",
+          parts: [{ type: "tool_call_response", id: "call_a", response: "echo:\nhi" }],
+        },
+      ]);
+      const answer = {
+        role: "assistant",
+        parts: [{ type: "text", content: "it said hi" }],
+        finish_reason: "stop",
+      };
+      assertEqual(conventionMessages(second?.["gen_ai.output.messages"], "output"), [answer]);
+      assertEqual(conventionMessages(run["gen_ai.output.messages"], "output"), [answer]);
+      await otel.shutdown();
+    },
+  },
+  {
+    name: "otel: a run's input messages keep their order, tool results split off, an image as a blob",
+    async run() {
+      const otel = otelCapture();
+      const observer = otelObserver({ ...otel, recordPayloads: true });
+      const agent = new Agent({ model: scriptedModel([{ text: "a cat" }]), observer });
+      await agent.run([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is this?" },
+            { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "call_z", name: "zoom", input: { factor: 2 } }],
+        },
+        {
+          // A tool result and the user's text in one user message, as the loop keeps them.
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              toolUseId: "call_z",
+              content: [{ type: "image", mimeType: "image/png", data: "AAAA" }],
+              isError: false,
+            },
+            { type: "text", text: "and now?" },
+          ],
+        },
+      ]).result;
+      const run = otel.span("invoke_agent").attributes;
+      assertEqual(conventionMessages(run["gen_ai.input.messages"], "input"), [
+        {
+          role: "user",
+          parts: [
+            { type: "text", content: "what is this?" },
+            { type: "blob", modality: "image", mime_type: "image/png", content: "iVBORw0KGgo=" },
+          ],
+        },
+        {
+          role: "assistant",
+          parts: [{ type: "tool_call", id: "call_z", name: "zoom", arguments: { factor: 2 } }],
+        },
+        {
+          role: "tool",
+          parts: [
+            {
+              type: "tool_call_response",
+              id: "call_z",
+              // Not only text: the content list itself.
+              response: [{ type: "image", mimeType: "image/png", data: "AAAA" }],
+            },
+          ],
+        },
+        { role: "user", parts: [{ type: "text", content: "and now?" }] },
+      ]);
+      await otel.shutdown();
     },
   },
   {
