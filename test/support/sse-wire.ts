@@ -19,7 +19,9 @@ export function sseFrame(data: unknown, event?: string): string {
  * @returns The bytes.
  */
 export function utf8(text: string): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(text);
+  // A TextEncoder always makes a fresh ArrayBuffer; the Workers types only promise
+  // ArrayBufferLike (the portable otel cases bring this file into the workerd typecheck).
+  return new TextEncoder().encode(text) as Uint8Array<ArrayBuffer>;
 }
 
 /**
