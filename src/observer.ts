@@ -1,8 +1,9 @@
 // The one hook an instrumentation (`toolwire/otel`) needs: the agent, the MCP client and the
 // MCP server tell an `Observer` when an operation starts, and the `Observation` it returns
 // when it ends. Nothing here knows OpenTelemetry. Every caller reaches the observer through
-// `observer?.start(…)`, so a program that gives none builds no operation and pays nothing
-// (design.md, "Observability").
+// `observer?.start(…)`, so a program that gives none builds no operation and runs nothing but
+// those calls' checks; their code weighs a few hundred bytes gzip (design.md, "Observability",
+// O1).
 
 /**
  * What an operation is, discriminated by `type`:
